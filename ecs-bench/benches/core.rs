@@ -1,0 +1,3 @@
+//! Criterion benchmarks of the core operations beside the raw floor.
+
+fn main() {}

@@ -1,0 +1,372 @@
+//! Archetypes: one table per set of component types, a column per component
+//! (struct of arrays) plus the column of entity handles, rows kept dense by
+//! swap-remove.
+
+use std::fmt;
+
+use hashbrown::HashMap;
+
+use crate::bitset::BitSet;
+use crate::column::Column;
+use crate::component::{ComponentId, Components};
+use crate::entity::Entity;
+use crate::graph::Edges;
+
+/// The index of an archetype in its world. Archetypes are never removed, so an
+/// id stays valid for the world's lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArchetypeId(pub(crate) u32);
+
+impl ArchetypeId {
+    /// The archetype of entities without components.
+    pub const EMPTY: ArchetypeId = ArchetypeId(0);
+    /// Marks "no archetype" in tables that store ids without `Option`.
+    pub(crate) const INVALID: ArchetypeId = ArchetypeId(u32::MAX);
+
+    /// The id as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A row of an archetype's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Row(pub(crate) u32);
+
+impl Row {
+    /// The row as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The table of every entity that has exactly one set of component types.
+///
+/// ```text
+///   components: [ Position,  Velocity,  Frozen ]     sorted ids
+///   columns:    [ x,y x,y .. dx,dy ..   (0 bytes) ]  one per component
+///   entities:   [ 4v1      7v2      2v1 ]            row r is entities[r]
+/// ```
+///
+/// Invariants:
+/// - `components` is sorted and duplicate-free, `columns[i]` stores
+///   `components[i]`, and `bits` holds exactly the same ids;
+/// - every column has `entities.len()` values, and row `r` of every column
+///   belongs to `entities[r]`;
+/// - the world's entity table says `entities[r]` lives at this archetype, row `r`.
+pub struct Archetype {
+    id: ArchetypeId,
+    components: Box<[ComponentId]>,
+    columns: Box<[Column]>,
+    entities: Vec<Entity>,
+    bits: BitSet,
+    pub(crate) edges: Edges,
+}
+
+impl Archetype {
+    fn new(id: ArchetypeId, components: Box<[ComponentId]>, registry: &Components) -> Self {
+        debug_assert!(components.windows(2).all(|w| w[0] < w[1]));
+        let mut bits = BitSet::new();
+        for c in components.iter() {
+            bits.insert(c.index());
+        }
+        Archetype {
+            id,
+            columns: components.iter().map(|&c| Column::new(registry.info(c))).collect(),
+            components,
+            entities: Vec::new(),
+            bits,
+            edges: Edges::default(),
+        }
+    }
+
+    /// This archetype's id.
+    #[inline]
+    pub fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// Number of entities (rows).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the table has no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The entity of each row.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The component types stored here, sorted by id.
+    #[inline]
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+
+    /// Whether the archetype stores component `id`.
+    #[inline]
+    pub fn contains(&self, id: ComponentId) -> bool {
+        self.bits.contains(id.index())
+    }
+
+    /// The set of component ids, as bits.
+    #[inline]
+    pub fn bits(&self) -> &BitSet {
+        &self.bits
+    }
+
+    /// The position of component `id`'s column.
+    #[inline]
+    pub fn column_index(&self, id: ComponentId) -> Option<usize> {
+        self.components.binary_search(&id).ok()
+    }
+
+    #[inline]
+    pub(crate) fn column(&self, index: usize) -> &Column {
+        &self.columns[index]
+    }
+
+    #[inline]
+    pub(crate) fn column_mut(&mut self, index: usize) -> &mut Column {
+        &mut self.columns[index]
+    }
+
+    #[inline]
+    pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
+        &mut self.columns
+    }
+
+    /// The `T` in `row`, if the archetype stores `T` under `id`.
+    #[inline]
+    pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: Row) -> Option<&T> {
+        self.column(self.column_index(id)?).get(row.index())
+    }
+
+    #[inline]
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: Row) -> Option<&mut T> {
+        let index = self.column_index(id)?;
+        self.columns[index].get_mut(row.index())
+    }
+
+    /// Makes room for `additional` more rows in every column.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+        for column in self.columns.iter_mut() {
+            column.reserve(additional);
+        }
+    }
+
+    /// Appends `entity` to the entity column and returns its row. The caller
+    /// pushes one value to every column before the archetype is used again.
+    #[inline]
+    pub(crate) fn push_entity(&mut self, entity: Entity) -> Row {
+        let row = Row(self.entities.len() as u32);
+        self.entities.push(entity);
+        row
+    }
+
+    /// Removes `row` and drops its values; returns the entity that was moved
+    /// into `row` to fill the hole, if any.
+    ///
+    /// Every column and the entity column are made consistent before the
+    /// first destructor runs, and a destructor that panics does not stop the
+    /// others from running.
+    pub(crate) fn remove_row(&mut self, row: Row) -> Option<Entity> {
+        let r = row.index();
+        assert!(r < self.entities.len(), "row out of bounds");
+        self.entities.swap_remove(r);
+        for column in self.columns.iter_mut() {
+            // SAFETY: every column has `len + 1 > r` rows (invariant).
+            unsafe { column.swap_remove_to_end(r) };
+        }
+        struct DropRest<'a>(std::slice::IterMut<'a, Column>);
+        impl Drop for DropRest<'_> {
+            fn drop(&mut self) {
+                for column in self.0.by_ref() {
+                    // SAFETY: each column had its removed value moved past
+                    // its end above and it is dropped once here.
+                    unsafe { column.drop_past_end() };
+                }
+            }
+        }
+        drop(DropRest(self.columns.iter_mut()));
+        self.entities.get(r).copied()
+    }
+
+    /// Moves `row` into `dst`, whose components must include every component
+    /// here; returns the new row in `dst` and the entity moved into `row` here.
+    pub(crate) fn move_row_to_superset(&mut self, row: Row, dst: &mut Archetype) -> (Row, Option<Entity>) {
+        assert!(
+            self.components.iter().all(|&c| dst.contains(c)),
+            "destination archetype lacks a component of the source"
+        );
+        // SAFETY: no column is missing from `dst`, so no value needs forgetting.
+        unsafe { self.move_row(row, dst) }
+    }
+
+    /// Moves `row` into `dst`. Columns that `dst` lacks are shortened without
+    /// dropping their value.
+    ///
+    /// # Safety
+    /// - `row` is in bounds;
+    /// - for every component not in `dst`, the value in `row` has already been
+    ///   moved out;
+    /// - after the call, the caller pushes a value to every column of `dst`
+    ///   that this archetype lacks, before `dst` is used again.
+    pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype) -> (Row, Option<Entity>) {
+        let r = row.index();
+        let entity = self.entities.swap_remove(r);
+        let new_row = dst.push_entity(entity);
+        let mut d = 0;
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            let id = self.components[i];
+            // Both signatures are sorted: walk them together instead of
+            // searching.
+            while d < dst.components.len() && dst.components[d] < id {
+                d += 1;
+            }
+            if d < dst.components.len() && dst.components[d] == id {
+                // SAFETY: `r` is in bounds and the columns store the same type.
+                unsafe { column.move_to(r, &mut dst.columns[d]) };
+            } else {
+                // SAFETY: the caller moved this value out already.
+                unsafe { column.swap_remove_forget(r) };
+            }
+        }
+        (new_row, self.entities.get(r).copied())
+    }
+
+    /// Removes every row, dropping the values and keeping the memory.
+    pub(crate) fn clear(&mut self) {
+        self.entities.clear();
+        for column in self.columns.iter_mut() {
+            column.clear();
+        }
+    }
+
+    /// Bytes held by the columns, entity column included.
+    pub fn allocated_bytes(&self) -> usize {
+        self.entities.capacity() * std::mem::size_of::<Entity>()
+            + self.columns.iter().map(Column::allocated_bytes).sum::<usize>()
+    }
+
+    /// Checks the per-table invariants.
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        for (i, column) in self.columns.iter().enumerate() {
+            if column.len() != self.entities.len() {
+                return Err(format!(
+                    "archetype {:?}: column {i} has {} rows, entity column {}",
+                    self.id,
+                    column.len(),
+                    self.entities.len()
+                ));
+            }
+        }
+        if !self.components.windows(2).all(|w| w[0] < w[1]) {
+            return Err(format!("archetype {:?}: signature not sorted", self.id));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Archetype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Archetype")
+            .field("id", &self.id)
+            .field("components", &self.components)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// Every archetype of a world, and the index from signature to archetype.
+pub struct Archetypes {
+    archetypes: Vec<Archetype>,
+    by_signature: HashMap<Box<[ComponentId]>, ArchetypeId>,
+}
+
+impl Archetypes {
+    pub(crate) fn new(components: &Components) -> Self {
+        let mut archetypes = Archetypes { archetypes: Vec::new(), by_signature: HashMap::new() };
+        let empty = archetypes.get_or_create(Box::new([]), components);
+        debug_assert_eq!(empty, ArchetypeId::EMPTY);
+        archetypes
+    }
+
+    /// Number of archetypes. Ids are `0..len`, in order of creation.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.archetypes.len()
+    }
+
+    /// Always false: the empty archetype exists from the start.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.archetypes.is_empty()
+    }
+
+    /// All archetypes, indexed by id.
+    #[inline]
+    pub fn as_slice(&self) -> &[Archetype] {
+        &self.archetypes
+    }
+
+    #[inline]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [Archetype] {
+        &mut self.archetypes
+    }
+
+    /// The archetype with `id`.
+    #[inline]
+    pub fn get(&self, id: ArchetypeId) -> &Archetype {
+        &self.archetypes[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        &mut self.archetypes[id.index()]
+    }
+
+    /// Two distinct archetypes, both mutable.
+    pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype) {
+        assert_ne!(a, b, "pair_mut needs two distinct archetypes");
+        let (a, b) = (a.index(), b.index());
+        if a < b {
+            let (lo, hi) = self.archetypes.split_at_mut(b);
+            (&mut lo[a], &mut hi[0])
+        } else {
+            let (lo, hi) = self.archetypes.split_at_mut(a);
+            (&mut hi[0], &mut lo[b])
+        }
+    }
+
+    /// The archetype whose signature is `components` (sorted, no duplicates),
+    /// created if it does not exist yet.
+    pub(crate) fn get_or_create(&mut self, components: Box<[ComponentId]>, registry: &Components) -> ArchetypeId {
+        if let Some(&id) = self.by_signature.get(&components) {
+            return id;
+        }
+        let id = ArchetypeId(u32::try_from(self.archetypes.len()).expect("more than u32::MAX archetypes"));
+        self.archetypes.push(Archetype::new(id, components.clone(), registry));
+        self.by_signature.insert(components, id);
+        id
+    }
+}
+
+impl std::ops::Index<ArchetypeId> for Archetypes {
+    type Output = Archetype;
+
+    #[inline]
+    fn index(&self, id: ArchetypeId) -> &Archetype {
+        self.get(id)
+    }
+}

@@ -1,0 +1,332 @@
+//! The type-erased column: a growable array of one component type's values,
+//! known only by layout and drop function. One of the few modules with
+//! `unsafe` code; everything above it works through the methods here.
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::ptr::NonNull;
+
+use crate::component::ComponentInfo;
+
+/// Drops the `T` at `ptr`; stored as a component's type-erased drop function.
+///
+/// # Safety
+/// - `ptr` points to a valid, initialized `T`;
+/// - the value is never used again.
+pub(crate) unsafe fn drop_ptr<T>(ptr: *mut u8) {
+    // SAFETY: both points are guaranteed by the caller.
+    unsafe { ptr.cast::<T>().drop_in_place() }
+}
+
+/// A `Vec` of one component type, with the type erased.
+///
+/// Invariants:
+/// - `data` points to an allocation of `capacity * layout.size()` bytes aligned
+///   to `layout.align()`, or is a dangling aligned pointer when that is zero
+///   bytes (no capacity yet, or a zero-sized type, whose capacity is
+///   `usize::MAX`);
+/// - rows `0..len` hold initialized values of the type `type_id`; rows
+///   `len..capacity` are uninitialized;
+/// - the allocation only grows: removing values never frees memory, so a world
+///   that despawns and respawns reuses it.
+pub(crate) struct Column {
+    data: NonNull<u8>,
+    len: usize,
+    capacity: usize,
+    layout: Layout,
+    drop: Option<unsafe fn(*mut u8)>,
+    type_id: TypeId,
+}
+
+// SAFETY: a column owns values of one component type, and `Component`
+// requires `Send + Sync`; the raw pointer is only an owning pointer.
+unsafe impl Send for Column {}
+// SAFETY: as above; shared access only hands out shared references or raw
+// pointers whose use the query layer guards.
+unsafe impl Sync for Column {}
+
+impl Column {
+    pub fn new(info: &ComponentInfo) -> Self {
+        let layout = info.layout();
+        Column {
+            data: dangling(layout),
+            len: 0,
+            capacity: if layout.size() == 0 { usize::MAX } else { 0 },
+            layout,
+            drop: info.drop_fn(),
+            type_id: info.type_id(),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes held by the allocation (zero for zero-sized types).
+    pub fn allocated_bytes(&self) -> usize {
+        if self.layout.size() == 0 {
+            0
+        } else {
+            self.capacity * self.layout.size()
+        }
+    }
+
+    /// The start of the values: row `r` is at `data + r * size`.
+    #[inline]
+    pub fn data(&self) -> NonNull<u8> {
+        self.data
+    }
+
+    /// Makes room for `additional` more values.
+    pub fn reserve(&mut self, additional: usize) {
+        let needed = self.len.checked_add(additional).expect("column overflow");
+        if needed <= self.capacity {
+            return;
+        }
+        let new_capacity = needed.max(self.capacity.saturating_mul(2)).max(4);
+        let new_layout = array_layout(self.layout, new_capacity);
+        let new_data = if self.capacity == 0 {
+            // SAFETY: `new_layout` has a non-zero size: the type is not
+            // zero-sized (those have `usize::MAX` capacity) and
+            // `new_capacity >= 4`.
+            unsafe { alloc::alloc(new_layout) }
+        } else {
+            let old_layout = array_layout(self.layout, self.capacity);
+            // SAFETY: `data` was allocated with `old_layout` (invariant) and the
+            // new size is non-zero and fits `isize` (checked by `array_layout`).
+            unsafe { alloc::realloc(self.data.as_ptr(), old_layout, new_layout.size()) }
+        };
+        self.data = NonNull::new(new_data).unwrap_or_else(|| alloc::handle_alloc_error(new_layout));
+        self.capacity = new_capacity;
+    }
+
+    /// The address of row `row`.
+    ///
+    /// # Safety
+    /// `row <= capacity` (one past the end is allowed for writing).
+    #[inline]
+    pub unsafe fn ptr_at(&self, row: usize) -> *mut u8 {
+        // SAFETY: within the allocation (or zero bytes from a dangling pointer
+        // for zero-sized types), by the caller's bound.
+        unsafe { self.data.as_ptr().add(row * self.layout.size()) }
+    }
+
+    /// Appends the value at `src`, moving it in (the caller must not use or
+    /// drop it afterwards).
+    ///
+    /// # Safety
+    /// - `src` points to a valid value of this column's type;
+    /// - `src` does not point into this column.
+    #[inline]
+    pub unsafe fn push(&mut self, src: *const u8) {
+        self.reserve(1);
+        // SAFETY: `reserve` made row `len` part of the allocation, and the
+        // caller guarantees `src` is a distinct valid value of the same layout.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, self.ptr_at(self.len), self.layout.size());
+        }
+        self.len += 1;
+    }
+
+    /// Exchanges the value at `row` with the one at `other`: the column takes
+    /// the value from `other`, and `other` receives the old one, which the
+    /// caller now owns.
+    ///
+    /// # Safety
+    /// - `row < len`;
+    /// - `other` points to a valid value of this column's type, outside it.
+    #[inline]
+    pub unsafe fn swap_value(&mut self, row: usize, other: *mut u8) {
+        debug_assert!(row < self.len);
+        // SAFETY: both are valid, distinct values of the same layout.
+        unsafe { std::ptr::swap_nonoverlapping(self.ptr_at(row), other, self.layout.size()) }
+    }
+
+    /// Removes the value at `row` without dropping it, moving the last value
+    /// into its place. The caller must already have moved the value out.
+    ///
+    /// # Safety
+    /// `row < len`, and the value at `row` has been moved out (it is treated
+    /// as uninitialized).
+    #[inline]
+    pub unsafe fn swap_remove_forget(&mut self, row: usize) {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        if row != last {
+            // SAFETY: both rows are in bounds and distinct.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.ptr_at(last), self.ptr_at(row), self.layout.size());
+            }
+        }
+        self.len = last;
+    }
+
+    /// Removes the value at `row` by exchanging it with the last value and
+    /// shortening the column, leaving the removed value just past the end,
+    /// where [`Column::drop_past_end`] drops it.
+    ///
+    /// Splitting removal from dropping lets a caller bring every column and
+    /// the entity table into a consistent state before any user `Drop` code
+    /// runs, so a panicking destructor cannot leave them half-updated.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline]
+    pub unsafe fn swap_remove_to_end(&mut self, row: usize) {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        if row != last {
+            // SAFETY: both rows are in bounds and distinct.
+            unsafe { std::ptr::swap_nonoverlapping(self.ptr_at(last), self.ptr_at(row), self.layout.size()) };
+        }
+        self.len = last;
+    }
+
+    /// Drops the value just past the end, left there by
+    /// [`Column::swap_remove_to_end`].
+    ///
+    /// # Safety
+    /// Called once after each `swap_remove_to_end`, before any push.
+    #[inline]
+    pub unsafe fn drop_past_end(&mut self) {
+        if let Some(drop) = self.drop {
+            // SAFETY: the row past the end holds the initialized value that
+            // `swap_remove_to_end` moved there; it is dropped once.
+            unsafe { drop(self.ptr_at(self.len)) }
+        }
+    }
+
+    /// Moves the value at `row` to the end of `dst` and fills the hole with
+    /// this column's last value.
+    ///
+    /// # Safety
+    /// - `row < len`;
+    /// - `dst` stores the same component type.
+    #[inline]
+    pub unsafe fn move_to(&mut self, row: usize, dst: &mut Column) {
+        debug_assert_eq!(self.type_id, dst.type_id);
+        // SAFETY: the value at `row` is valid and of `dst`'s type; after the
+        // copy it is treated as moved out and the hole is filled.
+        unsafe {
+            dst.push(self.ptr_at(row));
+            self.swap_remove_forget(row);
+        }
+    }
+
+    /// The value at `row` as a `T`, if `row` is in bounds and `T` is the
+    /// column's type.
+    #[inline]
+    pub fn get<T: 'static>(&self, row: usize) -> Option<&T> {
+        if row >= self.len || self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        // SAFETY: row `row` holds an initialized `T` (checked above), and the
+        // shared borrow of the column keeps it from being mutated.
+        Some(unsafe { &*self.ptr_at(row).cast::<T>() })
+    }
+
+    /// The value at `row` as a `&mut T`, if `row` is in bounds and `T` is the
+    /// column's type.
+    #[inline]
+    pub fn get_mut<T: 'static>(&mut self, row: usize) -> Option<&mut T> {
+        if row >= self.len || self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        // SAFETY: as in `get`, and the exclusive borrow of the column makes
+        // this the only reference to the value.
+        Some(unsafe { &mut *self.ptr_at(row).cast::<T>() })
+    }
+
+    /// Drops every value and keeps the memory.
+    pub fn clear(&mut self) {
+        let len = std::mem::replace(&mut self.len, 0);
+        let Some(drop_fn) = self.drop else { return };
+        // The length is zero before any destructor runs, so a panicking one
+        // cannot lead to a double drop; the guard drops the rest on unwind.
+        struct Rest<'a> {
+            column: &'a Column,
+            next: usize,
+            end: usize,
+            drop: unsafe fn(*mut u8),
+        }
+        impl Drop for Rest<'_> {
+            fn drop(&mut self) {
+                while self.next < self.end {
+                    let row = self.next;
+                    self.next += 1;
+                    // SAFETY: rows below the old length held initialized
+                    // values, each dropped once as `next` moves past it.
+                    unsafe { (self.drop)(self.column.ptr_at(row)) }
+                }
+            }
+        }
+        drop(Rest { column: self, next: 0, end: len, drop: drop_fn });
+    }
+}
+
+impl Drop for Column {
+    fn drop(&mut self) {
+        self.clear();
+        if self.layout.size() != 0 && self.capacity != 0 {
+            // SAFETY: allocated with exactly this layout (invariant).
+            unsafe { alloc::dealloc(self.data.as_ptr(), array_layout(self.layout, self.capacity)) }
+        }
+    }
+}
+
+fn dangling(layout: Layout) -> NonNull<u8> {
+    // An address equal to the alignment is non-null and aligned; it is never
+    // dereferenced for more than zero bytes.
+    NonNull::new(layout.align() as *mut u8).expect("alignment is non-zero")
+}
+
+fn array_layout(item: Layout, n: usize) -> Layout {
+    item.size()
+        .checked_mul(n)
+        .and_then(|size| Layout::from_size_align(size, item.align()).ok())
+        .expect("column capacity overflow")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::Components;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    struct Counted(#[allow(dead_code)] String, Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    impl crate::Component for Counted {}
+
+    #[test]
+    fn push_remove_and_drop_each_value_once() {
+        let mut components = Components::default();
+        let id = components.register::<Counted>();
+        let mut column = Column::new(components.info(id));
+        let drops = Arc::new(AtomicUsize::new(0));
+        for i in 0..10 {
+            let value = std::mem::ManuallyDrop::new(Counted(i.to_string(), drops.clone()));
+            // SAFETY: a valid `Counted` outside the column, never used again.
+            unsafe { column.push((&*value as *const Counted).cast()) };
+        }
+        // SAFETY: row 3 is in bounds; the removed value is dropped right after.
+        unsafe {
+            column.swap_remove_to_end(3);
+            column.drop_past_end();
+        }
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
+        assert_eq!(column.len(), 9);
+        assert_eq!(column.get::<Counted>(3).map(|c| c.0.as_str()), Some("9"));
+        assert!(column.get::<u32>(3).is_none(), "wrong type is refused");
+        assert!(column.get::<Counted>(9).is_none(), "out of bounds is refused");
+        let bytes = column.allocated_bytes();
+        column.clear();
+        assert_eq!(drops.load(Ordering::Relaxed), 10);
+        assert_eq!(column.allocated_bytes(), bytes, "clear keeps the memory");
+    }
+}

@@ -1,0 +1,162 @@
+//! The `Component` trait and the per-world registry that gives each component
+//! type a dense id and the metadata needed to store it without knowing it.
+
+use std::alloc::Layout;
+use std::any::TypeId;
+use std::fmt;
+
+use hashbrown::HashMap;
+
+/// A type that can be stored on entities.
+///
+/// Derive it: `#[derive(Component)]`. Any `'static + Send + Sync` type
+/// qualifies; zero-sized types (markers) cost no memory per entity.
+///
+/// ```
+/// use ecs::{Component, World};
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(10));
+/// assert_eq!(world.get::<Health>(e), Some(&Health(10)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not a component",
+    note = "add `#[derive(Component)]` to the type's definition"
+)]
+pub trait Component: Send + Sync + 'static {}
+
+/// The dense id a world gives a component type the first time it sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComponentId(pub(crate) u32);
+
+impl ComponentId {
+    /// The id as an index into per-component tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Everything needed to store, move and drop a component's values without
+/// knowing its type.
+#[derive(Clone)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    type_id: TypeId,
+    layout: Layout,
+    drop: Option<unsafe fn(*mut u8)>,
+    name: &'static str,
+}
+
+impl ComponentInfo {
+    fn of<T: Component>(id: ComponentId) -> Self {
+        ComponentInfo {
+            id,
+            type_id: TypeId::of::<T>(),
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
+            name: std::any::type_name::<T>(),
+        }
+    }
+
+    /// The component's id in its world.
+    #[inline]
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The Rust type of the component.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// Size and alignment of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The function that drops one value in place, if the type needs dropping.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
+        self.drop
+    }
+
+    /// The type's name, as given by `std::any::type_name`.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl fmt::Debug for ComponentInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentInfo")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+/// The registry of the component types one world has seen.
+#[derive(Default, Debug)]
+pub struct Components {
+    infos: Vec<ComponentInfo>,
+    by_type: HashMap<TypeId, ComponentId>,
+}
+
+impl Components {
+    /// The id of `T`, registering it first if this is its first appearance.
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        let next = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
+        let infos = &mut self.infos;
+        *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
+            infos.push(ComponentInfo::of::<T>(next));
+            next
+        })
+    }
+
+    /// The id of `T`, if this world has seen it.
+    #[inline]
+    pub fn id<T: Component>(&self) -> Option<ComponentId> {
+        self.by_type.get(&TypeId::of::<T>()).copied()
+    }
+
+    /// The metadata of a registered component.
+    ///
+    /// # Panics
+    /// If `id` was not handed out by this registry.
+    #[inline]
+    pub fn info(&self, id: ComponentId) -> &ComponentInfo {
+        &self.infos[id.index()]
+    }
+
+    /// The name of a registered component.
+    #[inline]
+    pub fn name(&self, id: ComponentId) -> &'static str {
+        self.info(id).name
+    }
+
+    /// Number of registered component types.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// Whether no component type is registered yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+
+    /// All registered components, in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ComponentInfo> {
+        self.infos.iter()
+    }
+}

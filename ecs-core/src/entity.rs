@@ -1,0 +1,303 @@
+//! Entity handles and the allocator that hands them out and tracks where each
+//! live entity is stored.
+
+use std::fmt;
+use std::num::NonZeroU32;
+
+use crate::archetype::{ArchetypeId, Row};
+
+/// A handle to an entity: an index into the world's entity table plus the
+/// generation of that slot when the entity was spawned.
+///
+/// Handles are `Copy` and 8 bytes (`Option<Entity>` too). When an entity is
+/// despawned its slot's generation moves on, so every handle to it becomes
+/// stale: the world reports a stale handle as missing and never confuses it
+/// with the entity that later reuses the slot.
+///
+/// ```
+/// # use ecs::{Component, World};
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// let e = world.spawn(Hp(3));
+/// world.despawn(e).unwrap();
+/// let f = world.spawn(Hp(7));
+/// assert_eq!(e.index(), f.index());
+/// assert!(!world.contains(e));
+/// assert_eq!(world.get::<Hp>(f).map(|hp| hp.0), Some(7));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity {
+    // Field order makes the derived `Ord` sort by generation first; keep the
+    // index second so that `to_bits` and the ordering agree.
+    generation: NonZeroU32,
+    index: u32,
+}
+
+impl Entity {
+    pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
+        Entity { generation, index }
+    }
+
+    /// The slot of this entity in the world's entity table. Slots are reused
+    /// after despawn, with a new generation.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many times the slot had been reused when this entity was spawned,
+    /// starting at 1.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Packs the handle into 64 bits: generation in the high half, index in
+    /// the low half. [`Entity::from_bits`] is the inverse.
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        ((self.generation.get() as u64) << 32) | self.index as u64
+    }
+
+    /// Rebuilds a handle from [`Entity::to_bits`]; `None` if the generation
+    /// half is zero (no handle has that form).
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Entity> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Entity::new(bits as u32, generation)),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+/// Where a live entity's components are: its archetype and row there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EntityLocation {
+    pub archetype: ArchetypeId,
+    pub row: Row,
+}
+
+impl EntityLocation {
+    /// The location of a slot that holds no live entity.
+    const VACANT: EntityLocation = EntityLocation { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
+}
+
+/// One slot of the entity table: 12 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The generation of the live entity in this slot, or of the next entity
+    /// to be spawned into it when the slot is free.
+    generation: NonZeroU32,
+    /// `EntityLocation::VACANT` while the slot is free.
+    location: EntityLocation,
+}
+
+/// The entity allocator and location table.
+///
+/// ```text
+///   slots:  [ 0: gen 1, arch 2 row 0 ][ 1: gen 3, VACANT ][ 2: gen 1, arch 2 row 1 ]
+///   free:   [ 1 ]          next spawn takes index 1 with generation 3
+/// ```
+///
+/// Invariants:
+/// - a slot is live exactly when its location is not `VACANT`; then
+///   `Entity::new(index, slot.generation)` is the live handle;
+/// - every free slot's index is in `free` exactly once, except retired slots,
+///   whose generation is exhausted and which are never handed out again;
+/// - `live` counts the live slots.
+#[derive(Default)]
+pub(crate) struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: u32,
+}
+
+impl Entities {
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.live
+    }
+
+    /// Hands out a handle for a new entity at `location`.
+    ///
+    /// # Panics
+    /// When all `u32::MAX` indices are in use.
+    pub fn alloc(&mut self, location: EntityLocation) -> Entity {
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.location = location;
+            Entity::new(index, slot.generation)
+        } else {
+            let index = u32::try_from(self.slots.len())
+                .ok()
+                .filter(|&i| i < u32::MAX)
+                .expect("entity index space exhausted: more than u32::MAX - 1 entity slots");
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location });
+            Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// Makes room for `additional` more entities without reallocating.
+    pub fn reserve(&mut self, additional: usize) {
+        let from_free = self.free.len();
+        self.slots.reserve(additional.saturating_sub(from_free));
+    }
+
+    /// Bytes held by the slot table and the free list.
+    pub fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.free.capacity() * 4
+    }
+
+    /// Frees `entity`'s slot and returns where its components were, or `None`
+    /// if the handle is stale.
+    pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get_mut(entity.index as usize)?;
+        if slot.generation != entity.generation || slot.location == EntityLocation::VACANT {
+            return None;
+        }
+        let location = slot.location;
+        slot.location = EntityLocation::VACANT;
+        self.live -= 1;
+        // An exhausted generation retires the slot: it never goes back on the
+        // free list, so no handle equal to an old one is ever handed out.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(entity.index);
+        }
+        Some(location)
+    }
+
+    /// Where `entity` is stored, or `None` if it is not alive.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get(entity.index as usize)?;
+        (slot.generation == entity.generation && slot.location != EntityLocation::VACANT).then_some(slot.location)
+    }
+
+    /// Records that the live entity in slot `index` now lives at `location`.
+    #[inline]
+    pub fn set_location(&mut self, index: u32, location: EntityLocation) {
+        self.slots[index as usize].location = location;
+    }
+
+    /// Frees every live slot, as if each live entity were despawned.
+    pub fn clear(&mut self) {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if slot.location == EntityLocation::VACANT {
+                continue;
+            }
+            slot.location = EntityLocation::VACANT;
+            if let Some(next) = slot.generation.checked_add(1) {
+                slot.generation = next;
+                self.free.push(index as u32);
+            }
+        }
+        self.live = 0;
+    }
+
+    /// Checks the allocator's invariants; used by the world's consistency check.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.slots.len()];
+        for &index in &self.free {
+            let i = index as usize;
+            if i >= self.slots.len() {
+                return Err(format!("free list holds out-of-range index {index}"));
+            }
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(format!("free list holds index {index} twice"));
+            }
+            if self.slots[i].location != EntityLocation::VACANT {
+                return Err(format!("free list holds live index {index}"));
+            }
+        }
+        let live = self.slots.iter().filter(|s| s.location != EntityLocation::VACANT).count();
+        if live != self.live as usize {
+            return Err(format!("live count {} but {live} live slots", self.live));
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: NonZeroU32) {
+        self.slots[index as usize].generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(row: u32) -> EntityLocation {
+        EntityLocation { archetype: ArchetypeId(0), row: Row(row) }
+    }
+
+    #[test]
+    fn option_entity_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Entity>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let e = Entity::new(17, NonZeroU32::new(5).unwrap());
+        assert_eq!(e.to_bits(), (5 << 32) | 17);
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(Entity::from_bits(17), None);
+    }
+
+    #[test]
+    fn freed_slot_comes_back_with_next_generation() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        let b = entities.alloc(loc(1));
+        assert_eq!(entities.free(a), Some(loc(0)));
+        assert_eq!(entities.free(a), None);
+        assert_eq!(entities.get(a), None);
+        let c = entities.alloc(loc(2));
+        assert_eq!((c.index(), c.generation()), (a.index(), 2));
+        assert_eq!(entities.get(a), None);
+        assert_eq!(entities.get(c), Some(loc(2)));
+        assert_eq!(entities.get(b), Some(loc(1)));
+        assert_eq!(entities.len(), 2);
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn exhausted_generation_retires_the_slot() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        entities.set_generation_for_test(a.index(), NonZeroU32::MAX);
+        let a = Entity::new(a.index(), NonZeroU32::MAX);
+        assert_eq!(entities.free(a), Some(loc(0)));
+        let b = entities.alloc(loc(0));
+        assert_ne!(b.index(), a.index(), "a retired slot is never reused");
+        assert_eq!(entities.get(a), None);
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn clear_makes_every_handle_stale() {
+        let mut entities = Entities::default();
+        let handles: Vec<_> = (0..5).map(|i| entities.alloc(loc(i))).collect();
+        entities.clear();
+        assert_eq!(entities.len(), 0);
+        assert!(handles.iter().all(|&e| entities.get(e).is_none()));
+        let again = entities.alloc(loc(0));
+        assert_eq!(again.generation(), 2);
+        entities.check_invariants().unwrap();
+    }
+}

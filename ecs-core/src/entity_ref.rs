@@ -1,0 +1,59 @@
+//! `EntityRef`: a read-only view of one live entity, for inspection and
+//! debugging.
+
+use std::fmt;
+
+use crate::archetype::Archetype;
+use crate::component::Component;
+use crate::entity::{Entity, EntityLocation};
+use crate::world::World;
+
+/// A read-only view of one live entity: its components by type, and their
+/// names. Returned by [`World::entity`].
+#[derive(Clone, Copy)]
+pub struct EntityRef<'w> {
+    world: &'w World,
+    entity: Entity,
+    location: EntityLocation,
+}
+
+impl<'w> EntityRef<'w> {
+    pub(crate) fn new(world: &'w World, entity: Entity, location: EntityLocation) -> Self {
+        EntityRef { world, entity, location }
+    }
+
+    fn archetype(&self) -> &'w Archetype {
+        self.world.archetypes().get(self.location.archetype)
+    }
+
+    /// The entity's handle.
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// The entity's `T`, if it has one.
+    pub fn get<T: Component>(&self) -> Option<&'w T> {
+        let id = self.world.components().id::<T>()?;
+        self.archetype().get(id, self.location.row)
+    }
+
+    /// Whether the entity has a `T`.
+    pub fn has<T: Component>(&self) -> bool {
+        self.world.components().id::<T>().is_some_and(|id| self.archetype().contains(id))
+    }
+
+    /// The type names of the entity's components, in component id order.
+    pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w {
+        let components = self.world.components();
+        self.archetype().components().iter().map(move |&id| components.name(id))
+    }
+}
+
+impl fmt::Debug for EntityRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntityRef")
+            .field("id", &self.entity)
+            .field("components", &self.component_names().collect::<Vec<_>>())
+            .finish()
+    }
+}

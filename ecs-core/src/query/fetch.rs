@@ -1,0 +1,394 @@
+//! `QueryData`: what a query fetches per entity, implemented for `&T`,
+//! `&mut T`, `Option<Q>`, `Entity` and tuples, and by `#[derive(Query)]`.
+
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use crate::archetype::Archetype;
+use crate::change::Mut;
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
+use crate::query::access::Access;
+
+/// A type that can be fetched by a query: `&T`, `&mut T` (yielding
+/// [`Mut<T>`]), `Option<Q>`, [`Entity`], tuples of these (up to 15), and
+/// structs with `#[derive(Query)]`.
+///
+/// # Safety
+/// Implementations promise, for the queries built from them:
+/// - `update_access` reports every component that `fetch` reads (as a read)
+///   or hands out mutably (as a write);
+/// - `match_archetype` returns `Some` only for archetypes where
+///   `init_fetch` and `fetch` find everything they read, and the returned
+///   cache is what `init_fetch` expects for that archetype;
+/// - `fetch` for row `r` touches only row `r` of the archetype given to
+///   `init_fetch`, so items for distinct rows never alias;
+/// - `ReadOnlyQueryData` is implemented only if `fetch` never hands out
+///   mutable access.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be fetched by a query",
+    label = "not query data",
+    note = "query data is `&T` or `&mut T` of a component, `Option<..>`, `Entity`, a tuple of these, or a `#[derive(Query)]` struct"
+)]
+pub unsafe trait QueryData {
+    /// What the query yields per entity.
+    type Item<'w>;
+    /// Per-archetype cursor: raw pointers to the start of the columns.
+    type Fetch<'w>: Clone;
+    /// Component ids, computed once per query state.
+    type State: Clone + Send + Sync + 'static;
+    /// Per matched archetype: where the columns are, computed once per
+    /// archetype and query state.
+    type Cache: Copy + Send + Sync + 'static;
+
+    /// Builds the state, registering the component types it names.
+    fn init_state(components: &mut Components) -> Self::State;
+
+    /// Builds the state without registering; `None` if the query can match
+    /// no entity of this world (it names a component the world never saw).
+    fn get_state(components: &Components) -> Option<Self::State>;
+
+    /// Records what the query reads and writes.
+    fn update_access(state: &Self::State, components: &Components, access: &mut Access);
+
+    /// Whether the query fetches from `archetype`, and where.
+    fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache>;
+
+    /// A placeholder fetch that is never read.
+    fn dangling_fetch<'w>() -> Self::Fetch<'w>;
+
+    /// The fetch for one archetype.
+    ///
+    /// # Safety
+    /// `cache` was returned by `match_archetype(state, archetype)`.
+    unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w>;
+
+    /// The item of row `row`.
+    ///
+    /// # Safety
+    /// - `fetch` came from `init_fetch` for an archetype that has not been
+    ///   changed structurally since, and `row` is below its length;
+    /// - if the query is not read-only, the caller has exclusive access to
+    ///   the fetched components for `'w`, and fetches each row at most once
+    ///   while its items live.
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+}
+
+/// Query data that only reads, and so may run through a shared `&World`.
+///
+/// # Safety
+/// `fetch` never hands out mutable access to a component.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a read-only query",
+    label = "this query hands out `&mut` access",
+    note = "queries through `&World` must be read-only: use `world.query_mut` / `QueryState::iter_mut` with `&mut World`"
+)]
+pub unsafe trait ReadOnlyQueryData: QueryData {}
+
+/// Fetch of one column of `T`.
+pub struct ColumnFetch<'w, T> {
+    ptr: NonNull<T>,
+    _borrow: PhantomData<&'w T>,
+}
+
+impl<T> Clone for ColumnFetch<'_, T> {
+    fn clone(&self) -> Self {
+        ColumnFetch { ptr: self.ptr, _borrow: PhantomData }
+    }
+}
+
+impl<'w, T> ColumnFetch<'w, T> {
+    fn dangling() -> Self {
+        ColumnFetch { ptr: NonNull::dangling(), _borrow: PhantomData }
+    }
+
+    /// # Safety
+    /// Column `index` of `archetype` stores `T`.
+    unsafe fn new(archetype: &'w Archetype, index: usize) -> Self {
+        ColumnFetch { ptr: archetype.column(index).data().cast(), _borrow: PhantomData }
+    }
+
+    /// # Safety
+    /// `row` is below the column's length.
+    #[inline(always)]
+    unsafe fn at(&self, row: usize) -> *mut T {
+        // SAFETY: in bounds by the caller's promise.
+        unsafe { self.ptr.as_ptr().add(row) }
+    }
+}
+
+// SAFETY: reads exactly `T`'s column (reported as a read), row `row` only.
+unsafe impl<T: Component> QueryData for &T {
+    type Item<'w> = &'w T;
+    type Fetch<'w> = ColumnFetch<'w, T>;
+    type State = ComponentId;
+    type Cache = usize;
+
+    fn init_state(components: &mut Components) -> ComponentId {
+        components.register::<T>()
+    }
+
+    fn get_state(components: &Components) -> Option<ComponentId> {
+        components.id::<T>()
+    }
+
+    fn update_access(&id: &ComponentId, _: &Components, access: &mut Access) {
+        access.add_read(id);
+    }
+
+    #[inline]
+    fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        archetype.column_index(id)
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        ColumnFetch::dangling()
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
+        unsafe { ColumnFetch::new(archetype, index) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds and the column is not mutated while the
+        // shared borrow `'w` lives (caller).
+        unsafe { &*fetch.at(row) }
+    }
+}
+
+// SAFETY: only shared references.
+unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+
+// SAFETY: writes exactly `T`'s column (reported as a write), row `row` only.
+unsafe impl<T: Component> QueryData for &mut T {
+    type Item<'w> = Mut<'w, T>;
+    type Fetch<'w> = ColumnFetch<'w, T>;
+    type State = ComponentId;
+    type Cache = usize;
+
+    fn init_state(components: &mut Components) -> ComponentId {
+        components.register::<T>()
+    }
+
+    fn get_state(components: &Components) -> Option<ComponentId> {
+        components.id::<T>()
+    }
+
+    fn update_access(&id: &ComponentId, _: &Components, access: &mut Access) {
+        access.add_write(id);
+    }
+
+    #[inline]
+    fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        archetype.column_index(id)
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        ColumnFetch::dangling()
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
+        unsafe { ColumnFetch::new(archetype, index) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds, the caller has exclusive access to the
+        // column for `'w` and fetches each row once.
+        Mut::new(unsafe { &mut *fetch.at(row) })
+    }
+}
+
+/// Query data that yields a plain `&mut T`. It is what a `&'w mut T` field of
+/// a `#[derive(Query)]` struct fetches; tuple queries use `&mut T`, which
+/// yields [`Mut<T>`].
+pub struct MutRef<T>(PhantomData<fn() -> T>);
+
+// SAFETY: as for `&mut T`, with the reference unwrapped.
+unsafe impl<T: Component> QueryData for MutRef<T> {
+    type Item<'w> = &'w mut T;
+    type Fetch<'w> = ColumnFetch<'w, T>;
+    type State = ComponentId;
+    type Cache = usize;
+
+    fn init_state(components: &mut Components) -> ComponentId {
+        <&mut T as QueryData>::init_state(components)
+    }
+
+    fn get_state(components: &Components) -> Option<ComponentId> {
+        <&mut T as QueryData>::get_state(components)
+    }
+
+    fn update_access(id: &ComponentId, components: &Components, access: &mut Access) {
+        <&mut T as QueryData>::update_access(id, components, access)
+    }
+
+    #[inline]
+    fn match_archetype(id: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        <&mut T as QueryData>::match_archetype(id, archetype)
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        ColumnFetch::dangling()
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(id: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        // SAFETY: forwarded contract.
+        unsafe { <&mut T as QueryData>::init_fetch(id, index, archetype) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded contract.
+        unsafe { <&mut T as QueryData>::fetch(fetch, row) }.into_inner()
+    }
+}
+
+// SAFETY: reads only the archetype's entity column, which queries never
+// mutate.
+unsafe impl QueryData for Entity {
+    type Item<'w> = Entity;
+    type Fetch<'w> = NonNull<Entity>;
+    type State = ();
+    type Cache = ();
+
+    fn init_state(_: &mut Components) {}
+
+    fn get_state(_: &Components) -> Option<()> {
+        Some(())
+    }
+
+    fn update_access(_: &(), _: &Components, _: &mut Access) {}
+
+    #[inline]
+    fn match_archetype(_: &(), _: &Archetype) -> Option<()> {
+        Some(())
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        NonNull::dangling()
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: &(), _: (), archetype: &'w Archetype) -> Self::Fetch<'w> {
+        NonNull::from(archetype.entities()).cast()
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is below the archetype's length (caller).
+        unsafe { fetch.as_ptr().add(row).read() }
+    }
+}
+
+// SAFETY: entity handles are copied out.
+unsafe impl ReadOnlyQueryData for Entity {}
+
+// SAFETY: forwards to `Q` where it matches, and yields `None` elsewhere; the
+// access is `Q`'s, reported even though some rows do not touch it.
+unsafe impl<Q: QueryData> QueryData for Option<Q> {
+    type Item<'w> = Option<Q::Item<'w>>;
+    type Fetch<'w> = Option<Q::Fetch<'w>>;
+    type State = Option<Q::State>;
+    type Cache = Option<Q::Cache>;
+
+    fn init_state(components: &mut Components) -> Self::State {
+        Some(Q::init_state(components))
+    }
+
+    fn get_state(components: &Components) -> Option<Self::State> {
+        Some(Q::get_state(components))
+    }
+
+    fn update_access(state: &Self::State, components: &Components, access: &mut Access) {
+        if let Some(state) = state {
+            Q::update_access(state, components, access);
+        }
+    }
+
+    #[inline]
+    fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache> {
+        Some(state.as_ref().and_then(|s| Q::match_archetype(s, archetype)))
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        None
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        match (state, cache) {
+            // SAFETY: `cache` came from `Q::match_archetype` for this archetype.
+            (Some(state), Some(cache)) => Some(unsafe { Q::init_fetch(state, cache, archetype) }),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded contract.
+        fetch.as_mut().map(|f| unsafe { Q::fetch(f, row) })
+    }
+}
+
+// SAFETY: `Q` is read-only.
+unsafe impl<Q: ReadOnlyQueryData> ReadOnlyQueryData for Option<Q> {}
+
+macro_rules! impl_query_data_for_tuple {
+    ($($name:ident $index:tt),*) => {
+        // SAFETY: each element keeps its own contract; the tuple matches only
+        // where all do and reports all their accesses.
+        #[allow(unused_variables, clippy::unused_unit)]
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
+            type Item<'w> = ($($name::Item<'w>,)*);
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            type State = ($($name::State,)*);
+            type Cache = ($($name::Cache,)*);
+
+            fn init_state(components: &mut Components) -> Self::State {
+                ($($name::init_state(components),)*)
+            }
+
+            fn get_state(components: &Components) -> Option<Self::State> {
+                Some(($($name::get_state(components)?,)*))
+            }
+
+            fn update_access(state: &Self::State, components: &Components, access: &mut Access) {
+                $($name::update_access(&state.$index, components, access);)*
+            }
+
+            #[inline]
+            fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache> {
+                Some(($($name::match_archetype(&state.$index, archetype)?,)*))
+            }
+
+            fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+                ($($name::dangling_fetch(),)*)
+            }
+
+            #[inline]
+            unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w> {
+                // SAFETY: each element's cache came from its own
+                // `match_archetype` for this archetype.
+                ($(unsafe { $name::init_fetch(&state.$index, cache.$index, archetype) },)*)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+                // SAFETY: forwarded contract, element by element.
+                ($(unsafe { $name::fetch(&mut fetch.$index, row) },)*)
+            }
+        }
+
+        // SAFETY: every element is read-only.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($name,)*) {}
+    };
+}
+
+crate::tuples::all_tuples!(impl_query_data_for_tuple);

@@ -1,0 +1,22 @@
+//! Typed queries: what is fetched ([`QueryData`]), which entities pass
+//! ([`QueryFilter`]), the cached [`QueryState`] and the [`QueryIter`].
+//!
+//! # Aliasing (error `E0001`)
+//! A query may borrow each component once when it borrows it mutably:
+//! `(&mut A, &A)`, `(&mut A, &mut A)` and `(&mut A, Option<&A>)` would hand
+//! out two references to one value, so building such a query panics with
+//! `error[E0001]` and the component's name. Several shared borrows
+//! (`(&A, &A)`) are fine.
+
+mod access;
+mod fetch;
+mod filter;
+mod iter;
+mod state;
+
+pub use access::Access;
+pub use fetch::{ColumnFetch, MutRef, QueryData, ReadOnlyQueryData};
+pub use filter::{Or, QueryFilter, With, Without};
+pub use iter::QueryIter;
+pub(crate) use state::check_access;
+pub use state::QueryState;

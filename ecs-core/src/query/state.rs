@@ -1,0 +1,196 @@
+//! `QueryState`: a query's component ids and its cached list of matching
+//! archetypes, updated only with the archetypes created since it last looked.
+
+use std::fmt;
+
+use crate::archetype::ArchetypeId;
+use crate::component::Components;
+use crate::entity::Entity;
+use crate::error::QueryEntityError;
+use crate::query::access::Access;
+use crate::query::fetch::{QueryData, ReadOnlyQueryData};
+use crate::query::filter::QueryFilter;
+use crate::query::iter::QueryIter;
+use crate::world::{World, WorldId};
+
+/// A query prepared once and run many times: keep it between frames.
+///
+/// It caches the matching archetypes and where their columns are, and on
+/// each run only examines the archetypes created since the last run.
+///
+/// ```
+/// use ecs::{Component, QueryState, World};
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(2.0)));
+/// let mut movement = QueryState::<(&mut Position, &Velocity)>::new(&mut world);
+/// for _frame in 0..3 {
+///     for (mut pos, vel) in movement.iter_mut(&mut world) {
+///         pos.0 += vel.0;
+///     }
+/// }
+/// let mut positions = QueryState::<&Position>::new(&mut world);
+/// assert_eq!(positions.iter(&world).map(|p| p.0).sum::<f32>(), 6.0);
+/// ```
+///
+/// # Panics
+/// [`QueryState::new`] panics if the query would alias, borrowing a
+/// component mutably and otherwise at once (`(&mut A, &A)`), with a message
+/// naming the component (error code `E0001`). Running a state on a world
+/// other than the one it was built for panics.
+pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
+    world_id: WorldId,
+    q_state: Q::State,
+    f_state: F::State,
+    /// Archetypes `0..archetypes_seen` have been examined.
+    archetypes_seen: usize,
+    /// The matching archetypes in increasing id order, with their caches.
+    matched: Vec<(ArchetypeId, Q::Cache)>,
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Prepares the query for `world`, registering the component types it
+    /// names.
+    ///
+    /// # Panics
+    /// If the query would alias a component (see the type's docs).
+    pub fn new(world: &mut World) -> Self {
+        let q_state = Q::init_state(world.components_mut());
+        let f_state = F::init_state(world.components_mut());
+        check_access::<Q>(&q_state, world.components());
+        let mut state = QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new() };
+        state.update(world);
+        state
+    }
+
+    /// Examines the archetypes created since the last update.
+    fn update(&mut self, world: &World) {
+        assert!(
+            self.world_id == world.id(),
+            "QueryState<{}> used with a world other than the one it was built for",
+            std::any::type_name::<Q>()
+        );
+        let archetypes = world.archetypes().as_slice();
+        for archetype in &archetypes[self.archetypes_seen..] {
+            if !F::matches(&self.f_state, archetype) {
+                continue;
+            }
+            if let Some(cache) = Q::match_archetype(&self.q_state, archetype) {
+                self.matched.push((archetype.id(), cache));
+            }
+        }
+        self.archetypes_seen = archetypes.len();
+    }
+
+    /// Iterates the matching entities of `world`, read-only.
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states (`update` checked the world), and `Q` is read-only.
+        unsafe {
+            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
+        }
+    }
+
+    /// Iterates the matching entities of `world`, with mutable access.
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        self.update(world);
+        let world: &'w World = world;
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states; the exclusive borrow of the world gives exclusive access
+        // for `'w`, and `new` refused conflicting access.
+        unsafe {
+            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
+        }
+    }
+
+    /// Calls `f` on every matching entity of `world`, read-only.
+    pub fn for_each<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.iter(world).for_each(f);
+    }
+
+    /// Calls `f` on every matching entity of `world`, with mutable access.
+    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, f: impl FnMut(Q::Item<'w>)) {
+        self.iter_mut(world).for_each(f);
+    }
+
+    /// The query's item for `entity`, read-only.
+    pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// The query's item for `entity`, with mutable access.
+    pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        self.update(world);
+        // SAFETY: the exclusive borrow of the world covers `'w`.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// # Safety
+    /// `update(world)` has run; unless `Q` is read-only, the caller has
+    /// exclusive access to the world for `'w`.
+    unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
+        let index = self
+            .matched
+            .binary_search_by_key(&location.archetype, |&(id, _)| id)
+            .map_err(|_| QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() })?;
+        let cache = self.matched[index].1;
+        let archetype = world.archetypes().get(location.archetype);
+        let row = location.row.index();
+        // SAFETY: `cache` was made for this archetype, which passes `F`'s
+        // archetype test; `row` is the entity's live row.
+        unsafe {
+            let mut filter = F::init_fetch(&self.f_state, archetype);
+            if !F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row) {
+                return Err(QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() });
+            }
+            let mut fetch = Q::init_fetch(&self.q_state, cache, archetype);
+            Ok(Q::fetch(&mut fetch, row))
+        }
+    }
+
+    /// Number of archetypes the query matches so far.
+    pub fn matched_archetypes(&self) -> usize {
+        self.matched.len()
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> fmt::Debug for QueryState<Q, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryState")
+            .field("query", &std::any::type_name::<Q>())
+            .field("filter", &std::any::type_name::<F>())
+            .field("matched_archetypes", &self.matched.len())
+            .finish()
+    }
+}
+
+/// Panics if the query borrows a component mutably together with any other
+/// borrow of it.
+pub(crate) fn check_access<Q: QueryData>(q_state: &Q::State, components: &Components) {
+    let mut access = Access::new();
+    Q::update_access(q_state, components, &mut access);
+    if let Some(&id) = access.conflicts().first() {
+        panic!(
+            "error[E0001]: query `{}` borrows component `{}` mutably while also borrowing it elsewhere in the same query; \
+             fetch each component once, with `&mut` if it is written",
+            std::any::type_name::<Q>(),
+            components.name(id),
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! `World`: the container of entities and their components, and the entry
+//! point of every operation on them.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::bundle::{self, Bundle, BundleId, Bundles};
+use crate::change::Mut;
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::{Entities, Entity, EntityLocation};
+use crate::entity_ref::EntityRef;
+use crate::error::{ComponentError, EntityError};
+use crate::query::{check_access, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+
+/// A process-unique world id, so a query state can refuse a foreign world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WorldId(u64);
+
+impl WorldId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        WorldId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Entities and their components, stored in archetype tables.
+///
+/// ```
+/// use ecs::{Component, World, Without};
+///
+/// #[derive(Component)] struct Position { x: f32 }
+/// #[derive(Component)] struct Velocity { dx: f32 }
+/// #[derive(Component)] struct Frozen;
+///
+/// let mut world = World::new();
+/// let a = world.spawn((Position { x: 0.0 }, Velocity { dx: 1.0 }));
+/// let b = world.spawn((Position { x: 0.0 }, Velocity { dx: 1.0 }, Frozen));
+/// for (mut pos, vel) in world.query_filtered_mut::<(&mut Position, &Velocity), Without<Frozen>>() {
+///     pos.x += vel.dx;
+/// }
+/// assert_eq!(world.get::<Position>(a).unwrap().x, 1.0);
+/// assert_eq!(world.get::<Position>(b).unwrap().x, 0.0);
+/// ```
+pub struct World {
+    id: WorldId,
+    entities: Entities,
+    components: Components,
+    archetypes: Archetypes,
+    bundles: Bundles,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> Self {
+        let components = Components::default();
+        World {
+            id: WorldId::next(),
+            entities: Entities::default(),
+            archetypes: Archetypes::new(&components),
+            components,
+            bundles: Bundles::default(),
+        }
+    }
+
+    /// This world's process-unique id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+
+    /// Spawns an entity with the components of `bundle`: one component, a
+    /// tuple, or a `#[derive(Bundle)]` struct.
+    ///
+    /// # Panics
+    /// If the bundle holds one component type twice.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let info = self.bundles.register::<B>(&mut self.components);
+        let archetype_id = bundle::spawn_archetype(info, &mut self.archetypes, &self.components);
+        let archetype = self.archetypes.get_mut(archetype_id);
+        let location = EntityLocation { archetype: archetype_id, row: Row(archetype.len() as u32) };
+        let entity = self.entities.alloc(location);
+        bundle::write_new_row(bundle, info, archetype, entity);
+        entity
+    }
+
+    /// Spawns one entity per bundle that `bundles` yields. The returned
+    /// iterator yields the new handles; dropping it early still spawns the
+    /// rest.
+    ///
+    /// ```
+    /// # use ecs::{Component, World};
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let spawned: Vec<_> = world.spawn_batch((0..100).map(Hp)).collect();
+    /// assert_eq!((spawned.len(), world.len()), (100, 100));
+    /// ```
+    pub fn spawn_batch<I>(&mut self, bundles: I) -> SpawnBatch<'_, I::IntoIter>
+    where
+        I: IntoIterator,
+        I::Item: Bundle,
+    {
+        let bundles = bundles.into_iter();
+        let info = self.bundles.register::<I::Item>(&mut self.components);
+        let bundle = info.id();
+        let archetype = bundle::spawn_archetype(info, &mut self.archetypes, &self.components);
+        let additional = bundles.size_hint().0;
+        self.archetypes.get_mut(archetype).reserve(additional);
+        self.entities.reserve(additional);
+        SpawnBatch { world: self, bundles, bundle, archetype }
+    }
+
+    /// Adds the components of `bundle` to `entity`, overwriting (and
+    /// dropping) the ones it already has.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let info = self.bundles.register::<B>(&mut self.components);
+        bundle::insert(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, entity, location);
+        Ok(())
+    }
+
+    /// Removes the components of bundle `B` (one component or several) from
+    /// `entity` and returns them. The entity must have all of them.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
+        let info = self.bundles.register::<B>(&mut self.components);
+        bundle::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)
+    }
+
+    /// Removes `entity` and drops its components. Its handle, and every copy
+    /// of it, becomes stale.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let archetype = self.archetypes.get_mut(location.archetype);
+        // The last row moves into the hole: record that before any component
+        // destructor runs, so the tables stay consistent even if one panics.
+        if let Some(&last) = archetype.entities().last() {
+            if last != entity {
+                self.entities.set_location(last.index(), location);
+            }
+        }
+        archetype.remove_row(location.row);
+        Ok(())
+    }
+
+    /// Whether `entity` is alive in this world.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.get(entity).is_some()
+    }
+
+    /// Whether `entity` is alive and has a `T`.
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        match (self.entities.get(entity), self.components.id::<T>()) {
+            (Some(location), Some(id)) => self.archetypes[location.archetype].contains(id),
+            _ => false,
+        }
+    }
+
+    /// `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        self.archetypes[location.archetype].get(id, location.row)
+    }
+
+    /// Mutable access to `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        self.archetypes.get_mut(location.archetype).get_mut(id, location.row).map(Mut::new)
+    }
+
+    /// A read-only view of `entity`, if it is alive.
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
+        let location = self.entities.get(entity)?;
+        Some(EntityRef::new(self, entity, location))
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len() as usize
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.len() == 0
+    }
+
+    /// Despawns every entity. The tables keep their memory for the next
+    /// level's entities, and query states stay valid.
+    pub fn clear(&mut self) {
+        self.entities.clear();
+        for archetype in self.archetypes.as_mut_slice() {
+            archetype.clear();
+        }
+    }
+
+    /// Iterates the entities that match the read-only query `Q`.
+    ///
+    /// Builds no cache; for a query run every frame, keep a
+    /// [`QueryState`](crate::QueryState).
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered::<Q, ()>()
+    }
+
+    /// Iterates the entities that match the read-only query `Q` and pass `F`.
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
+        let states = Q::get_state(&self.components).zip(F::get_state(&self.components));
+        // SAFETY: `Q` is read-only.
+        unsafe { QueryIter::scan(self.archetypes.as_slice(), states) }
+    }
+
+    /// Iterates the entities that match `Q`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered_mut::<Q, ()>()
+    }
+
+    /// Iterates the entities that match `Q` and pass `F`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
+        let q_state = Q::init_state(&mut self.components);
+        let f_state = F::init_state(&mut self.components);
+        check_access::<Q>(&q_state, &self.components);
+        // SAFETY: the exclusive borrow of the world covers the iterator's
+        // lifetime, and `check_access` refused aliasing queries.
+        unsafe { QueryIter::scan(self.archetypes.as_slice(), Some((q_state, f_state))) }
+    }
+
+    /// The registry of component types this world has seen.
+    #[inline]
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    #[inline]
+    pub(crate) fn components_mut(&mut self) -> &mut Components {
+        &mut self.components
+    }
+
+    /// The id of component `T` in this world, registering it if needed.
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        self.components.register::<T>()
+    }
+
+    /// The archetype tables.
+    #[inline]
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    #[inline]
+    pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        self.entities.get(entity)
+    }
+
+    /// Bytes of table memory: component columns and entity columns of every
+    /// archetype, plus the entity table.
+    pub fn allocated_bytes(&self) -> usize {
+        self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>() + self.entities.allocated_bytes()
+    }
+
+    /// Checks the world's internal invariants: every live entity's location
+    /// points at a row that holds that entity, every row belongs to a live
+    /// entity, columns agree in length, and the free list is sane. For tests.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.entities.check_invariants()?;
+        let mut rows = 0;
+        for archetype in self.archetypes.as_slice() {
+            archetype.check_invariants()?;
+            for (r, &entity) in archetype.entities().iter().enumerate() {
+                let expected = EntityLocation { archetype: archetype.id(), row: Row(r as u32) };
+                if self.entities.get(entity) != Some(expected) {
+                    return Err(format!(
+                        "entity {entity} in archetype {:?} row {r} is recorded at {:?}",
+                        archetype.id(),
+                        self.entities.get(entity)
+                    ));
+                }
+            }
+            rows += archetype.len();
+        }
+        if rows != self.len() {
+            return Err(format!("{rows} rows but {} live entities", self.len()));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.len())
+            .field("archetypes", &self.archetypes.len())
+            .field("components", &self.components.len())
+            .finish()
+    }
+}
+
+/// The iterator returned by [`World::spawn_batch`].
+pub struct SpawnBatch<'w, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    world: &'w mut World,
+    bundles: I,
+    bundle: BundleId,
+    archetype: ArchetypeId,
+}
+
+impl<I> Iterator for SpawnBatch<'_, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let bundle = self.bundles.next()?;
+        let world = &mut *self.world;
+        let info = world.bundles.get(self.bundle);
+        let archetype = world.archetypes.get_mut(self.archetype);
+        let entity =
+            world.entities.alloc(EntityLocation { archetype: self.archetype, row: Row(archetype.len() as u32) });
+        bundle::write_new_row(bundle, info, archetype, entity);
+        Some(entity)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.bundles.size_hint()
+    }
+}
+
+impl<I> ExactSizeIterator for SpawnBatch<'_, I>
+where
+    I: ExactSizeIterator,
+    I::Item: Bundle,
+{
+}
+
+impl<I> Drop for SpawnBatch<'_, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    fn drop(&mut self) {
+        for _ in self.by_ref() {}
+    }
+}

@@ -1,0 +1,68 @@
+//! `#[derive(Bundle)]`: every field is a bundle (a component, a tuple, or
+//! another derived bundle); the struct's component order is its fields' in
+//! declaration order.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Error, Index, Member, Result};
+
+pub fn derive(input: DeriveInput) -> Result<TokenStream> {
+    let fields = match &input.data {
+        Data::Struct(data) => &data.fields,
+        Data::Enum(data) => return Err(Error::new(
+            data.enum_token.span,
+            format!(
+                "`derive(Bundle)` needs a struct, but `{}` is an enum: a bundle always holds all of its components; \
+                     spawn each variant's components separately, or store the enum as one component",
+                input.ident
+            ),
+        )),
+        Data::Union(data) => {
+            return Err(Error::new(
+                data.union_token.span,
+                format!("`derive(Bundle)` needs a struct, but `{}` is a union", input.ident),
+            ))
+        }
+    };
+    let engine = crate::path::engine();
+    let name = &input.ident;
+    let members: Vec<Member> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match &f.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(i)),
+        })
+        .collect();
+    let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+    for ty in &types {
+        where_clause.predicates.push(syn::parse_quote!(#ty: #engine::Bundle));
+    }
+    where_clause.predicates.push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+    Ok(quote! {
+        const _: () = {
+            #[automatically_derived]
+            #[allow(unsafe_code)]
+            unsafe impl #impl_generics #engine::Bundle for #name #ty_generics #where_clause {
+                fn register_components(
+                    components: &mut #engine::Components,
+                    ids: &mut impl ::core::ops::FnMut(#engine::ComponentId),
+                ) {
+                    #(<#types as #engine::Bundle>::register_components(components, ids);)*
+                }
+
+                unsafe fn get_components(this: *mut Self, f: &mut impl ::core::ops::FnMut(*mut u8)) {
+                    #(unsafe { <#types as #engine::Bundle>::get_components(&raw mut (*this).#members, f) };)*
+                }
+
+                unsafe fn from_components(f: &mut impl ::core::ops::FnMut() -> *mut u8) -> Self {
+                    Self {
+                        #(#members: unsafe { <#types as #engine::Bundle>::from_components(f) },)*
+                    }
+                }
+            }
+        };
+    })
+}

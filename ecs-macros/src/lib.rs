@@ -1,0 +1,36 @@
+//! Derive macros for the `ecs` crate: `Component`, `Bundle` and `Query`.
+//!
+//! Each entry point parses its input, hands it to the module of the same
+//! name, and turns a `syn::Error` into a `compile_error!` at the offending
+//! span. The output names the engine through the path found by
+//! [`path::engine`], so it works from any crate that depends on `ecs`.
+
+mod bundle;
+mod component;
+mod path;
+mod query;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Implements `Component` for a `'static + Send + Sync` struct or enum.
+#[proc_macro_derive(Component)]
+pub fn derive_component(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `Bundle` for a struct whose fields are components or bundles.
+#[proc_macro_derive(Bundle)]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    bundle::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `QueryData` for a struct of `&'w T`, `&'w mut T`, `Mut<'w, T>`,
+/// `Entity` and `Option<..>` fields, so it can be used as a query.
+#[proc_macro_derive(Query)]
+pub fn derive_query(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    query::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}

@@ -1,0 +1,181 @@
+//! `#[derive(Query)]`: a struct of borrowed components is both the query and
+//! the item it yields. The impl delegates to the tuple of its fields' query
+//! types, so it behaves exactly like the equivalent tuple query.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Error, GenericArgument, GenericParam, Index, Member, PathArguments, Result, Type};
+
+pub fn derive(input: DeriveInput) -> Result<TokenStream> {
+    let name = &input.ident;
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new_spanned(
+            name,
+            format!("`derive(Query)` needs a struct of component borrows; `{name}` is not a struct"),
+        ));
+    };
+    let mut lifetimes = Vec::new();
+    for param in &input.generics.params {
+        match param {
+            GenericParam::Lifetime(l) => lifetimes.push(l.lifetime.clone()),
+            other => {
+                return Err(Error::new_spanned(
+                    other,
+                    "`derive(Query)` supports one lifetime parameter (the borrow of the world) and no type or const parameters",
+                ))
+            }
+        }
+    }
+    if lifetimes.len() > 1 {
+        return Err(Error::new_spanned(
+            &input.generics,
+            "`derive(Query)` supports one lifetime parameter (the borrow of the world)",
+        ));
+    }
+    let engine = crate::path::engine();
+    let mut read_only = true;
+    let mut members = Vec::new();
+    let mut inner = Vec::new();
+    for (i, field) in data.fields.iter().enumerate() {
+        members.push(match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(i)),
+        });
+        inner.push(field_query(&field.ty, &engine, &mut read_only)?);
+    }
+    let item = match lifetimes.first() {
+        Some(_) => quote!(#name<'__ecs_w>),
+        None => quote!(#name),
+    };
+    let self_ty = match lifetimes.first() {
+        Some(_) => quote!(#name<'__ecs_self>),
+        None => quote!(#name),
+    };
+    let impl_generics = match lifetimes.first() {
+        Some(_) => quote!(<'__ecs_self>),
+        None => quote!(),
+    };
+    let bindings: Vec<_> =
+        (0..members.len()).map(|i| syn::Ident::new(&format!("__field{i}"), proc_macro2::Span::call_site())).collect();
+    let inner = quote!((#(#inner,)*));
+    let read_only_impl = read_only.then(|| {
+        quote! {
+            #[automatically_derived]
+            #[allow(unsafe_code)]
+            unsafe impl #impl_generics #engine::ReadOnlyQueryData for #self_ty {}
+        }
+    });
+    Ok(quote! {
+        const _: () = {
+            type __Inner = #inner;
+
+            #[automatically_derived]
+            #[allow(unsafe_code)]
+            unsafe impl #impl_generics #engine::QueryData for #self_ty {
+                type Item<'__ecs_w> = #item;
+                type Fetch<'__ecs_w> = <__Inner as #engine::QueryData>::Fetch<'__ecs_w>;
+                type State = <__Inner as #engine::QueryData>::State;
+                type Cache = <__Inner as #engine::QueryData>::Cache;
+
+                fn init_state(components: &mut #engine::Components) -> Self::State {
+                    <__Inner as #engine::QueryData>::init_state(components)
+                }
+
+                fn get_state(components: &#engine::Components) -> ::core::option::Option<Self::State> {
+                    <__Inner as #engine::QueryData>::get_state(components)
+                }
+
+                fn update_access(
+                    state: &Self::State,
+                    components: &#engine::Components,
+                    access: &mut #engine::query::Access,
+                ) {
+                    <__Inner as #engine::QueryData>::update_access(state, components, access)
+                }
+
+                #[inline]
+                fn match_archetype(
+                    state: &Self::State,
+                    archetype: &#engine::Archetype,
+                ) -> ::core::option::Option<Self::Cache> {
+                    <__Inner as #engine::QueryData>::match_archetype(state, archetype)
+                }
+
+                fn dangling_fetch<'__ecs_w>() -> Self::Fetch<'__ecs_w> {
+                    <__Inner as #engine::QueryData>::dangling_fetch()
+                }
+
+                #[inline]
+                unsafe fn init_fetch<'__ecs_w>(
+                    state: &Self::State,
+                    cache: Self::Cache,
+                    archetype: &'__ecs_w #engine::Archetype,
+                ) -> Self::Fetch<'__ecs_w> {
+                    unsafe { <__Inner as #engine::QueryData>::init_fetch(state, cache, archetype) }
+                }
+
+                #[inline(always)]
+                unsafe fn fetch<'__ecs_w>(fetch: &mut Self::Fetch<'__ecs_w>, row: usize) -> Self::Item<'__ecs_w> {
+                    let (#(#bindings,)*) = unsafe { <__Inner as #engine::QueryData>::fetch(fetch, row) };
+                    #name { #(#members: #bindings,)* }
+                }
+            }
+
+            #read_only_impl
+        };
+    })
+}
+
+/// The query type that yields a field of type `ty`.
+fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<TokenStream> {
+    let unsupported = || {
+        Error::new_spanned(
+            ty,
+            format!(
+                "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, or `Option<..>` of these; \
+                 `{}` is none of them",
+                quote!(#ty).to_string().replace(" ", "")
+            ),
+        )
+    };
+    match ty {
+        Type::Reference(reference) => {
+            let elem = &reference.elem;
+            if reference.mutability.is_some() {
+                *read_only = false;
+                Ok(quote!(#engine::__private::MutRef<#elem>))
+            } else {
+                Ok(quote!(&'static #elem))
+            }
+        }
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last().ok_or_else(unsupported)?;
+            let args: Vec<&Type> = match &last.arguments {
+                PathArguments::AngleBracketed(args) => args
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect(),
+                PathArguments::None => Vec::new(),
+                PathArguments::Parenthesized(_) => return Err(unsupported()),
+            };
+            match (last.ident.to_string().as_str(), args.as_slice()) {
+                ("Entity", []) => Ok(quote!(#engine::Entity)),
+                ("Option", [inner]) => {
+                    let inner = field_query(inner, engine, read_only)?;
+                    Ok(quote!(::core::option::Option<#inner>))
+                }
+                ("Mut", [inner]) => {
+                    *read_only = false;
+                    Ok(quote!(&'static mut #inner))
+                }
+                _ => Err(unsupported()),
+            }
+        }
+        Type::Paren(paren) => field_query(&paren.elem, engine, read_only),
+        _ => Err(unsupported()),
+    }
+}

@@ -1,0 +1,18 @@
+#![doc = include_str!("../README.md")]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+// Lets derive output, which names `::ecs`, compile inside this crate.
+extern crate self as ecs;
+
+pub use ecs_core::*;
+pub use ecs_macros::{Bundle, Component, Query};
+
+/// Everything a game needs in scope: `use ecs::prelude::*;`.
+pub mod prelude {
+    pub use ecs_core::{
+        Bundle, Component, ComponentError, Entity, EntityError, EntityRef, Mut, Or, QueryEntityError, QueryState, With,
+        Without, World,
+    };
+    pub use ecs_macros::{Bundle, Component, Query};
+}

@@ -7,7 +7,7 @@ use std::fmt;
 use hashbrown::HashMap;
 
 use crate::bitset::BitSet;
-use crate::column::Column;
+use crate::column::{for_each_unwinding, Column};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 use crate::graph::Edges;
@@ -188,17 +188,11 @@ impl Archetype {
             // SAFETY: every column has `len + 1 > r` rows (invariant).
             unsafe { column.swap_remove_to_end(r) };
         }
-        struct DropRest<'a>(std::slice::IterMut<'a, Column>);
-        impl Drop for DropRest<'_> {
-            fn drop(&mut self) {
-                for column in self.0.by_ref() {
-                    // SAFETY: each column had its removed value moved past
-                    // its end above and it is dropped once here.
-                    unsafe { column.drop_past_end() };
-                }
-            }
-        }
-        drop(DropRest(self.columns.iter_mut()));
+        for_each_unwinding(self.columns.iter_mut(), |column| {
+            // SAFETY: each column had its removed value moved past its end
+            // above, and it is dropped once here.
+            unsafe { column.drop_past_end() }
+        });
         self.entities.get(r).copied()
     }
 
@@ -248,9 +242,7 @@ impl Archetype {
     /// Removes every row, dropping the values and keeping the memory.
     pub(crate) fn clear(&mut self) {
         self.entities.clear();
-        for column in self.columns.iter_mut() {
-            column.clear();
-        }
+        for_each_unwinding(self.columns.iter_mut(), Column::clear);
     }
 
     /// Bytes held by the columns, entity column included.

@@ -243,35 +243,49 @@ impl Column {
         let len = std::mem::replace(&mut self.len, 0);
         let Some(drop_fn) = self.drop else { return };
         // The length is zero before any destructor runs, so a panicking one
-        // cannot lead to a double drop; the guard drops the rest on unwind.
-        struct Rest<'a> {
-            column: &'a Column,
-            next: usize,
-            end: usize,
-            drop: unsafe fn(*mut u8),
-        }
-        impl Drop for Rest<'_> {
-            fn drop(&mut self) {
-                while self.next < self.end {
-                    let row = self.next;
-                    self.next += 1;
-                    // SAFETY: rows below the old length held initialized
-                    // values, each dropped once as `next` moves past it.
-                    unsafe { (self.drop)(self.column.ptr_at(row)) }
-                }
-            }
-        }
-        drop(Rest { column: self, next: 0, end: len, drop: drop_fn });
+        // cannot lead to a double drop, and the others still run.
+        let column = &*self;
+        for_each_unwinding(0..len, |row| {
+            // SAFETY: rows below the old length held initialized values, each
+            // visited once.
+            unsafe { drop_fn(column.ptr_at(row)) }
+        });
     }
 }
 
 impl Drop for Column {
     fn drop(&mut self) {
-        self.clear();
-        if self.layout.size() != 0 && self.capacity != 0 {
-            // SAFETY: allocated with exactly this layout (invariant).
-            unsafe { alloc::dealloc(self.data.as_ptr(), array_layout(self.layout, self.capacity)) }
+        // Frees the memory even if a value's destructor panics.
+        struct Free<'a>(&'a mut Column);
+        impl Drop for Free<'_> {
+            fn drop(&mut self) {
+                let column = &mut *self.0;
+                if column.layout.size() != 0 && column.capacity != 0 {
+                    // SAFETY: allocated with exactly this layout (invariant).
+                    unsafe { alloc::dealloc(column.data.as_ptr(), array_layout(column.layout, column.capacity)) }
+                }
+            }
         }
+        Free(self).0.clear();
+    }
+}
+
+/// Calls `f` on every item; if a call panics, the remaining items are still
+/// visited while the panic unwinds (a second panic aborts, as for any panic
+/// during unwinding). Used to run component destructors so that one
+/// panicking destructor does not leak the values after it.
+pub(crate) fn for_each_unwinding<I: Iterator>(items: I, f: impl FnMut(I::Item)) {
+    struct Rest<I: Iterator, F: FnMut(I::Item)>(I, F);
+    impl<I: Iterator, F: FnMut(I::Item)> Drop for Rest<I, F> {
+        fn drop(&mut self) {
+            for item in self.0.by_ref() {
+                (self.1)(item);
+            }
+        }
+    }
+    let mut rest = Rest(items, f);
+    while let Some(item) = rest.0.next() {
+        (rest.1)(item);
     }
 }
 

@@ -30,6 +30,8 @@ pub mod query;
 mod tuples;
 #[allow(unsafe_code)]
 mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use archetype::{Archetype, ArchetypeId, Archetypes, Row};
 pub use bitset::BitSet;

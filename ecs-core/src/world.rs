@@ -4,9 +4,10 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::bundle::{self, Bundle, BundleId, Bundles};
 use crate::change::Mut;
+use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
@@ -201,9 +202,7 @@ impl World {
     /// level's entities, and query states stay valid.
     pub fn clear(&mut self) {
         self.entities.clear();
-        for archetype in self.archetypes.as_mut_slice() {
-            archetype.clear();
-        }
+        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), Archetype::clear);
     }
 
     /// Iterates the entities that match the read-only query `Q`.

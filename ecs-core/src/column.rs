@@ -284,7 +284,7 @@ pub(crate) fn for_each_unwinding<I: Iterator>(items: I, f: impl FnMut(I::Item)) 
         }
     }
     let mut rest = Rest(items, f);
-    while let Some(item) = rest.0.next() {
+    for item in rest.0.by_ref() {
         (rest.1)(item);
     }
 }

@@ -252,6 +252,11 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_costs_twelve_bytes() {
+        assert_eq!(std::mem::size_of::<Slot>(), 12);
+    }
+
+    #[test]
     fn bits_round_trip() {
         let e = Entity::new(17, NonZeroU32::new(5).unwrap());
         assert_eq!(e.to_bits(), (5 << 32) | 17);

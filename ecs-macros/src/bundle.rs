@@ -9,14 +9,16 @@ use syn::{Data, DeriveInput, Error, Index, Member, Result};
 pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     let fields = match &input.data {
         Data::Struct(data) => &data.fields,
-        Data::Enum(data) => return Err(Error::new(
-            data.enum_token.span,
-            format!(
+        Data::Enum(data) => {
+            return Err(Error::new(
+                data.enum_token.span,
+                format!(
                 "`derive(Bundle)` needs a struct, but `{}` is an enum: a bundle always holds all of its components; \
                      spawn each variant's components separately, or store the enum as one component",
                 input.ident
             ),
-        )),
+            ))
+        }
         Data::Union(data) => {
             return Err(Error::new(
                 data.union_token.span,
@@ -40,7 +42,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     for ty in &types {
         where_clause.predicates.push(syn::parse_quote!(#ty: #engine::Bundle));
     }
-    where_clause.predicates.push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+    // For a generic type, state the requirement where it applies; for a
+    // concrete one, the trait's own supertraits give the clearer error.
+    if input.generics.type_params().next().is_some() {
+        where_clause.predicates.push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+    }
     Ok(quote! {
         const _: () = {
             #[automatically_derived]

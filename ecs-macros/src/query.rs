@@ -129,14 +129,15 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
 /// The query type that yields a field of type `ty`.
 fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<TokenStream> {
     let unsupported = || {
-        Error::new_spanned(
-            ty,
-            format!(
-                "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, or `Option<..>` of these; \
-                 `{}` is none of them",
-                quote!(#ty).to_string().replace(" ", "")
-            ),
-        )
+        let mut message = String::from(
+            "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, or `Option<..>` of these, \
+             where `T` is a component; this field's type is none of them",
+        );
+        if let Type::Path(path) = ty {
+            let shown = path.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+            message.push_str(&format!("; to fetch the component, write `&'w {shown}` or `&'w mut {shown}`"));
+        }
+        Error::new_spanned(ty, message)
     };
     match ty {
         Type::Reference(reference) => {

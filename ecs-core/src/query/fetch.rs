@@ -80,8 +80,9 @@ pub unsafe trait QueryData {
 /// `fetch` never hands out mutable access to a component.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only query",
-    label = "this query hands out `&mut` access",
-    note = "queries through `&World` must be read-only: use `world.query_mut` / `QueryState::iter_mut` with `&mut World`"
+    label = "not read-only query data",
+    note = "`&World` runs read-only queries: `&T` of a component, `Entity`, `Option<..>` and tuples of these",
+    note = "for `&mut T`, use `world.query_mut` / `QueryState::iter_mut` with `&mut World`"
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 

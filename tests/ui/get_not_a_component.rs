@@ -1,0 +1,10 @@
+//! Reading a type without `#[derive(Component)]` from the world.
+use ecs::{Entity, World};
+
+struct NotAComponent;
+
+fn read(world: &World, e: Entity) {
+    let _ = world.get::<NotAComponent>(e);
+}
+
+fn main() {}

@@ -1,0 +1,82 @@
+//! The derives' output must not rely on the user's imports or prelude: no
+//! implicit prelude, no `use`, every path fully qualified.
+#![no_implicit_prelude]
+
+#[derive(::ecs::Component)]
+struct Position(f32);
+
+#[derive(::ecs::Component)]
+struct Velocity {
+    dx: f32,
+}
+
+#[derive(::ecs::Component)]
+enum Team {
+    Red,
+    Blue,
+}
+
+#[derive(::ecs::Component)]
+struct Marker;
+
+#[derive(::ecs::Component)]
+struct Generic<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
+
+#[derive(::ecs::Bundle)]
+struct Mover {
+    pos: Position,
+    vel: Velocity,
+}
+
+#[derive(::ecs::Bundle)]
+struct Unit(Mover, Team);
+
+#[derive(::ecs::Bundle)]
+struct Tagged<B: ::ecs::Bundle> {
+    inner: B,
+    marker: Marker,
+}
+
+#[derive(::ecs::Query)]
+struct Step<'w> {
+    id: ::ecs::Entity,
+    pos: &'w mut Position,
+    vel: ::ecs::Mut<'w, Velocity>,
+    team: ::core::option::Option<&'w Team>,
+}
+
+#[derive(::ecs::Query)]
+struct Read<'w>(&'w Position, ::core::option::Option<&'w Marker>);
+
+#[derive(::ecs::Query)]
+struct Ids {
+    id: ::ecs::Entity,
+}
+
+fn main() {
+    let mut world = ::ecs::World::new();
+    let a = world.spawn(Unit(Mover { pos: Position(0.0), vel: Velocity { dx: 1.0 } }, Team::Red));
+    let b = world.spawn(Tagged { inner: Mover { pos: Position(10.0), vel: Velocity { dx: 2.0 } }, marker: Marker });
+    world.spawn((Generic(1_u8), Team::Blue));
+
+    for mut step in world.query_mut::<Step<'_>>() {
+        step.pos.0 += step.vel.dx;
+        step.vel.dx = 0.0;
+        if step.team.is_some() {
+            ::std::assert_eq!(step.id, a);
+        }
+    }
+    let mut marked = 0;
+    for Read(pos, marker) in world.query::<Read<'_>>() {
+        if marker.is_some() {
+            ::std::assert_eq!(pos.0, 12.0);
+            marked += 1;
+        }
+    }
+    ::std::assert_eq!(marked, 1);
+    let mut state = ::ecs::QueryState::<Ids, ::ecs::With<Marker>>::new(&mut world);
+    for ids in state.iter(&world) {
+        ::std::assert_eq!(ids.id, b);
+    }
+    ::std::assert_eq!(world.get::<Position>(a).map(|p| p.0), ::core::option::Option::Some(1.0));
+}

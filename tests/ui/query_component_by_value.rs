@@ -1,0 +1,10 @@
+//! A query names components by reference: `&Position`, not `Position`.
+use ecs::{Component, World};
+
+#[derive(Component)]
+struct Position(f32);
+
+fn main() {
+    let world = World::new();
+    let _ = world.query::<Position>();
+}

@@ -1,0 +1,9 @@
+//! A query over a type without `#[derive(Component)]`.
+use ecs::World;
+
+struct NotAComponent;
+
+fn main() {
+    let world = World::new();
+    let _ = world.query::<&NotAComponent>();
+}

@@ -1,0 +1,9 @@
+//! Spawning a type that is neither a component nor a bundle.
+use ecs::World;
+
+struct NotAComponent;
+
+fn main() {
+    let mut world = World::new();
+    world.spawn(NotAComponent);
+}

@@ -1,0 +1,67 @@
+//! The derives must not depend on the user's imports or prelude: this file has
+//! no implicit prelude and imports only the derive macros (and `Iterator`, for
+//! the adapters used on query iterators).
+#![no_implicit_prelude]
+
+use ::ecs::{Bundle, Component, Query};
+use ::std::iter::Iterator;
+
+#[derive(Component)]
+struct Pos(f32);
+
+#[derive(Component)]
+struct Vel(f32);
+
+#[derive(Component)]
+struct Tag;
+
+#[derive(Component)]
+struct Generic<T: ::std::marker::Send + ::std::marker::Sync + 'static>(T);
+
+#[derive(Bundle)]
+struct Body {
+    pos: Pos,
+    vel: Vel,
+}
+
+#[derive(Bundle)]
+struct TaggedBody {
+    body: Body,
+    tag: Tag,
+}
+
+#[derive(Query)]
+struct Step<'w> {
+    pos: &'w mut Pos,
+    vel: &'w Vel,
+    tag: ::std::option::Option<&'w Tag>,
+    id: ::ecs::Entity,
+}
+
+#[derive(Query)]
+struct Read<'w> {
+    pos: &'w Pos,
+}
+
+#[test]
+fn derives_work_without_prelude() {
+    let mut world = ::ecs::World::new();
+    let a = world.spawn(Body { pos: Pos(1.0), vel: Vel(2.0) });
+    let b = world.spawn(TaggedBody { body: Body { pos: Pos(10.0), vel: Vel(20.0) }, tag: Tag });
+    let _ = world.spawn((Generic(1u8), Pos(0.0)));
+
+    let mut tagged = 0;
+    for s in world.query_mut::<Step<'_>>() {
+        *s.pos = Pos(s.pos.0 + s.vel.0);
+        if s.tag.is_some() {
+            ::std::assert_eq!(s.id, b);
+            tagged += 1;
+        }
+    }
+    ::std::assert_eq!(tagged, 1);
+    ::std::assert_eq!(world.get::<Pos>(a).map(|p| p.0), ::std::option::Option::Some(3.0));
+    ::std::assert_eq!(world.get::<Pos>(b).map(|p| p.0), ::std::option::Option::Some(30.0));
+    let sum: f32 = world.query::<Read<'_>>().map(|r| r.pos.0).sum();
+    ::std::assert_eq!(sum, 33.0);
+    ::std::assert!(!world.has::<Generic<u8>>(a));
+}

@@ -10,7 +10,7 @@ use crate::bitset::BitSet;
 use crate::column::{for_each_unwinding, Column};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
-use crate::graph::Edges;
+use crate::graph::{Edges, NO_COLUMN};
 
 /// The index of an archetype in its world. Archetypes are never removed, so an
 /// id stays valid for the world's lifetime.
@@ -62,7 +62,6 @@ pub struct Archetype {
     columns: Box<[Column]>,
     entities: Vec<Entity>,
     bits: BitSet,
-    pub(crate) edges: Edges,
 }
 
 impl Archetype {
@@ -78,7 +77,6 @@ impl Archetype {
             components,
             entities: Vec::new(),
             bits,
-            edges: Edges::default(),
         }
     }
 
@@ -133,11 +131,6 @@ impl Archetype {
     #[inline]
     pub(crate) fn column(&self, index: usize) -> &Column {
         &self.columns[index]
-    }
-
-    #[inline]
-    pub(crate) fn column_mut(&mut self, index: usize) -> &mut Column {
-        &mut self.columns[index]
     }
 
     #[inline]
@@ -196,44 +189,35 @@ impl Archetype {
         self.entities.get(r).copied()
     }
 
-    /// Moves `row` into `dst`, whose components must include every component
-    /// here; returns the new row in `dst` and the entity moved into `row` here.
-    pub(crate) fn move_row_to_superset(&mut self, row: Row, dst: &mut Archetype) -> (Row, Option<Entity>) {
-        assert!(
-            self.components.iter().all(|&c| dst.contains(c)),
-            "destination archetype lacks a component of the source"
-        );
-        // SAFETY: no column is missing from `dst`, so no value needs forgetting.
-        unsafe { self.move_row(row, dst) }
-    }
-
-    /// Moves `row` into `dst`. Columns that `dst` lacks are shortened without
-    /// dropping their value.
+    /// Moves `row` into `dst` along a cached column map: `map[i]` is the
+    /// column of `dst` that receives column `i`, or `NO_COLUMN` for a
+    /// component `dst` lacks, whose value is forgotten (the caller moved it
+    /// out). Returns the new row in `dst` and the entity moved into `row`
+    /// here.
     ///
     /// # Safety
     /// - `row` is in bounds;
-    /// - for every component not in `dst`, the value in `row` has already been
-    ///   moved out;
+    /// - `map` has one entry per column here, and each entry other than
+    ///   `NO_COLUMN` is the column of `dst` storing the same component, each
+    ///   used once;
+    /// - for every `NO_COLUMN` entry, the value in `row` has been moved out;
     /// - after the call, the caller pushes a value to every column of `dst`
-    ///   that this archetype lacks, before `dst` is used again.
-    pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype) -> (Row, Option<Entity>) {
+    ///   that `map` does not name, before `dst` is used again.
+    #[inline]
+    pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype, map: &[u32]) -> (Row, Option<Entity>) {
+        debug_assert_eq!(map.len(), self.columns.len());
         let r = row.index();
         let entity = self.entities.swap_remove(r);
         let new_row = dst.push_entity(entity);
-        let mut d = 0;
-        for (i, column) in self.columns.iter_mut().enumerate() {
-            let id = self.components[i];
-            // Both signatures are sorted: walk them together instead of
-            // searching.
-            while d < dst.components.len() && dst.components[d] < id {
-                d += 1;
-            }
-            if d < dst.components.len() && dst.components[d] == id {
-                // SAFETY: `r` is in bounds and the columns store the same type.
-                unsafe { column.move_to(r, &mut dst.columns[d]) };
-            } else {
+        for (column, &to) in self.columns.iter_mut().zip(map) {
+            if to == NO_COLUMN {
                 // SAFETY: the caller moved this value out already.
                 unsafe { column.swap_remove_forget(r) };
+            } else {
+                // SAFETY: `r` is in bounds; the map sends this column to the
+                // target column of the same component (caller), which
+                // `move_to` re-checks in debug builds.
+                unsafe { column.move_to(r, &mut dst.columns[to as usize]) };
             }
         }
         (new_row, self.entities.get(r).copied())
@@ -283,12 +267,14 @@ impl fmt::Debug for Archetype {
 /// Every archetype of a world, and the index from signature to archetype.
 pub struct Archetypes {
     archetypes: Vec<Archetype>,
+    /// The graph: `edges[i]` holds the cached transitions out of archetype `i`.
+    edges: Vec<Edges>,
     by_signature: HashMap<Box<[ComponentId]>, ArchetypeId>,
 }
 
 impl Archetypes {
     pub(crate) fn new(components: &Components) -> Self {
-        let mut archetypes = Archetypes { archetypes: Vec::new(), by_signature: HashMap::new() };
+        let mut archetypes = Archetypes { archetypes: Vec::new(), edges: Vec::new(), by_signature: HashMap::new() };
         let empty = archetypes.get_or_create(Box::new([]), components);
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
         archetypes
@@ -328,17 +314,37 @@ impl Archetypes {
         &mut self.archetypes[id.index()]
     }
 
-    /// Two distinct archetypes, both mutable.
-    pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype) {
+    /// The transitions cached out of archetype `id`.
+    #[inline]
+    pub(crate) fn edges(&self, id: ArchetypeId) -> &Edges {
+        &self.edges[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn edges_mut(&mut self, id: ArchetypeId) -> &mut Edges {
+        &mut self.edges[id.index()]
+    }
+
+    /// Two distinct archetypes, both mutable, and the edges out of the first.
+    #[inline]
+    pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype, &Edges) {
         assert_ne!(a, b, "pair_mut needs two distinct archetypes");
+        let edges = &self.edges[a.index()];
         let (a, b) = (a.index(), b.index());
         if a < b {
             let (lo, hi) = self.archetypes.split_at_mut(b);
-            (&mut lo[a], &mut hi[0])
+            (&mut lo[a], &mut hi[0], edges)
         } else {
             let (lo, hi) = self.archetypes.split_at_mut(a);
-            (&mut hi[0], &mut lo[b])
+            (&mut hi[0], &mut lo[b], edges)
         }
+    }
+
+    /// Archetype `table`, mutable, and the edges out of archetype `from`
+    /// (the same or another).
+    #[inline]
+    pub(crate) fn table_and_edges(&mut self, table: ArchetypeId, from: ArchetypeId) -> (&mut Archetype, &Edges) {
+        (&mut self.archetypes[table.index()], &self.edges[from.index()])
     }
 
     /// The archetype whose signature is `components` (sorted, no duplicates),
@@ -349,6 +355,7 @@ impl Archetypes {
         }
         let id = ArchetypeId(u32::try_from(self.archetypes.len()).expect("more than u32::MAX archetypes"));
         self.archetypes.push(Archetype::new(id, components.clone(), registry));
+        self.edges.push(Edges::default());
         self.by_signature.insert(components, id);
         id
     }

@@ -79,11 +79,17 @@ impl Column {
     }
 
     /// Makes room for `additional` more values.
+    #[inline]
     pub fn reserve(&mut self, additional: usize) {
-        let needed = self.len.checked_add(additional).expect("column overflow");
-        if needed <= self.capacity {
-            return;
+        if additional > self.capacity - self.len {
+            self.grow(additional);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        let needed = self.len.checked_add(additional).expect("column overflow");
         let new_capacity = needed.max(self.capacity.saturating_mul(2)).max(4);
         let new_layout = array_layout(self.layout, new_capacity);
         let new_data = if self.capacity == 0 {
@@ -123,10 +129,36 @@ impl Column {
         self.reserve(1);
         // SAFETY: `reserve` made row `len` part of the allocation, and the
         // caller guarantees `src` is a distinct valid value of the same layout.
-        unsafe {
-            std::ptr::copy_nonoverlapping(src, self.ptr_at(self.len), self.layout.size());
-        }
+        unsafe { copy_value(src, self.ptr_at(self.len), self.layout.size()) };
         self.len += 1;
+    }
+
+    /// Appends `value`.
+    ///
+    /// # Safety
+    /// `C` is this column's type.
+    #[inline]
+    pub unsafe fn push_typed<C: 'static>(&mut self, value: C) {
+        debug_assert_eq!(self.type_id, TypeId::of::<C>());
+        self.reserve(1);
+        // SAFETY: `reserve` made row `len` part of the allocation, which is
+        // aligned for `C` (the caller's type promise).
+        unsafe { self.ptr_at(self.len).cast::<C>().write(value) };
+        self.len += 1;
+    }
+
+    /// Moves the value at `row` out as a `C`, leaving the row uninitialized:
+    /// the caller must then remove the row with [`Column::swap_remove_forget`].
+    ///
+    /// # Safety
+    /// - `C` is this column's type;
+    /// - `row < len`, and the value is read out only once.
+    #[inline]
+    pub unsafe fn read_typed<C: 'static>(&self, row: usize) -> C {
+        debug_assert_eq!(self.type_id, TypeId::of::<C>());
+        debug_assert!(row < self.len);
+        // SAFETY: a valid `C` at an in-bounds row (caller).
+        unsafe { self.ptr_at(row).cast::<C>().read() }
     }
 
     /// Exchanges the value at `row` with the one at `other`: the column takes
@@ -205,7 +237,7 @@ impl Column {
     /// - `dst` stores the same component type.
     #[inline]
     pub unsafe fn move_to(&mut self, row: usize, dst: &mut Column) {
-        debug_assert_eq!(self.type_id, dst.type_id);
+        debug_assert_eq!(self.type_id, dst.type_id, "moving a value between columns of different types");
         // SAFETY: the value at `row` is valid and of `dst`'s type; after the
         // copy it is treated as moved out and the hole is filled.
         unsafe {
@@ -286,6 +318,35 @@ pub(crate) fn for_each_unwinding<I: Iterator>(items: I, f: impl FnMut(I::Item)) 
     let mut rest = Rest(items, f);
     for item in rest.0.by_ref() {
         (rest.1)(item);
+    }
+}
+
+/// Copies one value of `size` bytes. Component values are mostly small: the
+/// common sizes become a single load and store instead of a `memcpy` call.
+///
+/// # Safety
+/// `src` and `dst` are valid for `size` bytes and do not overlap.
+#[inline(always)]
+unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    /// # Safety
+    /// As for `copy_value`, with `N == size`.
+    #[inline(always)]
+    unsafe fn copy<const N: usize>(src: *const u8, dst: *mut u8) {
+        // SAFETY: `[u8; N]` has alignment 1 and `N` valid bytes (caller).
+        unsafe { dst.cast::<[u8; N]>().write(src.cast::<[u8; N]>().read()) }
+    }
+    // SAFETY: each arm copies exactly `size` bytes (caller's bounds).
+    unsafe {
+        match size {
+            0 => {}
+            4 => copy::<4>(src, dst),
+            8 => copy::<8>(src, dst),
+            12 => copy::<12>(src, dst),
+            16 => copy::<16>(src, dst),
+            24 => copy::<24>(src, dst),
+            32 => copy::<32>(src, dst),
+            _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
     }
 }
 

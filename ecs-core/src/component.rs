@@ -5,6 +5,8 @@ use std::alloc::Layout;
 use std::any::TypeId;
 use std::fmt;
 
+use std::hash::{BuildHasherDefault, Hasher};
+
 use hashbrown::HashMap;
 
 /// A type that can be stored on entities.
@@ -108,7 +110,7 @@ impl fmt::Debug for ComponentInfo {
 #[derive(Default, Debug)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
-    by_type: HashMap<TypeId, ComponentId>,
+    by_type: TypeIdMap<ComponentId>,
 }
 
 impl Components {
@@ -158,5 +160,38 @@ impl Components {
     /// All registered components, in id order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &ComponentInfo> {
         self.infos.iter()
+    }
+}
+
+/// A map keyed by `TypeId`. A `TypeId` is already a well-mixed hash of the
+/// type, so hashing it again is wasted work on every spawn and insert.
+pub(crate) type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
+
+/// Uses the `TypeId`'s own bits as the hash.
+#[derive(Default)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= n as u64 ^ (n >> 64) as u64;
+    }
+
+    // `TypeId` hashes through the integer methods above; anything else is
+    // folded in bytewise so the hasher stays correct, if slower.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
     }
 }

@@ -135,9 +135,10 @@ impl Entities {
     ///
     /// # Panics
     /// When all `u32::MAX` indices are in use.
+    #[inline]
     pub fn alloc(&mut self, location: EntityLocation) -> Entity {
-        self.live += 1;
         if let Some(index) = self.free.pop() {
+            self.live += 1;
             let slot = &mut self.slots[index as usize];
             slot.location = location;
             Entity::new(index, slot.generation)
@@ -147,6 +148,7 @@ impl Entities {
                 .filter(|&i| i < u32::MAX)
                 .expect("entity index space exhausted: more than u32::MAX - 1 entity slots");
             self.slots.push(Slot { generation: NonZeroU32::MIN, location });
+            self.live += 1;
             Entity::new(index, NonZeroU32::MIN)
         }
     }

@@ -1,77 +1,169 @@
 //! The archetype graph: each archetype remembers, per bundle inserted or
-//! removed, which archetype that leads to, so a structural change after the
-//! first costs an array lookup instead of building and hashing a signature.
+//! removed, which archetype that leads to and how the columns line up, so a
+//! structural change after the first costs an array lookup and one row move,
+//! with no signature to build, hash or search.
 
-use crate::archetype::{ArchetypeId, Archetypes};
+use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::bundle::{BundleId, BundleInfo};
 use crate::component::Components;
 
-/// The cached transitions out of one archetype, indexed by bundle id.
+/// Marks a source column that has no column in the target (it is removed).
+pub(crate) const NO_COLUMN: u32 = u32::MAX;
+
+/// What inserting one bundle into one archetype does.
+#[derive(Debug)]
+pub(crate) struct InsertEdge {
+    pub target: ArchetypeId,
+    /// For each source column, its column in the target.
+    pub move_map: Box<[u32]>,
+    /// For each bundle component (in component order), its target column.
+    pub columns: Box<[u32]>,
+    /// For each bundle component, whether the source already has it (the
+    /// insert overwrites it).
+    pub existed: Box<[bool]>,
+    /// No bundle component exists in the source: every value is appended.
+    pub adds_only: bool,
+}
+
+/// What removing one bundle from one archetype does.
+#[derive(Debug)]
+pub(crate) struct RemoveEdge {
+    pub target: ArchetypeId,
+    /// For each source column, its column in the target, or `NO_COLUMN` for
+    /// the removed components.
+    pub move_map: Box<[u32]>,
+    /// For each bundle component (in component order), its source column.
+    pub columns: Box<[u32]>,
+}
+
+/// Edges indexed by bundle id, stored densely: `slots[bundle]` is one plus
+/// the edge's index in `edges`, or zero when not computed yet.
+#[derive(Debug)]
+struct Sparse<E> {
+    slots: Vec<u32>,
+    edges: Vec<E>,
+}
+
+impl<E> Default for Sparse<E> {
+    fn default() -> Self {
+        Sparse { slots: Vec::new(), edges: Vec::new() }
+    }
+}
+
+impl<E> Sparse<E> {
+    #[inline]
+    fn get(&self, bundle: BundleId) -> Option<&E> {
+        match self.slots.get(bundle.index()) {
+            Some(&slot) if slot != 0 => Some(&self.edges[slot as usize - 1]),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, bundle: BundleId, edge: E) {
+        if self.slots.len() <= bundle.index() {
+            self.slots.resize(bundle.index() + 1, 0);
+        }
+        self.edges.push(edge);
+        self.slots[bundle.index()] = self.edges.len() as u32;
+    }
+}
+
+/// The cached transitions out of one archetype.
 #[derive(Default, Debug)]
 pub(crate) struct Edges {
-    insert: Vec<ArchetypeId>,
-    remove: Vec<ArchetypeId>,
+    insert: Sparse<InsertEdge>,
+    remove: Sparse<RemoveEdge>,
 }
 
-fn lookup(edges: &[ArchetypeId], bundle: BundleId) -> Option<ArchetypeId> {
-    edges.get(bundle.index()).copied().filter(|&id| id != ArchetypeId::INVALID)
-}
-
-fn store(edges: &mut Vec<ArchetypeId>, bundle: BundleId, target: ArchetypeId) {
-    if edges.len() <= bundle.index() {
-        edges.resize(bundle.index() + 1, ArchetypeId::INVALID);
+impl Edges {
+    /// The insert edge for `bundle`; it must have been computed.
+    #[inline]
+    pub fn insert(&self, bundle: BundleId) -> &InsertEdge {
+        self.insert.get(bundle).expect("insert edge computed first")
     }
-    edges[bundle.index()] = target;
+
+    /// The remove edge for `bundle`; it must have been computed.
+    #[inline]
+    pub fn remove(&self, bundle: BundleId) -> &RemoveEdge {
+        self.remove.get(bundle).expect("remove edge computed first")
+    }
 }
 
 impl Archetypes {
-    /// The archetype an entity of `source` moves to when `bundle` is inserted.
+    /// Makes sure the edge for inserting `bundle` into `source` exists, and
+    /// returns its target.
     #[inline]
-    pub(crate) fn insert_target(
+    pub(crate) fn insert_edge(
         &mut self,
         source: ArchetypeId,
         bundle: &BundleInfo,
         components: &Components,
     ) -> ArchetypeId {
-        if let Some(target) = lookup(&self.get(source).edges.insert, bundle.id()) {
-            return target;
+        match self.edges(source).insert.get(bundle.id()) {
+            Some(edge) => edge.target,
+            None => self.new_insert_edge(source, bundle, components),
         }
-        self.insert_target_slow(source, bundle, components)
     }
 
     #[cold]
-    fn insert_target_slow(&mut self, source: ArchetypeId, bundle: &BundleInfo, components: &Components) -> ArchetypeId {
+    fn new_insert_edge(&mut self, source: ArchetypeId, bundle: &BundleInfo, components: &Components) -> ArchetypeId {
         let mut signature = self.get(source).components().to_vec();
         signature.extend_from_slice(bundle.sorted_components());
         signature.sort_unstable();
         signature.dedup();
-        let target = self.get_or_create(signature.into_boxed_slice(), components);
-        store(&mut self.get_mut(source).edges.insert, bundle.id(), target);
-        target
+        let target_id = self.get_or_create(signature.into_boxed_slice(), components);
+        let (src, target) = (self.get(source), self.get(target_id));
+        let existed: Box<[bool]> = bundle.components().iter().map(|&c| src.contains(c)).collect();
+        let edge = InsertEdge {
+            target: target_id,
+            move_map: column_map(src, target),
+            columns: bundle.components().iter().map(|&c| column_of(target, c)).collect(),
+            adds_only: !existed.contains(&true),
+            existed,
+        };
+        self.edges_mut(source).insert.insert(bundle.id(), edge);
+        target_id
     }
 
-    /// The archetype an entity of `source` moves to when `bundle` is removed;
-    /// the caller has checked that `source` holds all of the bundle.
+    /// Makes sure the edge for removing `bundle` from `source` exists, and
+    /// returns its target. The caller has checked that `source` holds every
+    /// component of the bundle.
     #[inline]
-    pub(crate) fn remove_target(
+    pub(crate) fn remove_edge(
         &mut self,
         source: ArchetypeId,
         bundle: &BundleInfo,
         components: &Components,
     ) -> ArchetypeId {
-        if let Some(target) = lookup(&self.get(source).edges.remove, bundle.id()) {
-            return target;
+        match self.edges(source).remove.get(bundle.id()) {
+            Some(edge) => edge.target,
+            None => self.new_remove_edge(source, bundle, components),
         }
-        self.remove_target_slow(source, bundle, components)
     }
 
     #[cold]
-    fn remove_target_slow(&mut self, source: ArchetypeId, bundle: &BundleInfo, components: &Components) -> ArchetypeId {
+    fn new_remove_edge(&mut self, source: ArchetypeId, bundle: &BundleInfo, components: &Components) -> ArchetypeId {
         let removed = bundle.sorted_components();
         let signature: Box<[_]> =
             self.get(source).components().iter().copied().filter(|c| removed.binary_search(c).is_err()).collect();
-        let target = self.get_or_create(signature, components);
-        store(&mut self.get_mut(source).edges.remove, bundle.id(), target);
-        target
+        let target_id = self.get_or_create(signature, components);
+        let (src, target) = (self.get(source), self.get(target_id));
+        let edge = RemoveEdge {
+            target: target_id,
+            move_map: column_map(src, target),
+            columns: bundle.components().iter().map(|&c| column_of(src, c)).collect(),
+        };
+        self.edges_mut(source).remove.insert(bundle.id(), edge);
+        target_id
     }
+}
+
+/// For each column of `from`, the column of `to` with the same component, or
+/// `NO_COLUMN`.
+fn column_map(from: &Archetype, to: &Archetype) -> Box<[u32]> {
+    from.components().iter().map(|&c| to.column_index(c).map_or(NO_COLUMN, |i| i as u32)).collect()
+}
+
+fn column_of(archetype: &Archetype, component: crate::component::ComponentId) -> u32 {
+    archetype.column_index(component).expect("archetype holds the bundle's component") as u32
 }

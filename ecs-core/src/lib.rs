@@ -27,6 +27,8 @@ mod error;
 mod graph;
 #[allow(unsafe_code)]
 pub mod query;
+#[allow(unsafe_code)]
+mod structural;
 mod tuples;
 #[allow(unsafe_code)]
 mod world;
@@ -35,7 +37,7 @@ mod world_tests;
 
 pub use archetype::{Archetype, ArchetypeId, Archetypes, Row};
 pub use bitset::BitSet;
-pub use bundle::{Bundle, BundleId, BundleInfo};
+pub use bundle::{Bundle, BundleId, BundleInfo, ComponentReader, ComponentWriter};
 pub use change::Mut;
 pub use component::{Component, ComponentId, ComponentInfo, Components};
 pub use entity::Entity;

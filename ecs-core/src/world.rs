@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
-use crate::bundle::{self, Bundle, BundleId, Bundles};
+use crate::bundle::{Bundle, BundleId, Bundles};
 use crate::change::Mut;
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
@@ -13,6 +13,7 @@ use crate::entity::{Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, EntityError};
 use crate::query::{check_access, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::structural;
 
 /// A process-unique world id, so a query state can refuse a foreign world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,12 +84,7 @@ impl World {
     /// If the bundle holds one component type twice.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let info = self.bundles.register::<B>(&mut self.components);
-        let archetype_id = bundle::spawn_archetype(info, &mut self.archetypes, &self.components);
-        let archetype = self.archetypes.get_mut(archetype_id);
-        let location = EntityLocation { archetype: archetype_id, row: Row(archetype.len() as u32) };
-        let entity = self.entities.alloc(location);
-        bundle::write_new_row(bundle, info, archetype, entity);
-        entity
+        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components)
     }
 
     /// Spawns one entity per bundle that `bundles` yields. The returned
@@ -110,7 +106,7 @@ impl World {
         let bundles = bundles.into_iter();
         let info = self.bundles.register::<I::Item>(&mut self.components);
         let bundle = info.id();
-        let archetype = bundle::spawn_archetype(info, &mut self.archetypes, &self.components);
+        let archetype = self.archetypes.insert_edge(ArchetypeId::EMPTY, info, &self.components);
         let additional = bundles.size_hint().0;
         self.archetypes.get_mut(archetype).reserve(additional);
         self.entities.reserve(additional);
@@ -122,7 +118,7 @@ impl World {
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
-        bundle::insert(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, entity, location);
+        structural::insert(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, entity, location);
         Ok(())
     }
 
@@ -131,7 +127,7 @@ impl World {
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
-        bundle::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)
+        structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)
     }
 
     /// Removes `entity` and drops its components. Its handle, and every copy
@@ -336,11 +332,7 @@ where
         let bundle = self.bundles.next()?;
         let world = &mut *self.world;
         let info = world.bundles.get(self.bundle);
-        let archetype = world.archetypes.get_mut(self.archetype);
-        let entity =
-            world.entities.alloc(EntityLocation { archetype: self.archetype, row: Row(archetype.len() as u32) });
-        bundle::write_new_row(bundle, info, archetype, entity);
-        Some(entity)
+        Some(structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

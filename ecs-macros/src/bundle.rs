@@ -3,7 +3,7 @@
 //! declaration order.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Error, Index, Member, Result};
 
 pub fn derive(input: DeriveInput) -> Result<TokenStream> {
@@ -37,6 +37,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         })
         .collect();
     let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+    let bindings: Vec<_> = (0..members.len()).map(|i| format_ident!("__field{i}")).collect();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
     for ty in &types {
@@ -59,13 +60,20 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     #(<#types as #engine::Bundle>::register_components(components, ids);)*
                 }
 
+                #[inline(always)]
+                fn write_components(self, writer: &mut impl #engine::ComponentWriter) {
+                    let Self { #(#members: #bindings,)* } = self;
+                    #(<#types as #engine::Bundle>::write_components(#bindings, writer);)*
+                }
+
                 unsafe fn get_components(this: *mut Self, f: &mut impl ::core::ops::FnMut(*mut u8)) {
                     #(unsafe { <#types as #engine::Bundle>::get_components(&raw mut (*this).#members, f) };)*
                 }
 
-                unsafe fn from_components(f: &mut impl ::core::ops::FnMut() -> *mut u8) -> Self {
+                #[inline(always)]
+                fn read_components(reader: &mut impl #engine::ComponentReader) -> Self {
                     Self {
-                        #(#members: unsafe { <#types as #engine::Bundle>::from_components(f) },)*
+                        #(#members: <#types as #engine::Bundle>::read_components(reader),)*
                     }
                 }
             }

@@ -67,7 +67,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Examines the archetypes created since the last update.
+    #[inline]
     fn update(&mut self, world: &World) {
+        if self.world_id != world.id() || self.archetypes_seen != world.archetypes().len() {
+            self.update_slow(world);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn update_slow(&mut self, world: &World) {
         assert!(
             self.world_id == world.id(),
             "QueryState<{}> used with a world other than the one it was built for",

@@ -1,0 +1,225 @@
+//! Structural changes: writing a bundle into a new row, inserting one into
+//! an entity (moving it to a wider archetype), and taking one out (moving it
+//! to a narrower one). Each follows an edge of the archetype graph, whose
+//! cached column maps say where every value goes.
+
+use std::any::TypeId;
+use std::mem::ManuallyDrop;
+
+use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::bundle::{Bundle, BundleInfo, ComponentReader, ComponentWriter};
+use crate::column::Column;
+use crate::component::{Component, Components};
+use crate::entity::{Entities, Entity, EntityLocation};
+use crate::error::ComponentError;
+
+/// Appends each value it receives to the next column of a list.
+struct PushColumns<'a> {
+    columns: &'a mut [Column],
+    /// The column of each bundle component, in component order.
+    targets: &'a [u32],
+    next: usize,
+}
+
+impl ComponentWriter for PushColumns<'_> {
+    #[inline(always)]
+    fn write<C: Component>(&mut self, value: C) {
+        let column = &mut self.columns[self.targets[self.next] as usize];
+        self.next += 1;
+        // SAFETY: the `Bundle` contract makes the `next`-th value written a
+        // value of the `next`-th component, and `targets` maps it to that
+        // component's column (built from the same component order).
+        unsafe { column.push_typed(value) };
+    }
+}
+
+/// Moves each value it is asked for out of one row of a list of columns.
+struct ReadColumns<'a> {
+    columns: &'a [Column],
+    /// The column of each bundle component, in component order.
+    sources: &'a [u32],
+    row: usize,
+    next: usize,
+}
+
+impl ComponentReader for ReadColumns<'_> {
+    #[inline(always)]
+    fn read<C: Component>(&mut self) -> C {
+        let column = &self.columns[self.sources[self.next] as usize];
+        self.next += 1;
+        // SAFETY: as for `PushColumns`, the column stores `C`; the row is live
+        // and each column is read once, after which the caller forgets the
+        // value (`take`).
+        unsafe { column.read_typed(self.row) }
+    }
+}
+
+/// Spawns `bundle` into its spawn archetype (the target of inserting it into
+/// the empty archetype) and returns the new entity.
+#[inline]
+pub(crate) fn spawn<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+) -> Entity {
+    let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
+    spawn_into(bundle, info, archetypes, entities, target)
+}
+
+/// Spawns `bundle` into `target`, which must be its spawn archetype (from
+/// [`Archetypes::insert_edge`] on the empty archetype).
+#[inline]
+pub(crate) fn spawn_into<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    target: ArchetypeId,
+) -> Entity {
+    debug_assert_eq!(info.type_id(), TypeId::of::<B>());
+    let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
+    let edge = edges.insert(info.id());
+    assert_eq!(edge.target, target, "spawn target is not the bundle's spawn archetype");
+    let row = Row(archetype.len() as u32);
+    let entity = entities.alloc(EntityLocation { archetype: target, row });
+    archetype.push_entity(entity);
+    bundle.write_components(&mut PushColumns { columns: archetype.columns_mut(), targets: &edge.columns, next: 0 });
+    entity
+}
+
+/// Inserts `bundle` into the live `entity` at `location`: moves it to the
+/// archetype that has the bundle's components as well as its own, then
+/// writes each component, adding it or overwriting (and dropping) the old
+/// value. The tables and the entity table are consistent before any old
+/// value is dropped.
+pub(crate) fn insert<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+    entity: Entity,
+    location: EntityLocation,
+) {
+    debug_assert_eq!(info.type_id(), TypeId::of::<B>());
+    let source = location.archetype;
+    let target = archetypes.insert_edge(source, info, components);
+    if target == source {
+        // Every component exists: overwrite in place.
+        let (archetype, edges) = archetypes.table_and_edges(source, source);
+        let edge = edges.insert(info.id());
+        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components);
+        return;
+    }
+    let (src, dst, edges) = archetypes.pair_mut(source, target);
+    let edge = edges.insert(info.id());
+    // SAFETY: `location.row` is the entity's live row; the insert edge's map
+    // sends every source column to the target column of the same component
+    // (no `NO_COLUMN`: the target has every source component); the columns
+    // the map does not name are the bundle's new components, written below.
+    let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
+    if let Some(moved) = moved {
+        entities.set_location(moved.index(), location);
+    }
+    entities.set_location(entity.index(), EntityLocation { archetype: target, row });
+    if edge.adds_only {
+        bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0 });
+    } else {
+        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components);
+    }
+}
+
+/// Writes each component of `bundle` into `row`: appended where `existed`
+/// says the entity lacked it (that column ends at `row`), swapped in where it
+/// had it. Then drops the old values, which the swap left in the bundle's
+/// memory.
+fn overwrite<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    columns: &mut [Column],
+    row: Row,
+    targets: &[u32],
+    existed: &[bool],
+    components: &Components,
+) {
+    let r = row.index();
+    let mut bundle = ManuallyDrop::new(bundle);
+    let mut field = 0;
+    // SAFETY: `bundle` is a valid `B` and, by the `Bundle` contract, its
+    // `field`-th pointer is a value of the `field`-th component, whose column
+    // is `targets[field]`. A new component's column ends at `r` and an
+    // existing one holds a value at `r`: asserted before each write. Every
+    // value is moved out of the bundle or swapped with the old one.
+    unsafe {
+        B::get_components(&mut *bundle, &mut |ptr| {
+            let column = &mut columns[targets[field] as usize];
+            if existed[field] {
+                assert!(r < column.len(), "overwritten component has no value");
+                column.swap_value(r, ptr);
+            } else {
+                assert_eq!(column.len(), r, "added component column out of step");
+                column.push(ptr);
+            }
+            field += 1;
+        });
+    }
+    // Every table is consistent now; drop the replaced values. A panicking
+    // destructor leaks the replaced values after it, never a live one.
+    let mut field = 0;
+    // SAFETY: the fields of existing components now hold the old values
+    // (swapped in), valid and owned by nobody else, each dropped once. The
+    // other fields were moved into columns and are not touched.
+    unsafe {
+        B::get_components(&mut *bundle, &mut |ptr| {
+            if existed[field] {
+                if let Some(drop) = components.info(info.components()[field]).drop_fn() {
+                    drop(ptr);
+                }
+            }
+            field += 1;
+        });
+    }
+}
+
+/// Takes the components of bundle `B` out of the live `entity` at
+/// `location` and moves the entity to the archetype without them.
+pub(crate) fn take<B: Bundle>(
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+    entity: Entity,
+    location: EntityLocation,
+) -> Result<B, ComponentError> {
+    debug_assert_eq!(info.type_id(), TypeId::of::<B>());
+    let source = location.archetype;
+    if let Some(&missing) = info.components().iter().find(|&&id| !archetypes[source].contains(id)) {
+        return Err(ComponentError::MissingComponent { entity, component: components.name(missing) });
+    }
+    let target = archetypes.remove_edge(source, info, components);
+    if target == source {
+        // Only the empty bundle removes nothing.
+        let (src, _) = archetypes.table_and_edges(source, source);
+        return Ok(B::read_components(&mut ReadColumns { columns: src.columns_mut(), sources: &[], row: 0, next: 0 }));
+    }
+    let (src, dst, edges) = archetypes.pair_mut(source, target);
+    let edge = edges.remove(info.id());
+    let value = B::read_components(&mut ReadColumns {
+        columns: src.columns_mut(),
+        sources: &edge.columns,
+        row: location.row.index(),
+        next: 0,
+    });
+    // SAFETY: `location.row` is live; the remove edge's map sends each kept
+    // column to the target column of the same component and marks the
+    // removed ones `NO_COLUMN`, whose values were just moved out into
+    // `value`; the target has no column the source lacks.
+    let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
+    if let Some(moved) = moved {
+        entities.set_location(moved.index(), location);
+    }
+    entities.set_location(entity.index(), EntityLocation { archetype: target, row });
+    Ok(value)
+}

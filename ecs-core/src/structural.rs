@@ -120,10 +120,7 @@ pub(crate) fn insert<B: Bundle>(
     // (no `NO_COLUMN`: the target has every source component); the columns
     // the map does not name are the bundle's new components, written below.
     let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
-    if let Some(moved) = moved {
-        entities.set_location(moved.index(), location);
-    }
-    entities.set_location(entity.index(), EntityLocation { archetype: target, row });
+    record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
     if edge.adds_only {
         bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0 });
     } else {
@@ -165,21 +162,54 @@ fn overwrite<B: Bundle>(
             field += 1;
         });
     }
-    // Every table is consistent now; drop the replaced values. A panicking
-    // destructor leaks the replaced values after it, never a live one.
-    let mut field = 0;
-    // SAFETY: the fields of existing components now hold the old values
-    // (swapped in), valid and owned by nobody else, each dropped once. The
-    // other fields were moved into columns and are not touched.
-    unsafe {
-        B::get_components(&mut *bundle, &mut |ptr| {
-            if existed[field] {
-                if let Some(drop) = components.info(info.components()[field]).drop_fn() {
-                    drop(ptr);
+    // Every table is consistent now; drop the replaced values, which sit in
+    // the bundle's memory. If one destructor panics, the guard drops the
+    // rest while unwinding.
+    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, done: 0 };
+    old.drop_remaining();
+}
+
+/// Drops the replaced values left in a bundle's memory by [`overwrite`],
+/// resuming after the last one attempted if dropped during unwinding.
+struct DropReplaced<'a, B: Bundle> {
+    bundle: *mut B,
+    info: &'a BundleInfo,
+    existed: &'a [bool],
+    components: &'a Components,
+    /// Fields below `done` have been handled.
+    done: usize,
+}
+
+impl<B: Bundle> DropReplaced<'_, B> {
+    fn drop_remaining(&mut self) {
+        let (bundle, info, existed, components) = (self.bundle, self.info, self.existed, self.components);
+        let done = &mut self.done;
+        let mut field = 0;
+        // SAFETY: `bundle` points to the `ManuallyDrop` bundle of
+        // `overwrite`, still alive. The fields of existing components hold
+        // the old values (swapped in), valid and owned by nobody else; `done`
+        // moves past each field before its destructor runs, so each is
+        // dropped at most once even if one panics. The other fields were
+        // moved into columns and are not touched.
+        unsafe {
+            B::get_components(bundle, &mut |ptr| {
+                if field == *done {
+                    *done += 1;
+                    if existed[field] {
+                        if let Some(drop) = components.info(info.components()[field]).drop_fn() {
+                            drop(ptr);
+                        }
+                    }
                 }
-            }
-            field += 1;
-        });
+                field += 1;
+            });
+        }
+    }
+}
+
+impl<B: Bundle> Drop for DropReplaced<'_, B> {
+    fn drop(&mut self) {
+        self.drop_remaining();
     }
 }
 
@@ -217,9 +247,22 @@ pub(crate) fn take<B: Bundle>(
     // removed ones `NO_COLUMN`, whose values were just moved out into
     // `value`; the target has no column the source lacks.
     let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
-    if let Some(moved) = moved {
-        entities.set_location(moved.index(), location);
-    }
-    entities.set_location(entity.index(), EntityLocation { archetype: target, row });
+    record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
     Ok(value)
+}
+
+/// Records a row move in the entity table: `entity` went from `from` to
+/// `to`, and `filler`, if any, took its old row.
+#[inline]
+fn record_move(
+    entities: &mut Entities,
+    entity: Entity,
+    filler: Option<Entity>,
+    from: EntityLocation,
+    to: EntityLocation,
+) {
+    if let Some(filler) = filler {
+        entities.set_location(filler.index(), from);
+    }
+    entities.set_location(entity.index(), to);
 }

@@ -188,7 +188,7 @@ impl Column {
         if row != last {
             // SAFETY: both rows are in bounds and distinct.
             unsafe {
-                std::ptr::copy_nonoverlapping(self.ptr_at(last), self.ptr_at(row), self.layout.size());
+                copy_value(self.ptr_at(last), self.ptr_at(row), self.layout.size());
             }
         }
         self.len = last;
@@ -321,30 +321,38 @@ pub(crate) fn for_each_unwinding<I: Iterator>(items: I, f: impl FnMut(I::Item)) 
     }
 }
 
-/// Copies one value of `size` bytes. Component values are mostly small: the
-/// common sizes become a single load and store instead of a `memcpy` call.
+/// Copies one value of `size` bytes. Component values are mostly small:
+/// sizes up to 32 bytes are copied with two possibly overlapping loads and
+/// stores of a fixed width, instead of a `memcpy` call.
 ///
 /// # Safety
 /// `src` and `dst` are valid for `size` bytes and do not overlap.
 #[inline(always)]
 unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    /// Copies `[0, W)` and `[size - W, size)`: all of `size` when
+    /// `W <= size <= 2 * W`.
+    ///
     /// # Safety
-    /// As for `copy_value`, with `N == size`.
+    /// As for `copy_value`, with `W <= size`.
     #[inline(always)]
-    unsafe fn copy<const N: usize>(src: *const u8, dst: *mut u8) {
-        // SAFETY: `[u8; N]` has alignment 1 and `N` valid bytes (caller).
-        unsafe { dst.cast::<[u8; N]>().write(src.cast::<[u8; N]>().read()) }
+    unsafe fn two<W: Copy>(src: *const u8, dst: *mut u8, size: usize) {
+        let w = std::mem::size_of::<W>();
+        // SAFETY: both windows lie within the `size` valid bytes, and unaligned
+        // reads and writes are used.
+        unsafe {
+            let head = src.cast::<W>().read_unaligned();
+            let tail = src.add(size - w).cast::<W>().read_unaligned();
+            dst.cast::<W>().write_unaligned(head);
+            dst.add(size - w).cast::<W>().write_unaligned(tail);
+        }
     }
-    // SAFETY: each arm copies exactly `size` bytes (caller's bounds).
+    // SAFETY: each arm stays within `size` bytes (caller's bounds).
     unsafe {
         match size {
             0 => {}
-            4 => copy::<4>(src, dst),
-            8 => copy::<8>(src, dst),
-            12 => copy::<12>(src, dst),
-            16 => copy::<16>(src, dst),
-            24 => copy::<24>(src, dst),
-            32 => copy::<32>(src, dst),
+            4..=7 => two::<u32>(src, dst, size),
+            8..=15 => two::<u64>(src, dst, size),
+            16..=32 => two::<u128>(src, dst, size),
             _ => std::ptr::copy_nonoverlapping(src, dst, size),
         }
     }

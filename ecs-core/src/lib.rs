@@ -3,7 +3,9 @@
 //! the derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `bundle`) and the query fetch modules; every block states why it holds.
+//! `bundle`, `structural`), the query modules, and the two places where
+//! `world` starts a query iterator; each of those modules opts in with
+//! `#[allow(unsafe_code)]`, and every block states why it holds.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -3,7 +3,7 @@
 //! Each entry point parses its input, hands it to the module of the same
 //! name, and turns a `syn::Error` into a `compile_error!` at the offending
 //! span. The output names the engine through the path found by
-//! [`path::engine`], so it works from any crate that depends on `ecs`.
+//! `path::engine`, so it works from any crate that depends on `ecs`.
 
 mod bundle;
 mod component;

@@ -376,3 +376,24 @@ fn derived_query_aliasing_with_tuple_member_panics() {
     world.spawn((Mass(1.0), Name("x".into())));
     let _ = QueryState::<(MassMut<'_>, &Mass)>::new(&mut world);
 }
+
+/// A query struct declared through `macro_rules!`, whose field types arrive
+/// as `$t:ty` fragments (invisible groups around the type).
+macro_rules! declare_query {
+    ($name:ident { $($field:ident: $t:ty),* }) => {
+        #[derive(Query)]
+        struct $name<'w> {
+            $($field: $t,)*
+        }
+    };
+}
+
+declare_query!(MacroMass { mass: &'w Mass, entity: Entity });
+
+#[test]
+fn derived_query_declared_by_a_macro() {
+    let mut world = World::new();
+    let a = world.spawn((Mass(3.0),));
+    let got: Vec<(Entity, f32)> = world.query::<MacroMass<'_>>().map(|q| (q.entity, q.mass.0)).collect();
+    assert_eq!(got, [(a, 3.0)]);
+}

@@ -670,6 +670,33 @@ fn spawn_batch_empty_and_filtered_source() {
 }
 
 #[test]
+fn spawn_batch_from_an_endless_source_reserves_only_what_it_takes() {
+    // An endless range promises no length: nothing is reserved up front, and
+    // `take` gives the batch an exact length.
+    let mut world = World::new();
+    let es: Vec<Entity> = world.spawn_batch((0..).map(|i| (Health(i),)).take(50)).collect();
+    assert_eq!((es.len(), world.len()), (50, 50));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn spawn_batch_whose_source_panics_keeps_what_it_spawned() {
+    let mut world = World::new();
+    let source = (0..10).map(|i| {
+        assert!(i != 3, "bundle source failed");
+        (Health(i),)
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn_batch(source).count()));
+    assert!(result.is_err());
+    // Entities 0, 1 and 2 were spawned; the source was not polled again while
+    // unwinding.
+    let mut spawned: Vec<i32> = world.query::<&Health>().map(|h| h.0).collect();
+    spawned.sort_unstable();
+    assert_eq!(spawned, [0, 1, 2]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
 fn spawn_batch_reuses_freed_indices() {
     let mut world = World::new();
     let es: Vec<Entity> = world.spawn_batch((0..10).map(|i| (Health(i),))).collect();

@@ -167,13 +167,13 @@ impl Archetype {
         row
     }
 
-    /// Removes `row` and drops its values; returns the entity that was moved
-    /// into `row` to fill the hole, if any.
+    /// Removes `row` and drops its values; the last row moves into its place
+    /// (the caller records that move in the entity table first).
     ///
     /// Every column and the entity column are made consistent before the
     /// first destructor runs, and a destructor that panics does not stop the
     /// others from running.
-    pub(crate) fn remove_row(&mut self, row: Row) -> Option<Entity> {
+    pub(crate) fn remove_row(&mut self, row: Row) {
         let r = row.index();
         assert!(r < self.entities.len(), "row out of bounds");
         self.entities.swap_remove(r);
@@ -186,7 +186,6 @@ impl Archetype {
             // above, and it is dropped once here.
             unsafe { column.drop_past_end() }
         });
-        self.entities.get(r).copied()
     }
 
     /// Moves `row` into `dst` along a cached column map: `map[i]` is the
@@ -206,6 +205,8 @@ impl Archetype {
     #[inline]
     pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype, map: &[u32]) -> (Row, Option<Entity>) {
         debug_assert_eq!(map.len(), self.columns.len());
+        // Grow first: once values start moving, nothing may panic.
+        dst.reserve(1);
         let r = row.index();
         let entity = self.entities.swap_remove(r);
         let new_row = dst.push_entity(entity);

@@ -32,14 +32,18 @@ use crate::component::{Component, ComponentId, Components, TypeIdMap};
 /// - `write_components` calls `writer.write::<C>` once per component, in
 ///   that order, with `C` that component's type;
 /// - `get_components` calls `f` once per component, in that order, with a
-///   pointer to that component's value inside `*this`; it reads, moves and
+///   pointer to that component's value inside `*this`, aligned for the
+///   component's type (so no `repr(packed)` bundles); it reads, moves and
 ///   drops nothing itself;
 /// - `read_components` calls `reader.read::<C>` once per component, in that
 ///   order, with `C` that component's type, and builds `Self` from the
-///   values.
+///   values;
+/// - `write_components`, `get_components` and `read_components` do not
+///   panic: the world is mid-write while they run.
 ///
 /// The world writes each value into the column that order assigns it, so a
-/// wrong order or type would put a value in a column of another type.
+/// wrong order or type would put a value in a column of another type. The
+/// derive, tuples and single components meet all of this.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "not a bundle of components",

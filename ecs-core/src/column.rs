@@ -4,6 +4,7 @@
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use crate::component::ComponentInfo;
@@ -337,13 +338,15 @@ unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
     #[inline(always)]
     unsafe fn two<W: Copy>(src: *const u8, dst: *mut u8, size: usize) {
         let w = std::mem::size_of::<W>();
-        // SAFETY: both windows lie within the `size` valid bytes, and unaligned
-        // reads and writes are used.
+        // SAFETY: both windows lie within the `size` valid bytes. The bytes
+        // travel as `MaybeUninit<W>`, which may hold padding, niches and
+        // pointers with their provenance, like the value's own bytes; reads
+        // and writes are unaligned.
         unsafe {
-            let head = src.cast::<W>().read_unaligned();
-            let tail = src.add(size - w).cast::<W>().read_unaligned();
-            dst.cast::<W>().write_unaligned(head);
-            dst.add(size - w).cast::<W>().write_unaligned(tail);
+            let head = src.cast::<MaybeUninit<W>>().read_unaligned();
+            let tail = src.add(size - w).cast::<MaybeUninit<W>>().read_unaligned();
+            dst.cast::<MaybeUninit<W>>().write_unaligned(head);
+            dst.add(size - w).cast::<MaybeUninit<W>>().write_unaligned(tail);
         }
     }
     // SAFETY: each arm stays within `size` bytes (caller's bounds).
@@ -361,7 +364,7 @@ unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
 fn dangling(layout: Layout) -> NonNull<u8> {
     // An address equal to the alignment is non-null and aligned; it is never
     // dereferenced for more than zero bytes.
-    NonNull::new(layout.align() as *mut u8).expect("alignment is non-zero")
+    NonNull::new(std::ptr::without_provenance_mut(layout.align())).expect("alignment is non-zero")
 }
 
 fn array_layout(item: Layout, n: usize) -> Layout {

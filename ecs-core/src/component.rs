@@ -83,7 +83,9 @@ impl ComponentInfo {
         self.layout
     }
 
-    /// The function that drops one value in place, if the type needs dropping.
+    /// The function that drops one value in place, if the type needs
+    /// dropping. Calling it is `unsafe`: the pointer must point to a valid,
+    /// aligned value of this component's type, which is never used again.
     #[inline]
     pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
         self.drop

@@ -76,15 +76,15 @@ pub(crate) struct Edges {
 }
 
 impl Edges {
-    /// The insert edge for `bundle`; it must have been computed.
+    /// The edge for inserting `bundle`; it must have been computed.
     #[inline]
-    pub fn insert(&self, bundle: BundleId) -> &InsertEdge {
+    pub fn inserting(&self, bundle: BundleId) -> &InsertEdge {
         self.insert.get(bundle).expect("insert edge computed first")
     }
 
-    /// The remove edge for `bundle`; it must have been computed.
+    /// The edge for removing `bundle`; it must have been computed.
     #[inline]
-    pub fn remove(&self, bundle: BundleId) -> &RemoveEdge {
+    pub fn removing(&self, bundle: BundleId) -> &RemoveEdge {
         self.remove.get(bundle).expect("remove edge computed first")
     }
 }

@@ -3,8 +3,7 @@
 //! the derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `bundle`, `structural`), the query modules, and the two places where
-//! `world` starts a query iterator; each of those modules opts in with
+//! `bundle`, `structural`) and the query modules; each of those opts in with
 //! `#[allow(unsafe_code)]`, and every block states why it holds.
 
 #![deny(unsafe_code)]
@@ -32,21 +31,29 @@ pub mod query;
 #[allow(unsafe_code)]
 mod structural;
 mod tuples;
-#[allow(unsafe_code)]
 mod world;
 #[cfg(test)]
 mod world_tests;
 
-pub use archetype::{Archetype, ArchetypeId, Archetypes, Row};
-pub use bitset::BitSet;
-pub use bundle::{Bundle, BundleId, BundleInfo, ComponentReader, ComponentWriter};
+pub use bundle::Bundle;
 pub use change::Mut;
-pub use component::{Component, ComponentId, ComponentInfo, Components};
+pub use component::{Component, ComponentId};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, QueryEntityError};
 pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use world::{SpawnBatch, World, WorldId};
+
+/// The storage layer under the world: archetype tables, the component and
+/// bundle registries, and the traits through which bundles hand over their
+/// values. Needed to implement [`QueryData`], [`QueryFilter`] or [`Bundle`]
+/// by hand, or to inspect how a world is laid out.
+pub mod storage {
+    pub use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
+    pub use crate::bitset::BitSet;
+    pub use crate::bundle::{BundleId, BundleInfo, ComponentReader, ComponentWriter};
+    pub use crate::component::{ComponentInfo, Components};
+}
 
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]

@@ -80,8 +80,10 @@ pub(crate) fn spawn_into<B: Bundle>(
 ) -> Entity {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
-    let edge = edges.insert(info.id());
+    let edge = edges.inserting(info.id());
     assert_eq!(edge.target, target, "spawn target is not the bundle's spawn archetype");
+    // Grow first: once the row is started, nothing may panic.
+    archetype.reserve(1);
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
@@ -109,12 +111,12 @@ pub(crate) fn insert<B: Bundle>(
     if target == source {
         // Every component exists: overwrite in place.
         let (archetype, edges) = archetypes.table_and_edges(source, source);
-        let edge = edges.insert(info.id());
+        let edge = edges.inserting(info.id());
         overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components);
         return;
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
-    let edge = edges.insert(info.id());
+    let edge = edges.inserting(info.id());
     // SAFETY: `location.row` is the entity's live row; the insert edge's map
     // sends every source column to the target column of the same component
     // (no `NO_COLUMN`: the target has every source component); the columns
@@ -235,7 +237,7 @@ pub(crate) fn take<B: Bundle>(
         return Ok(B::read_components(&mut ReadColumns { columns: src.columns_mut(), sources: &[], row: 0, next: 0 }));
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
-    let edge = edges.remove(info.id());
+    let edge = edges.removing(info.id());
     let value = B::read_components(&mut ReadColumns {
         columns: src.columns_mut(),
         sources: &edge.columns,

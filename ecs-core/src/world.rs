@@ -12,7 +12,7 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, EntityError};
-use crate::query::{check_access, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::structural;
 
 /// A process-unique world id, so a query state can refuse a foreign world.
@@ -88,8 +88,9 @@ impl World {
     }
 
     /// Spawns one entity per bundle that `bundles` yields. The returned
-    /// iterator yields the new handles; dropping it early still spawns the
-    /// rest.
+    /// iterator yields the new handles as it spawns; dropping it early still
+    /// spawns the rest (so do not pass an endless iterator and stop early).
+    /// The tables grow once up front when the iterator knows its length.
     ///
     /// ```
     /// # use ecs::{Component, World};
@@ -107,7 +108,12 @@ impl World {
         let info = self.bundles.register::<I::Item>(&mut self.components);
         let bundle = info.id();
         let archetype = self.archetypes.insert_edge(ArchetypeId::EMPTY, info, &self.components);
-        let additional = bundles.size_hint().0;
+        // Reserve what the iterator promises, but not a guessed lower bound
+        // of an endless or filtered one.
+        let additional = match bundles.size_hint() {
+            (lower, Some(upper)) if lower == upper => lower.min(u32::MAX as usize),
+            (lower, _) => lower.min(1 << 16),
+        };
         self.archetypes.get_mut(archetype).reserve(additional);
         self.entities.reserve(additional);
         SpawnBatch { world: self, bundles, bundle, archetype }
@@ -211,9 +217,7 @@ impl World {
 
     /// Iterates the entities that match the read-only query `Q` and pass `F`.
     pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
-        let states = Q::get_state(&self.components).zip(F::get_state(&self.components));
-        // SAFETY: `Q` is read-only.
-        unsafe { QueryIter::scan(self.archetypes.as_slice(), states) }
+        QueryIter::over_world(self)
     }
 
     /// Iterates the entities that match `Q`, with mutable access.
@@ -229,12 +233,7 @@ impl World {
     /// # Panics
     /// If `Q` would alias a component (`(&mut A, &A)`).
     pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
-        let q_state = Q::init_state(&mut self.components);
-        let f_state = F::init_state(&mut self.components);
-        check_access::<Q>(&q_state, &self.components);
-        // SAFETY: the exclusive borrow of the world covers the iterator's
-        // lifetime, and `check_access` refused aliasing queries.
-        unsafe { QueryIter::scan(self.archetypes.as_slice(), Some((q_state, f_state))) }
+        QueryIter::over_world_mut(self)
     }
 
     /// The registry of component types this world has seen.
@@ -353,6 +352,10 @@ where
     I::Item: Bundle,
 {
     fn drop(&mut self) {
-        for _ in self.by_ref() {}
+        // While unwinding (from the bundle iterator itself, most likely),
+        // stop instead of pulling more bundles from it.
+        if !std::thread::panicking() {
+            for _ in self.by_ref() {}
+        }
     }
 }

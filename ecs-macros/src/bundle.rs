@@ -26,6 +26,16 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             ))
         }
     };
+    if let Some(attr) = input.attrs.iter().find(|a| a.path().is_ident("repr") && is_packed(a)) {
+        return Err(Error::new_spanned(
+            attr,
+            format!(
+                "`derive(Bundle)` does not support `repr(packed)`: the world moves components out of `{}` \
+                 through pointers to its fields, which must be aligned",
+                input.ident
+            ),
+        ));
+    }
     let engine = crate::path::engine();
     let name = &input.ident;
     let members: Vec<Member> = fields
@@ -54,14 +64,14 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             #[allow(unsafe_code)]
             unsafe impl #impl_generics #engine::Bundle for #name #ty_generics #where_clause {
                 fn register_components(
-                    components: &mut #engine::Components,
+                    components: &mut #engine::storage::Components,
                     ids: &mut impl ::core::ops::FnMut(#engine::ComponentId),
                 ) {
                     #(<#types as #engine::Bundle>::register_components(components, ids);)*
                 }
 
                 #[inline(always)]
-                fn write_components(self, writer: &mut impl #engine::ComponentWriter) {
+                fn write_components(self, writer: &mut impl #engine::storage::ComponentWriter) {
                     let Self { #(#members: #bindings,)* } = self;
                     #(<#types as #engine::Bundle>::write_components(#bindings, writer);)*
                 }
@@ -71,7 +81,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 }
 
                 #[inline(always)]
-                fn read_components(reader: &mut impl #engine::ComponentReader) -> Self {
+                fn read_components(reader: &mut impl #engine::storage::ComponentReader) -> Self {
                     Self {
                         #(#members: <#types as #engine::Bundle>::read_components(reader),)*
                     }
@@ -79,4 +89,19 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             }
         };
     })
+}
+
+/// Whether a `#[repr(..)]` attribute asks for `packed` (with or without an
+/// alignment).
+fn is_packed(attr: &syn::Attribute) -> bool {
+    let mut packed = false;
+    let _ = attr.parse_nested_meta(|meta| {
+        packed |= meta.path.is_ident("packed");
+        if meta.input.peek(syn::token::Paren) {
+            let _content;
+            syn::parenthesized!(_content in meta.input);
+        }
+        Ok(())
+    });
+    packed
 }

@@ -77,17 +77,17 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 type State = <__Inner as #engine::QueryData>::State;
                 type Cache = <__Inner as #engine::QueryData>::Cache;
 
-                fn init_state(components: &mut #engine::Components) -> Self::State {
+                fn init_state(components: &mut #engine::storage::Components) -> Self::State {
                     <__Inner as #engine::QueryData>::init_state(components)
                 }
 
-                fn get_state(components: &#engine::Components) -> ::core::option::Option<Self::State> {
+                fn get_state(components: &#engine::storage::Components) -> ::core::option::Option<Self::State> {
                     <__Inner as #engine::QueryData>::get_state(components)
                 }
 
                 fn update_access(
                     state: &Self::State,
-                    components: &#engine::Components,
+                    components: &#engine::storage::Components,
                     access: &mut #engine::query::Access,
                 ) {
                     <__Inner as #engine::QueryData>::update_access(state, components, access)
@@ -96,7 +96,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 #[inline]
                 fn match_archetype(
                     state: &Self::State,
-                    archetype: &#engine::Archetype,
+                    archetype: &#engine::storage::Archetype,
                 ) -> ::core::option::Option<Self::Cache> {
                     <__Inner as #engine::QueryData>::match_archetype(state, archetype)
                 }
@@ -109,7 +109,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 unsafe fn init_fetch<'__ecs_w>(
                     state: &Self::State,
                     cache: Self::Cache,
-                    archetype: &'__ecs_w #engine::Archetype,
+                    archetype: &'__ecs_w #engine::storage::Archetype,
                 ) -> Self::Fetch<'__ecs_w> {
                     unsafe { <__Inner as #engine::QueryData>::init_fetch(state, cache, archetype) }
                 }
@@ -177,6 +177,8 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
             }
         }
         Type::Paren(paren) => field_query(&paren.elem, engine, read_only),
+        // A type passed through a `macro_rules!` `$t:ty` fragment.
+        Type::Group(group) => field_query(&group.elem, engine, read_only),
         _ => Err(unsupported()),
     }
 }

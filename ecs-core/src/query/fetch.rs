@@ -34,7 +34,7 @@ pub unsafe trait QueryData {
     /// What the query yields per entity.
     type Item<'w>;
     /// Per-archetype cursor: raw pointers to the start of the columns.
-    type Fetch<'w>: Clone;
+    type Fetch<'w>;
     /// Component ids, computed once per query state.
     type State: Clone + Send + Sync + 'static;
     /// Per matched archetype: where the columns are, computed once per
@@ -68,6 +68,8 @@ pub unsafe trait QueryData {
     /// # Safety
     /// - `fetch` came from `init_fetch` for an archetype that has not been
     ///   changed structurally since, and `row` is below its length;
+    /// - nothing mutates the components the query reads while `'w` lasts
+    ///   (for `&World` queries, the shared borrow of the world ensures it);
     /// - if the query is not read-only, the caller has exclusive access to
     ///   the fetched components for `'w`, and fetches each row at most once
     ///   while its items live.
@@ -154,8 +156,8 @@ unsafe impl<T: Component> QueryData for &T {
 
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
-        // SAFETY: `row` is in bounds and the column is not mutated while the
-        // shared borrow `'w` lives (caller).
+        // SAFETY: `row` is in bounds and nothing mutates the column while
+        // `'w` lasts (both from the caller's contract).
         unsafe { &*fetch.at(row) }
     }
 }

@@ -26,7 +26,7 @@ pub unsafe trait QueryFilter {
     /// Component ids, computed once per query state.
     type State: Clone + Send + Sync + 'static;
     /// Per-archetype data for the row test.
-    type Fetch<'w>: Clone;
+    type Fetch<'w>;
     /// Whether the filter decides per archetype alone.
     const IS_ARCHETYPAL: bool;
 

@@ -4,8 +4,10 @@
 use std::slice;
 
 use crate::archetype::{Archetype, ArchetypeId};
-use crate::query::fetch::QueryData;
+use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
+use crate::query::state::init_checked;
+use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
 /// or a scan of every archetype (one-off queries, which keep no cache).
@@ -14,12 +16,54 @@ enum Cursor<'s, C> {
     Scan(usize),
 }
 
+impl<C> Clone for Cursor<'_, C> {
+    fn clone(&self) -> Self {
+        match self {
+            Cursor::Cached(iter) => Cursor::Cached(iter.clone()),
+            Cursor::Scan(next) => Cursor::Scan(*next),
+        }
+    }
+}
+
+impl<'s, C: Copy> Cursor<'s, C> {
+    /// The next archetype of `archetypes` that the query matches, with its
+    /// cache.
+    #[inline]
+    fn next<'w, Q, F>(
+        &mut self,
+        archetypes: &'w [Archetype],
+        states: &(Q::State, F::State),
+    ) -> Option<(&'w Archetype, C)>
+    where
+        Q: QueryData<Cache = C>,
+        F: QueryFilter,
+    {
+        match self {
+            Cursor::Cached(iter) => iter.next().map(|&(id, cache)| (&archetypes[id.index()], cache)),
+            Cursor::Scan(next) => {
+                while let Some(archetype) = archetypes.get(*next) {
+                    *next += 1;
+                    if !F::matches(&states.1, archetype) {
+                        continue;
+                    }
+                    if let Some(cache) = Q::match_archetype(&states.0, archetype) {
+                        return Some((archetype, cache));
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
 /// The iterator of a query's items.
 ///
-/// A `for` loop and the internal iteration of `for_each`, `fold`, `sum` and
-/// `count` are both cheap: the per-row path is a bounds compare and pointer
-/// arithmetic, and archetype switches happen outside it; `fold` runs as a
-/// nested loop over archetypes and rows.
+/// The per-row path is a bounds compare and pointer arithmetic; archetype
+/// switches happen outside it. `fold`, and so `for_each`, `sum` and
+/// `count`, runs as a nested loop over archetypes and rows that the
+/// compiler can vectorize. On large tables a plain `for` loop is about as
+/// fast; over many small tables prefer `for_each` in hot loops, since a
+/// `for` loop's row-at-a-time `next` cannot be vectorized.
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
     archetypes: &'w [Archetype],
     /// `None` when the query can match nothing (it names a component the
@@ -62,7 +106,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     ///
     /// # Safety
     /// As for [`QueryIter::cached`]: the access condition on `Q`.
-    pub(crate) unsafe fn scan(archetypes: &'w [Archetype], states: Option<(Q::State, F::State)>) -> Self {
+    unsafe fn scan(archetypes: &'w [Archetype], states: Option<(Q::State, F::State)>) -> Self {
         QueryIter {
             archetypes,
             states,
@@ -74,75 +118,65 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         }
     }
 
-    /// The next matched archetype after the cursor, with its cache.
-    #[inline]
-    fn next_match(&mut self) -> Option<(&'w Archetype, Q::Cache)> {
-        let (q_state, f_state) = self.states.as_ref()?;
-        match &mut self.cursor {
-            Cursor::Cached(iter) => iter.next().map(|&(id, cache)| (&self.archetypes[id.index()], cache)),
-            Cursor::Scan(next) => {
-                while let Some(archetype) = self.archetypes.get(*next) {
-                    *next += 1;
-                    if !F::matches(f_state, archetype) {
-                        continue;
-                    }
-                    if let Some(cache) = Q::match_archetype(q_state, archetype) {
-                        return Some((archetype, cache));
-                    }
-                }
-                None
-            }
-        }
+    /// A one-off read-only query over `world`, which keeps no cache: it
+    /// checks every archetype as it goes.
+    pub(crate) fn over_world(world: &'w World) -> Self
+    where
+        Q: ReadOnlyQueryData,
+    {
+        let components = world.components();
+        let states = Q::get_state(components).zip(F::get_state(components));
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { QueryIter::scan(world.archetypes().as_slice(), states) }
+    }
+
+    /// A one-off query over `world` with mutable access, which keeps no
+    /// cache.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub(crate) fn over_world_mut(world: &'w mut World) -> Self {
+        let states = init_checked::<Q, F>(world.components_mut());
+        let world: &'w World = world;
+        // SAFETY: the exclusive borrow of the world covers `'w`, and
+        // `init_checked` refused aliasing queries.
+        unsafe { QueryIter::scan(world.archetypes().as_slice(), Some(states)) }
     }
 
     /// Moves to the next matched archetype with rows; false at the end.
     #[inline]
     fn next_archetype(&mut self) -> bool {
-        loop {
-            let Some((archetype, cache)) = self.next_match() else {
-                return false;
-            };
+        let Some(states) = &self.states else { return false };
+        while let Some((archetype, cache)) = self.cursor.next::<Q, F>(self.archetypes, states) {
             if archetype.is_empty() {
                 continue;
             }
-            let (q_state, f_state) = self.states.as_ref().expect("next_match found states");
             // SAFETY: `cache` came from `Q::match_archetype` for this
             // archetype, which passes `F::matches` (constructor contract or
-            // the scan above).
+            // the scan in `Cursor::next`).
             unsafe {
-                self.fetch = Q::init_fetch(q_state, cache, archetype);
-                self.filter = F::init_fetch(f_state, archetype);
+                self.fetch = Q::init_fetch(&states.0, cache, archetype);
+                self.filter = F::init_fetch(&states.1, archetype);
             }
             self.row = 0;
             self.len = archetype.len();
             return true;
         }
+        false
     }
 
-    /// Number of entities left, counted per archetype without visiting rows
+    /// Number of entities left, counted per archetype without visiting rows,
     /// when the filter is archetypal.
-    fn remaining(&self) -> Option<usize>
-    where
-        Q::Cache: Copy,
-    {
+    fn remaining(&self) -> Option<usize> {
         if !F::IS_ARCHETYPAL {
             return None;
         }
-        let mut rest = QueryIter::<Q, F> {
-            archetypes: self.archetypes,
-            states: self.states.clone(),
-            cursor: match &self.cursor {
-                Cursor::Cached(iter) => Cursor::Cached(iter.clone()),
-                Cursor::Scan(next) => Cursor::Scan(*next),
-            },
-            fetch: Q::dangling_fetch(),
-            filter: F::dangling_fetch(),
-            row: 0,
-            len: 0,
-        };
         let mut n = self.len - self.row;
-        while let Some((archetype, _)) = rest.next_match() {
-            n += archetype.len();
+        if let Some(states) = &self.states {
+            let mut cursor = self.cursor.clone();
+            while let Some((archetype, _)) = cursor.next::<Q, F>(self.archetypes, states) {
+                n += archetype.len();
+            }
         }
         Some(n)
     }

@@ -18,5 +18,4 @@ pub use access::Access;
 pub use fetch::{ColumnFetch, MutRef, QueryData, ReadOnlyQueryData};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
-pub(crate) use state::check_access;
 pub use state::QueryState;

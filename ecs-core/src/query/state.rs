@@ -58,9 +58,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Panics
     /// If the query would alias a component (see the type's docs).
     pub fn new(world: &mut World) -> Self {
-        let q_state = Q::init_state(world.components_mut());
-        let f_state = F::init_state(world.components_mut());
-        check_access::<Q>(&q_state, world.components());
+        let (q_state, f_state) = init_checked::<Q, F>(world.components_mut());
         let mut state = QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new() };
         state.update(world);
         state
@@ -189,11 +187,14 @@ impl<Q: QueryData, F: QueryFilter> fmt::Debug for QueryState<Q, F> {
     }
 }
 
-/// Panics if the query borrows a component mutably together with any other
-/// borrow of it.
-pub(crate) fn check_access<Q: QueryData>(q_state: &Q::State, components: &Components) {
+/// Builds the states of query `Q` with filter `F`, registering the component
+/// types they name, and panics if `Q` borrows a component mutably together
+/// with any other borrow of it.
+pub(crate) fn init_checked<Q: QueryData, F: QueryFilter>(components: &mut Components) -> (Q::State, F::State) {
+    let q_state = Q::init_state(components);
+    let f_state = F::init_state(components);
     let mut access = Access::new();
-    Q::update_access(q_state, components, &mut access);
+    Q::update_access(&q_state, components, &mut access);
     if let Some(&id) = access.conflicts().first() {
         panic!(
             "error[E0001]: query `{}` borrows component `{}` mutably while also borrowing it elsewhere in the same query; \
@@ -202,4 +203,5 @@ pub(crate) fn check_access<Q: QueryData>(q_state: &Q::State, components: &Compon
             components.name(id),
         );
     }
+    (q_state, f_state)
 }

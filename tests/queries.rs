@@ -857,3 +857,60 @@ fn query_state_survives_clear() {
     assert_eq!(got, vec![(e, Pos(42, 0))]);
     assert_eq!(state.get(&world, e).map(|(_, p)| *p), Ok(Pos(42, 0)));
 }
+
+// ------------------------------------------------------------------ query_one
+
+#[test]
+fn query_one_reads_several_components_of_one_entity() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1, 2), Vel(3, 4), Label("a".into())));
+    let b = world.spawn((Pos(5, 6),));
+    let (pos, vel, label) = world.query_one::<(&Pos, Option<&Vel>, Option<&Label>)>(a).unwrap();
+    assert_eq!((pos, vel, label.map(|l| l.0.as_str())), (&Pos(1, 2), Some(&Vel(3, 4)), Some("a")));
+    let (pos, vel, label) = world.query_one::<(&Pos, Option<&Vel>, Option<&Label>)>(b).unwrap();
+    assert_eq!((pos, vel, label.is_none()), (&Pos(5, 6), None, true));
+    assert_eq!(world.query_one::<Entity>(b), Ok(b));
+}
+
+#[test]
+fn query_one_errors_name_the_entity_and_query() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1, 2),));
+    assert_eq!(
+        world.query_one::<&Vel>(a).unwrap_err(),
+        QueryEntityError::QueryDoesNotMatch { entity: a, query: type_name::<&Vel>() }
+    );
+    // A component type this world has never seen.
+    assert_eq!(
+        world.query_one::<&Big>(a).unwrap_err(),
+        QueryEntityError::QueryDoesNotMatch { entity: a, query: type_name::<&Big>() }
+    );
+    world.despawn(a).unwrap();
+    assert_eq!(world.query_one::<&Pos>(a).unwrap_err(), QueryEntityError::NoSuchEntity(a));
+    assert_eq!(world.query_one_mut::<&mut Pos>(a).unwrap_err(), QueryEntityError::NoSuchEntity(a));
+}
+
+#[test]
+fn query_one_mut_writes_through() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1, 2), Vel(10, 20)));
+    let other = world.spawn((Pos(0, 0), Vel(1, 1)));
+    {
+        let (mut pos, vel) = world.query_one_mut::<(&mut Pos, &Vel)>(a).unwrap();
+        pos.0 += vel.0;
+        pos.1 += vel.1;
+    }
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(11, 22)));
+    assert_eq!(world.get::<Pos>(other), Some(&Pos(0, 0)));
+}
+
+#[test]
+fn query_one_mut_that_aliases_panics_naming_the_component() {
+    let mut world = World::new();
+    let a = world.spawn((AliasedComp(1),));
+    let payload = catch_unwind(AssertUnwindSafe(|| {
+        let _ = world.query_one_mut::<(&mut AliasedComp, &AliasedComp)>(a);
+    }))
+    .unwrap_err();
+    assert!(panic_message(payload).contains(type_name::<AliasedComp>()));
+}

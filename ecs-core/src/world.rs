@@ -11,7 +11,7 @@ use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
-use crate::error::{ComponentError, EntityError};
+use crate::error::{ComponentError, EntityError, QueryEntityError};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::structural;
 
@@ -234,6 +234,30 @@ impl World {
     /// If `Q` would alias a component (`(&mut A, &A)`).
     pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
         QueryIter::over_world_mut(self)
+    }
+
+    /// The item of the read-only query `Q` for one entity: several
+    /// components at once, `Option`s for the ones it may lack.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Hp(3), Name("orc")));
+    /// let (hp, name) = world.query_one::<(&Hp, Option<&Name>)>(e).unwrap();
+    /// assert_eq!((hp, name), (&Hp(3), Some(&Name("orc"))));
+    /// ```
+    pub fn query_one<Q: ReadOnlyQueryData>(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one::<Q>(self, entity)
+    }
+
+    /// The item of query `Q` for one entity, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one_mut::<Q>(self, entity)
     }
 
     /// The registry of component types this world has seen.

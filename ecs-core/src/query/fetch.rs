@@ -209,7 +209,8 @@ unsafe impl<T: Component> QueryData for &mut T {
 
 /// Query data that yields a plain `&mut T`. It is what a `&'w mut T` field of
 /// a `#[derive(Query)]` struct fetches; tuple queries use `&mut T`, which
-/// yields [`Mut<T>`].
+/// yields [`Mut<T>`]. Writes through a plain reference cannot be observed
+/// one by one, so change detection must count handing it out as a change.
 pub struct MutRef<T>(PhantomData<fn() -> T>);
 
 // SAFETY: as for `&mut T`, with the reference unwrapped.

@@ -12,10 +12,12 @@ mod access;
 mod fetch;
 mod filter;
 mod iter;
+mod one;
 mod state;
 
 pub use access::Access;
 pub use fetch::{ColumnFetch, MutRef, QueryData, ReadOnlyQueryData};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
+pub(crate) use one::{query_one, query_one_mut};
 pub use state::QueryState;

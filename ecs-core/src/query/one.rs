@@ -1,0 +1,50 @@
+//! One-off queries of a single entity: `World::query_one` and
+//! `World::query_one_mut`, for reading several components of one entity at
+//! once without building a `QueryState`.
+
+use crate::entity::Entity;
+use crate::error::QueryEntityError;
+use crate::query::fetch::{QueryData, ReadOnlyQueryData};
+use crate::query::state::init_checked;
+use crate::world::World;
+
+/// The item of read-only query `Q` for `entity`.
+pub(crate) fn query_one<Q: ReadOnlyQueryData>(world: &World, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+    let state = Q::get_state(world.components());
+    // SAFETY: `Q` is read-only and the world is borrowed shared for the
+    // item's lifetime.
+    unsafe { fetch_one::<Q>(world, entity, state.as_ref()) }
+}
+
+/// The item of query `Q` for `entity`, with mutable access.
+///
+/// # Panics
+/// If `Q` would alias a component (`(&mut A, &A)`).
+pub(crate) fn query_one_mut<Q: QueryData>(world: &mut World, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+    let (state, ()) = init_checked::<Q, ()>(world.components_mut());
+    let world: &World = world;
+    // SAFETY: the exclusive borrow of the world covers the item's lifetime,
+    // and `init_checked` refused aliasing queries.
+    unsafe { fetch_one::<Q>(world, entity, Some(&state)) }
+}
+
+/// # Safety
+/// Unless `Q` is read-only, the caller has exclusive access to the world for
+/// `'w`, and `Q`'s access has no conflicts.
+unsafe fn fetch_one<'w, Q: QueryData>(
+    world: &'w World,
+    entity: Entity,
+    state: Option<&Q::State>,
+) -> Result<Q::Item<'w>, QueryEntityError> {
+    let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
+    let archetype = world.archetypes().get(location.archetype);
+    let mismatch = || QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Q>() };
+    let state = state.ok_or_else(mismatch)?;
+    let cache = Q::match_archetype(state, archetype).ok_or_else(mismatch)?;
+    // SAFETY: `cache` was made for this archetype, and `location.row` is the
+    // entity's live row; the access condition is the caller's.
+    unsafe {
+        let mut fetch = Q::init_fetch(state, cache, archetype);
+        Ok(Q::fetch(&mut fetch, location.row.index()))
+    }
+}

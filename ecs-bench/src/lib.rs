@@ -1,131 +1,101 @@
-//! Benchmark workloads shared by the criterion benches and the memory
-//! report: the component types, the functions that build worlds, and the raw
-//! struct-of-arrays floors each workload is compared against.
+//! Benchmarks of `ecs` side by side with the peer crates `hecs` and
+//! `bevy_ecs`, and with a raw floor: the same work on plain `Vec`s.
 //!
-//! A *raw floor* does the same work with plain `Vec`s and no engine: the
-//! fastest a workload can go with this data layout, so `ecs time / floor
-//! time` is the price of the engine.
+//! The workloads are the Rust ECS community's usual suite (simple insert,
+//! simple iteration, fragmented iteration, heavy compute, schedule,
+//! add/remove), re-implemented here, plus scale curves (iteration from
+//! 10^3 to 10^6 entities, a big spawn, a sparse query, a first query over
+//! many archetypes, despawning in random order).
+//!
+//! Each workload is written once per implementation, in one module each:
+//! [`ours`], [`with_hecs`], [`with_bevy`] and [`raw`]. The registry in
+//! [`workloads`] turns them into [`Routine`]s, and both the criterion benches
+//! (`cargo bench -p ecs-bench`) and the report binary
+//! (`cargo run -p ecs-bench --release --bin report`) time those routines
+//! with the same function, [`routine::time_runs`].
+//!
+//! A *raw floor* does the same work with plain `Vec`s (struct of arrays) and
+//! no engine: the fastest a workload can go with this data layout, so `ecs
+//! time / floor time` is the price of the engine.
 
-use ecs::{Component, Entity, World};
+pub mod frag;
+pub mod memory;
+pub mod ours;
+pub mod raw;
+pub mod report;
+pub mod routine;
+pub mod with_bevy;
+pub mod with_hecs;
+pub mod workloads;
 
-/// Entities per workload, unless a bench says otherwise.
+#[cfg(test)]
+mod agreement_tests;
+
+pub use routine::Routine;
+pub use workloads::{workloads, Implementation, Workload};
+
+/// Entities of the simple insert, simple iteration and add/remove workloads.
 pub const N: usize = 10_000;
 
-/// A 4x4 matrix: the bulky component of the spawn workload (64 bytes).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct Transform(pub [[f32; 4]; 4]);
+/// Declares `f32`-tuple components that all three engines accept: ours and
+/// `bevy_ecs` need their derive, `hecs` takes any `Send + Sync + 'static`
+/// type. One set of types keeps the data layout identical for every
+/// implementation.
+macro_rules! components {
+    ($($(#[$attr:meta])* $name:ident($ty:ty);)*) => {
+        $(
+            $(#[$attr])*
+            #[derive(ecs::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq)]
+            pub struct $name(pub $ty);
+        )*
+    };
+}
 
-/// A point in space (12 bytes).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct Position(pub [f32; 3]);
+components! {
+    /// A 4x4 matrix: the bulky component of the body workloads (64 bytes).
+    Transform([[f32; 4]; 4]);
+    /// A point in space (12 bytes).
+    Position([f32; 3]);
+    /// An orientation as three angles (12 bytes).
+    Rotation([f32; 3]);
+    /// Displacement per step (12 bytes).
+    Velocity([f32; 3]);
+    /// Component of the schedule and add/remove workloads.
+    A(f32);
+    /// Component of the schedule workload, and the one the add/remove
+    /// workload inserts and removes.
+    B(f32);
+    /// Component of the schedule workload.
+    C(f32);
+    /// Component of the schedule workload.
+    D(f32);
+    /// Component of the schedule workload.
+    E(f32);
+}
 
-/// An orientation as three angles (12 bytes).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct Rotation(pub [f32; 3]);
-
-/// Displacement per step (12 bytes).
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct Velocity(pub [f32; 3]);
-
-/// The small component every entity of the add/remove workload has.
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct A(pub f32);
-
-/// The small component the add/remove workload inserts and removes.
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub struct B(pub f32);
-
-/// The four components of one entity of the spawn and iteration workloads.
+/// The four components of one entity of the body workloads (simple insert,
+/// simple iteration, heavy compute).
 pub type Body = (Transform, Position, Rotation, Velocity);
+
+/// The identity matrix.
+pub const IDENTITY: [[f32; 4]; 4] =
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
 
 /// The components of entity number `i`: distinct, deterministic values.
 #[inline]
 pub fn body(i: usize) -> Body {
     let f = i as f32;
-    let mut matrix = [[0.0; 4]; 4];
-    for (k, row) in matrix.iter_mut().enumerate() {
-        row[k] = 1.0;
-    }
-    (Transform(matrix), Position([f, f + 1.0, f + 2.0]), Rotation([0.0, 0.0, f]), Velocity([1.0, 0.5, 0.25]))
+    (Transform(IDENTITY), Position([f, f + 1.0, f + 2.0]), Rotation([0.0, 0.0, f]), Velocity([1.0, 0.5, 0.25]))
 }
 
-/// A fresh world with `n` bodies spawned one `spawn` call at a time.
-pub fn spawn_loop(n: usize) -> World {
-    let mut world = World::new();
-    for i in 0..n {
-        world.spawn(body(i));
-    }
-    world
+/// The two components of entity number `i` of the scale workloads.
+#[inline]
+pub fn mover(i: usize) -> (Position, Velocity) {
+    let f = i as f32;
+    (Position([f, f, f]), Velocity([1.0, 0.5, 0.25]))
 }
 
-/// A fresh world with `n` bodies spawned by one `spawn_batch` call, which
-/// reserves room for all of them first.
-pub fn spawn_batch(n: usize) -> World {
-    let mut world = World::new();
-    world.spawn_batch((0..n).map(body)).for_each(drop);
-    world
-}
-
-/// The raw floor of the spawn and iteration workloads: one `Vec` per
-/// component type (struct of arrays), row `i` holding entity `i`.
-#[derive(Debug, Default)]
-pub struct RawBodies {
-    /// The `Transform` column.
-    pub transforms: Vec<Transform>,
-    /// The `Position` column.
-    pub positions: Vec<Position>,
-    /// The `Rotation` column.
-    pub rotations: Vec<Rotation>,
-    /// The `Velocity` column.
-    pub velocities: Vec<Velocity>,
-}
-
-impl RawBodies {
-    /// Pushes `n` bodies into empty `Vec`s, which grow by doubling as a
-    /// fresh world's columns do.
-    pub fn spawn(n: usize) -> Self {
-        let mut raw = RawBodies::default();
-        for i in 0..n {
-            raw.push(body(i));
-        }
-        raw
-    }
-
-    /// Pushes `n` bodies into `Vec`s allocated at their final size, as
-    /// `spawn_batch` allocates its columns.
-    pub fn spawn_reserved(n: usize) -> Self {
-        let mut raw = RawBodies {
-            transforms: Vec::with_capacity(n),
-            positions: Vec::with_capacity(n),
-            rotations: Vec::with_capacity(n),
-            velocities: Vec::with_capacity(n),
-        };
-        for i in 0..n {
-            raw.push(body(i));
-        }
-        raw
-    }
-
-    #[inline]
-    fn push(&mut self, (transform, position, rotation, velocity): Body) {
-        self.transforms.push(transform);
-        self.positions.push(position);
-        self.rotations.push(rotation);
-        self.velocities.push(velocity);
-    }
-
-    /// Number of bodies.
-    pub fn len(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// Whether there are no bodies.
-    pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
-    }
-}
-
-/// Adds `velocity` to `position`, component-wise: the iteration workload's
+/// Adds `velocity` to `position`, component-wise: the iteration workloads'
 /// work per entity.
 #[inline(always)]
 pub fn step(position: &mut Position, velocity: &Velocity) {
@@ -134,215 +104,244 @@ pub fn step(position: &mut Position, velocity: &Velocity) {
     }
 }
 
-/// The iteration floor: [`step`] over two columns zipped.
+/// How many times the heavy compute workload inverts each matrix.
+pub const INVERSIONS: usize = 100;
+
+/// The heavy compute workload's work per entity: inverts the matrix
+/// [`INVERSIONS`] times, then [`step`]s.
 #[inline]
-pub fn raw_step_all(positions: &mut [Position], velocities: &[Velocity]) {
-    for (position, velocity) in positions.iter_mut().zip(velocities) {
-        step(position, velocity);
+pub fn heavy(transform: &mut Transform, position: &mut Position, velocity: &Velocity) {
+    for _ in 0..INVERSIONS {
+        transform.0 = invert(&transform.0);
     }
+    step(position, velocity);
 }
 
-/// A world with `n` entities of `(A,)`, and their handles.
-pub fn add_remove_world(n: usize) -> (World, Vec<Entity>) {
-    let mut world = World::new();
-    let entities = world.spawn_batch((0..n).map(|i| (A(i as f32),))).collect();
-    (world, entities)
+/// The inverse of a 4x4 matrix by cofactors, or the matrix itself when it is
+/// singular.
+pub fn invert(m: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
+    // 2x2 minors of the top two rows (s) and the bottom two rows (c).
+    let s0 = m[0][0] * m[1][1] - m[1][0] * m[0][1];
+    let s1 = m[0][0] * m[1][2] - m[1][0] * m[0][2];
+    let s2 = m[0][0] * m[1][3] - m[1][0] * m[0][3];
+    let s3 = m[0][1] * m[1][2] - m[1][1] * m[0][2];
+    let s4 = m[0][1] * m[1][3] - m[1][1] * m[0][3];
+    let s5 = m[0][2] * m[1][3] - m[1][2] * m[0][3];
+    let c5 = m[2][2] * m[3][3] - m[3][2] * m[2][3];
+    let c4 = m[2][1] * m[3][3] - m[3][1] * m[2][3];
+    let c3 = m[2][1] * m[3][2] - m[3][1] * m[2][2];
+    let c2 = m[2][0] * m[3][3] - m[3][0] * m[2][3];
+    let c1 = m[2][0] * m[3][2] - m[3][0] * m[2][2];
+    let c0 = m[2][0] * m[3][1] - m[3][0] * m[2][1];
+    let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+    if det == 0.0 {
+        return *m;
+    }
+    let d = 1.0 / det;
+    [
+        [
+            (m[1][1] * c5 - m[1][2] * c4 + m[1][3] * c3) * d,
+            (-m[0][1] * c5 + m[0][2] * c4 - m[0][3] * c3) * d,
+            (m[3][1] * s5 - m[3][2] * s4 + m[3][3] * s3) * d,
+            (-m[2][1] * s5 + m[2][2] * s4 - m[2][3] * s3) * d,
+        ],
+        [
+            (-m[1][0] * c5 + m[1][2] * c2 - m[1][3] * c1) * d,
+            (m[0][0] * c5 - m[0][2] * c2 + m[0][3] * c1) * d,
+            (-m[3][0] * s5 + m[3][2] * s2 - m[3][3] * s1) * d,
+            (m[2][0] * s5 - m[2][2] * s2 + m[2][3] * s1) * d,
+        ],
+        [
+            (m[1][0] * c4 - m[1][1] * c2 + m[1][3] * c0) * d,
+            (-m[0][0] * c4 + m[0][1] * c2 - m[0][3] * c0) * d,
+            (m[3][0] * s4 - m[3][1] * s2 + m[3][3] * s0) * d,
+            (-m[2][0] * s4 + m[2][1] * s2 - m[2][3] * s0) * d,
+        ],
+        [
+            (-m[1][0] * c3 + m[1][1] * c1 - m[1][2] * c0) * d,
+            (m[0][0] * c3 - m[0][1] * c1 + m[0][2] * c0) * d,
+            (-m[3][0] * s3 + m[3][1] * s1 - m[3][2] * s0) * d,
+            (m[2][0] * s3 - m[2][1] * s1 + m[2][2] * s0) * d,
+        ],
+    ]
 }
 
-/// Inserts `B` into every entity of `entities`, then removes it from each.
+/// The schedule workload's system `ab`: swaps the values of `A` and `B`.
+#[inline(always)]
+pub fn swap_ab(a: &mut A, b: &mut B) {
+    std::mem::swap(&mut a.0, &mut b.0);
+}
+
+/// The schedule workload's system `cd`: swaps the values of `C` and `D`.
+#[inline(always)]
+pub fn swap_cd(c: &mut C, d: &mut D) {
+    std::mem::swap(&mut c.0, &mut d.0);
+}
+
+/// The schedule workload's system `ce`: swaps the values of `C` and `E`.
+#[inline(always)]
+pub fn swap_ce(c: &mut C, e: &mut E) {
+    std::mem::swap(&mut c.0, &mut e.0);
+}
+
+/// Entities per archetype of the schedule workload; its four archetypes are
+/// `(A, B)`, `(A, B, C)`, `(A, B, C, D)` and `(A, B, C, E)`.
+pub const SCHEDULE_PER_ARCHETYPE: usize = 10_000;
+
+/// Entities of the heavy compute workload.
+pub const HEAVY: usize = 1_000;
+
+/// Entities of the big spawn workload.
+pub const SPAWN_BIG: usize = 1_000_000;
+
+/// Entities of the random-order despawn workload.
+pub const DESPAWN: usize = 100_000;
+
+/// The sparse query workload: [`SPARSE_ENTITIES`] entities with `Position`
+/// spread evenly over [`SPARSE_ARCHETYPES`] archetypes told apart by
+/// markers; one archetype in [`SPARSE_EVERY`] also has `Velocity`, so the
+/// query `(&mut Position, &Velocity)` matches 1% of the entities.
+pub const SPARSE_ENTITIES: usize = 100_000;
+/// See [`SPARSE_ENTITIES`].
+pub const SPARSE_ARCHETYPES: usize = 1_000;
+/// See [`SPARSE_ENTITIES`].
+pub const SPARSE_EVERY: usize = 100;
+
+/// The archetypes of the sparse query workload in the order they are
+/// created: per archetype, whether its entities have `Velocity` (the ones the
+/// query matches), and its number, whose set bits name its markers.
 ///
-/// # Panics
-/// If an entity is not alive or lost its `B` in between.
-pub fn add_remove_all(world: &mut World, entities: &[Entity]) {
-    for &entity in entities {
-        world.insert(entity, B(1.0)).expect("entity is alive");
-    }
-    for &entity in entities {
-        world.remove::<B>(entity).expect("entity has a B");
-    }
-}
-
-/// The raw floor of the add/remove workload, doing by hand what an
-/// archetype engine does: two tables, `(A)` and `(A, B)`, each a struct of
-/// arrays with the owner of every row, and a location per entity. Adding `B`
-/// moves the entity's row from the first table to the second (swap-remove,
-/// push) and fixes the location of the row moved into the hole; removing
-/// moves it back.
-#[derive(Debug)]
-pub struct RawTables {
-    /// Table `(A)`.
-    only_a: RawTable,
-    /// Table `(A, B)`; its `b` column is in step with `a`.
-    with_b: RawTable,
-    /// Per entity: whether it lives in `with_b`, and its row there.
-    locations: Vec<(bool, u32)>,
-}
-
-#[derive(Debug, Default)]
-struct RawTable {
-    owners: Vec<u32>,
-    a: Vec<A>,
-    b: Vec<B>,
-}
-
-impl RawTables {
-    /// `n` entities of `(A,)`, with the same values as [`add_remove_world`].
-    pub fn new(n: usize) -> Self {
-        let mut only_a = RawTable::default();
-        for i in 0..n {
-            only_a.owners.push(i as u32);
-            only_a.a.push(A(i as f32));
-        }
-        RawTables { only_a, with_b: RawTable::default(), locations: (0..n as u32).map(|i| (false, i)).collect() }
-    }
-
-    /// Number of entities.
-    pub fn len(&self) -> usize {
-        self.locations.len()
-    }
-
-    /// Whether there are no entities.
-    pub fn is_empty(&self) -> bool {
-        self.locations.is_empty()
-    }
-
-    /// Inserts `B` into every entity, then removes it from each, in entity
-    /// order like [`add_remove_all`].
-    pub fn add_remove_all(&mut self) {
-        for entity in 0..self.locations.len() {
-            let (in_b, row) = self.locations[entity];
-            debug_assert!(!in_b);
-            let a = self.only_a.a.swap_remove(row as usize);
-            self.only_a.owners.swap_remove(row as usize);
-            if let Some(&moved) = self.only_a.owners.get(row as usize) {
-                self.locations[moved as usize] = (false, row);
+/// The matching archetypes are numbered `0..10` and the others `0..990`, so
+/// every prefix of an archetype's markers (lowest bit first, the order in
+/// which ours and `bevy_ecs` insert them) is an archetype of the same kind
+/// already made: building the world creates exactly these 1,000 archetypes in
+/// every engine. The matching ones are spread evenly among the others.
+pub fn sparse_layout() -> Vec<(bool, usize)> {
+    let matching = SPARSE_ARCHETYPES / SPARSE_EVERY;
+    let (mut hits, mut misses) = (0, 0);
+    (0..SPARSE_ARCHETYPES)
+        .map(|g| {
+            if g % SPARSE_EVERY == 0 && hits < matching {
+                hits += 1;
+                (true, hits - 1)
+            } else {
+                misses += 1;
+                (false, misses - 1)
             }
-            self.locations[entity] = (true, self.with_b.owners.len() as u32);
-            self.with_b.owners.push(entity as u32);
-            self.with_b.a.push(a);
-            self.with_b.b.push(B(1.0));
-        }
-        for entity in 0..self.locations.len() {
-            let (in_b, row) = self.locations[entity];
-            debug_assert!(in_b);
-            let a = self.with_b.a.swap_remove(row as usize);
-            self.with_b.b.swap_remove(row as usize);
-            self.with_b.owners.swap_remove(row as usize);
-            if let Some(&moved) = self.with_b.owners.get(row as usize) {
-                self.locations[moved as usize] = (true, row);
-            }
-            self.locations[entity] = (false, self.only_a.owners.len() as u32);
-            self.only_a.owners.push(entity as u32);
-            self.only_a.a.push(a);
-        }
-    }
+        })
+        .collect()
 }
 
-/// The fragmented-iteration workload: 26 component types, `A` to `Z`, each
-/// on 20 entities that also carry [`Data`](frag::Data), so `Data` is spread
-/// over 26 small archetypes.
-pub mod frag {
-    use ecs::{Component, World};
+/// Archetypes (and entities, one each) of the first-query workload. Entity
+/// `k` has `(Position, Velocity)` and the markers of `k`'s bits.
+pub const MANY_ARCHETYPES: usize = 10_000;
 
-    /// The value every fragmented entity carries.
-    #[derive(Component, Clone, Copy, Debug, PartialEq)]
-    pub struct Data(pub f32);
+/// Zero-sized marker components that spread entities over many archetypes:
+/// an entity gets marker `Mk` for each bit `k` set in its archetype number.
+pub mod markers {
+    /// A marker type every engine accepts.
+    pub trait Marker: ecs::Component + bevy_ecs::component::Component + Default {}
 
-    /// Entities per archetype.
-    pub const PER_ARCHETYPE: usize = 20;
+    /// Receives the markers of one archetype number, one call per marker.
+    pub trait MarkerSink {
+        /// Adds `marker` to the entity being built.
+        fn add<M: Marker>(&mut self, marker: M);
+    }
 
-    macro_rules! letters {
-        ($($letter:ident)*) => {
+    macro_rules! markers {
+        ($($bit:literal $name:ident)*) => {
             $(
-                #[doc = concat!("Marker-like component `", stringify!($letter), "`: one archetype per letter.")]
-                #[derive(Component, Clone, Copy, Debug, PartialEq)]
-                pub struct $letter(pub f32);
+                #[doc = concat!("Marker for bit ", stringify!($bit), " of an archetype number.")]
+                #[derive(ecs::Component, bevy_ecs::component::Component, Clone, Copy, Debug, Default, PartialEq)]
+                pub struct $name;
+                impl Marker for $name {}
             )*
 
-            /// Number of letter components, and so of archetypes.
-            pub const ARCHETYPES: usize = [$(stringify!($letter)),*].len();
+            /// Number of marker types: up to `2^BITS` archetypes.
+            pub const BITS: usize = [$($bit),*].len();
 
-            /// A world with [`PER_ARCHETYPE`] entities of `(letter, Data)` for
-            /// each letter.
-            pub fn world() -> World {
-                let mut world = World::new();
+            /// Calls `sink.add` with the marker of each bit set in
+            /// `archetype`, lowest bit first.
+            ///
+            /// # Panics
+            /// If `archetype` needs more than [`BITS`] bits.
+            pub fn add_markers(archetype: usize, sink: &mut impl MarkerSink) {
+                assert!(archetype < 1 << BITS, "archetype number {archetype} needs more than {BITS} markers");
                 $(
-                    world
-                        .spawn_batch((0..PER_ARCHETYPE).map(|i| ($letter(0.0), Data(i as f32))))
-                        .for_each(drop);
+                    if archetype & (1 << $bit) != 0 {
+                        sink.add($name);
+                    }
                 )*
-                world
             }
         };
     }
 
-    letters!(A B C D E F G H I J K L M N O P Q R S T U V W X Y Z);
+    markers!(0 M0 1 M1 2 M2 3 M3 4 M4 5 M5 6 M6 7 M7 8 M8 9 M9 10 M10 11 M11 12 M12 13 M13);
+}
 
-    /// The raw floor: one `Vec<Data>` per archetype.
-    pub fn raw() -> Vec<Vec<Data>> {
-        (0..ARCHETYPES).map(|_| (0..PER_ARCHETYPE).map(|i| Data(i as f32)).collect()).collect()
+/// A fixed permutation of `0..n`, the same on every run: the random
+/// despawn order.
+pub fn shuffled(n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..n).rev() {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        order.swap(i, (r % (i as u64 + 1)) as usize);
     }
+    order
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ecs::QueryState;
 
     #[test]
-    fn spawn_paths_build_the_same_world_as_the_floor() {
-        let raw = RawBodies::spawn(100);
-        for mut world in [spawn_loop(100), spawn_batch(100)] {
-            assert_eq!(world.len(), raw.len());
-            let mut query = QueryState::<(&Transform, &Position, &Rotation, &Velocity)>::new(&mut world);
-            let mut seen: Vec<_> = query.iter(&world).map(|(t, p, r, v)| (*t, *p, *r, *v)).collect();
-            seen.sort_by(|a, b| a.1 .0[0].total_cmp(&b.1 .0[0]));
-            for (i, body) in seen.into_iter().enumerate() {
-                assert_eq!(body, (raw.transforms[i], raw.positions[i], raw.rotations[i], raw.velocities[i]));
+    fn invert_undoes_a_matrix() {
+        let m = [[2.0, 0.0, 0.0, 1.0], [0.0, 3.0, 0.0, 0.0], [0.0, 1.0, 4.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+        let inv = invert(&m);
+        for (i, row) in m.iter().enumerate() {
+            for j in 0..4 {
+                let dot: f32 = row.iter().zip(&inv).map(|(a, inv_row)| a * inv_row[j]).sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((dot - want).abs() < 1e-6, "({i}, {j}): {dot}");
             }
         }
+        assert_eq!(invert(&IDENTITY), IDENTITY);
+        assert_eq!(invert(&[[0.0; 4]; 4]), [[0.0; 4]; 4]);
     }
 
     #[test]
-    fn step_moves_like_the_floor() {
-        let mut world = spawn_batch(10);
-        let mut raw = RawBodies::spawn_reserved(10);
-        let mut query = QueryState::<(&mut Position, &Velocity)>::new(&mut world);
-        for (mut position, velocity) in query.iter_mut(&mut world) {
-            step(&mut position, velocity);
-        }
-        raw_step_all(&mut raw.positions, &raw.velocities);
-        let mut positions: Vec<Position> = world.query::<&Position>().copied().collect();
-        positions.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
-        assert_eq!(positions, raw.positions);
+    fn shuffled_is_a_permutation() {
+        let mut order = shuffled(1000);
+        assert_ne!(order, (0..1000).collect::<Vec<_>>());
+        order.sort_unstable();
+        assert_eq!(order, (0..1000).collect::<Vec<_>>());
     }
 
     #[test]
-    fn add_remove_leaves_every_entity_as_it_was() {
-        let (mut world, entities) = add_remove_world(50);
-        add_remove_all(&mut world, &entities);
-        world.check_invariants().unwrap();
-        for (i, &entity) in entities.iter().enumerate() {
-            assert_eq!(world.get::<A>(entity), Some(&A(i as f32)));
-            assert!(!world.has::<B>(entity));
-        }
-        let mut raw = RawTables::new(50);
-        raw.add_remove_all();
-        assert_eq!(raw.len(), 50);
-        assert!(raw.with_b.owners.is_empty() && raw.only_a.owners.len() == 50);
-        for (entity, &(in_b, row)) in raw.locations.iter().enumerate() {
-            assert!(!in_b);
-            assert_eq!(raw.only_a.owners[row as usize] as usize, entity);
-            assert_eq!(raw.only_a.a[row as usize], A(entity as f32));
-        }
+    fn sparse_layout_matches_one_archetype_in_a_hundred() {
+        let layout = sparse_layout();
+        assert_eq!(layout.len(), SPARSE_ARCHETYPES);
+        let hits: Vec<usize> = layout.iter().filter(|(hit, _)| *hit).map(|&(_, k)| k).collect();
+        assert_eq!(hits, (0..10).collect::<Vec<_>>());
+        let misses: Vec<usize> = layout.iter().filter(|(hit, _)| !*hit).map(|&(_, k)| k).collect();
+        assert_eq!(misses, (0..990).collect::<Vec<_>>());
     }
 
     #[test]
-    fn fragmented_world_has_one_archetype_per_letter() {
-        let mut world = frag::world();
-        assert_eq!(world.len(), frag::ARCHETYPES * frag::PER_ARCHETYPE);
-        let query = QueryState::<&frag::Data>::new(&mut world);
-        assert_eq!(query.matched_archetypes(), frag::ARCHETYPES);
-        assert_eq!(frag::raw().iter().map(Vec::len).sum::<usize>(), world.len());
+    fn markers_follow_the_bits() {
+        struct Count(usize);
+        impl markers::MarkerSink for Count {
+            fn add<M: markers::Marker>(&mut self, _: M) {
+                self.0 += 1;
+            }
+        }
+        let mut count = Count(0);
+        markers::add_markers(0b1011, &mut count);
+        assert_eq!(count.0, 3);
     }
 }

@@ -1,0 +1,183 @@
+//! The registry: every workload, and for each implementation the routine
+//! that runs it. The criterion benches and the report both read this list.
+
+use crate::{ours, raw, with_bevy, with_hecs, Routine};
+
+/// Who does the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Implementation {
+    /// `ecs`, this workspace's engine.
+    Ours,
+    /// The `hecs` crate.
+    Hecs,
+    /// The `bevy_ecs` crate.
+    Bevy,
+    /// Plain `Vec`s, no engine: the floor.
+    Raw,
+}
+
+impl Implementation {
+    /// Every implementation, in report order.
+    pub const ALL: [Implementation; 4] =
+        [Implementation::Ours, Implementation::Hecs, Implementation::Bevy, Implementation::Raw];
+
+    /// The peers ours is compared with.
+    pub const PEERS: [Implementation; 2] = [Implementation::Hecs, Implementation::Bevy];
+
+    /// Short lowercase name, used in bench ids and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Implementation::Ours => "ecs",
+            Implementation::Hecs => "hecs",
+            Implementation::Bevy => "bevy_ecs",
+            Implementation::Raw => "raw",
+        }
+    }
+
+    /// The implementation called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Implementation::ALL.into_iter().find(|i| i.name() == name)
+    }
+}
+
+/// One workload of the suite.
+pub struct Workload {
+    /// Identifier, as in bench ids and the report.
+    pub name: &'static str,
+    /// What one run does, in a line.
+    pub about: &'static str,
+    /// Whether it is an iteration workload, held to the goal of 1.2x the
+    /// raw floor.
+    pub iteration: bool,
+    /// Whether it uses more than one thread where the implementation can.
+    pub parallel: bool,
+    /// Builds the routine of one implementation: `None` where it has none
+    /// (no floor for some workloads).
+    pub routine: fn(Implementation) -> Option<Box<dyn Routine>>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// Picks the routine of `which` among one function per implementation.
+macro_rules! per_implementation {
+    ($which:expr, $f:ident $(($($arg:expr),*))?) => {
+        match $which {
+            Implementation::Ours => Some(ours::$f($($($arg),*)?)),
+            Implementation::Hecs => Some(with_hecs::$f($($($arg),*)?)),
+            Implementation::Bevy => Some(with_bevy::$f($($($arg),*)?)),
+            Implementation::Raw => per_implementation!(@raw $f $(($($arg),*))?),
+        }
+    };
+    (@raw first_query_many_archetypes) => { None };
+    (@raw despawn_random) => { None };
+    (@raw $f:ident $(($($arg:expr),*))?) => { Some(raw::$f($($($arg),*)?)) };
+}
+
+/// Every workload, in report order: the community suite, then the scale
+/// curves.
+pub fn workloads() -> Vec<Workload> {
+    vec![
+        Workload {
+            name: "simple_insert",
+            about: "spawn 10,000 (Transform, Position, Rotation, Velocity) into a fresh world",
+            iteration: false,
+            parallel: false,
+            routine: |i| per_implementation!(i, simple_insert),
+        },
+        Workload {
+            name: "simple_iter",
+            about: "10,000 bodies: position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, simple_iter),
+        },
+        Workload {
+            name: "frag_iter",
+            about: "26 archetypes of 20 entities: double every Data",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, frag_iter),
+        },
+        Workload {
+            name: "heavy_compute",
+            about: "1,000 bodies, in parallel: invert the matrix 100 times, position += velocity",
+            iteration: true,
+            parallel: true,
+            routine: |i| per_implementation!(i, heavy_compute),
+        },
+        Workload {
+            name: "schedule",
+            about: "4 x 10,000 entities: systems ab, cd, ce swap two components each",
+            iteration: true,
+            parallel: true,
+            routine: |i| per_implementation!(i, schedule),
+        },
+        Workload {
+            name: "add_remove",
+            about: "10,000 entities of (A): insert B into each, then remove it",
+            iteration: false,
+            parallel: false,
+            routine: |i| per_implementation!(i, add_remove),
+        },
+        Workload {
+            name: "iter_1k",
+            about: "1,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, iter_movers(1_000)),
+        },
+        Workload {
+            name: "iter_10k",
+            about: "10,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, iter_movers(10_000)),
+        },
+        Workload {
+            name: "iter_100k",
+            about: "100,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, iter_movers(100_000)),
+        },
+        Workload {
+            name: "iter_1m",
+            about: "1,000,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, iter_movers(1_000_000)),
+        },
+        Workload {
+            name: "spawn_1m",
+            about: "spawn 1,000,000 (Position, Velocity) into a fresh world",
+            iteration: false,
+            parallel: false,
+            routine: |i| per_implementation!(i, spawn_big),
+        },
+        Workload {
+            name: "sparse_query",
+            about: "kept query matching 1% of 100,000 entities over 1,000 archetypes: position += velocity",
+            iteration: true,
+            parallel: false,
+            routine: |i| per_implementation!(i, sparse_query),
+        },
+        Workload {
+            name: "first_query_10k_archetypes",
+            about: "build a query over 10,000 archetypes (one entity each) and iterate once",
+            iteration: false,
+            parallel: false,
+            routine: |i| per_implementation!(i, first_query_many_archetypes),
+        },
+        Workload {
+            name: "despawn_100k_random",
+            about: "despawn 100,000 (Position, Velocity) in random order",
+            iteration: false,
+            parallel: false,
+            routine: |i| per_implementation!(i, despawn_random),
+        },
+    ]
+}

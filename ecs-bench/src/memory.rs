@@ -122,7 +122,9 @@ pub fn measure(which: Implementation, scenario: Scenario) -> Option<Measurement>
                     world.spawn(mover(i));
                 }
             }
-            keep(world).entities().len() as usize
+            let mut world = keep(world);
+            let mut query = world.query::<&Position>();
+            query.iter(&world).count()
         }
         Implementation::Raw => {
             let raw = if batch {

@@ -37,10 +37,12 @@ fn main() -> ExitCode {
 
     let mut rows = Vec::new();
     for workload in all.iter().filter(|w| full || args.iter().any(|a| a == w.name)) {
+        let (whiches, mut routines): (Vec<_>, Vec<_>) =
+            Implementation::ALL.into_iter().filter_map(|which| Some((which, (workload.routine)(which)?))).unzip();
+        let measured = report::sample_side_by_side(&mut routines, report::BUDGET);
+        drop(routines);
         let mut timings = [None; 4];
-        for (slot, which) in timings.iter_mut().zip(Implementation::ALL) {
-            let Some(mut routine) = (workload.routine)(which) else { continue };
-            let timing = report::sample(routine.as_mut(), report::BUDGET);
+        for (which, timing) in whiches.into_iter().zip(measured) {
             eprintln!(
                 "{:<28} {:<9} {:>10}  ({} samples of {} runs)",
                 workload.name,
@@ -49,7 +51,8 @@ fn main() -> ExitCode {
                 timing.samples,
                 timing.runs_per_sample
             );
-            *slot = Some(timing);
+            let index = Implementation::ALL.iter().position(|&i| i == which).expect("listed");
+            timings[index] = Some(timing);
         }
         rows.push(Row { name: workload.name, about: workload.about, iteration: workload.iteration, timings });
     }

@@ -6,13 +6,14 @@
 extern crate self as ecs;
 
 pub use ecs_core::*;
-pub use ecs_macros::{Bundle, Component, Query};
+pub use ecs_macros::{Bundle, Component, Query, SystemParam};
 
 /// Everything a game needs in scope: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use ecs_core::{
-        Bundle, Component, ComponentError, Entity, EntityError, EntityRef, Mut, Or, QueryEntityError, QueryState, With,
-        Without, World,
+        Bundle, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError, EntityRef,
+        EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Res, ResMut,
+        Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
-    pub use ecs_macros::{Bundle, Component, Query};
+    pub use ecs_macros::{Bundle, Component, Query, SystemParam};
 }

@@ -50,6 +50,13 @@ impl BitSet {
         }
     }
 
+    /// Keeps only the values also in `other`.
+    pub fn intersect_with(&mut self, other: &BitSet) {
+        for (i, a) in self.words.iter_mut().enumerate() {
+            *a &= other.words.get(i).copied().unwrap_or(0);
+        }
+    }
+
     /// The values, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |bit| i * 64 + bit))

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::{ArchetypeId, Row};
 
@@ -117,11 +118,26 @@ struct Slot {
 /// - every free slot's index is in `free` exactly once, except retired slots,
 ///   whose generation is exhausted and which are never handed out again;
 /// - `live` counts the live slots.
+///
+/// Handles can also be *reserved* through a shared borrow (deferred
+/// commands spawn this way, from systems running in parallel). The `n`-th
+/// reservation since the last flush takes the `n`-th free index from the
+/// end of `free`, then indices past the end of `slots`:
+///
+/// ```text
+///   free:  [ 4, 9, 2 ]   slots.len() == 12   reserved == 5
+///   handed out: 2, 9, 4, 12, 13
+/// ```
+///
+/// `flush` turns the reservations into live entities. Every operation that
+/// changes `free` or `slots` flushes first, so the picture above stays true
+/// between flushes.
 #[derive(Default)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: u32,
+    reserved: AtomicU32,
 }
 
 impl Entities {
@@ -137,6 +153,7 @@ impl Entities {
     /// When all `u32::MAX` indices are in use.
     #[inline]
     pub fn alloc(&mut self, location: EntityLocation) -> Entity {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
         if let Some(index) = self.free.pop() {
             self.live += 1;
             let slot = &mut self.slots[index as usize];
@@ -150,6 +167,51 @@ impl Entities {
             self.slots.push(Slot { generation: NonZeroU32::MIN, location });
             self.live += 1;
             Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// Hands out a handle for an entity that [`Entities::flush`] will make
+    /// live later.
+    ///
+    /// # Panics
+    /// When all `u32::MAX` indices would be in use.
+    pub fn reserve_entity(&self) -> Entity {
+        let n = self.reserved.fetch_add(1, Ordering::Relaxed) as usize;
+        if let Some(free_at) = self.free.len().checked_sub(n + 1) {
+            let index = self.free[free_at];
+            Entity::new(index, self.slots[index as usize].generation)
+        } else {
+            let index = u32::try_from(self.slots.len() + (n - self.free.len()))
+                .ok()
+                .filter(|&i| i < u32::MAX)
+                .expect("entity index space exhausted: more than u32::MAX - 1 entity slots");
+            Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// Whether handles were reserved since the last flush.
+    #[inline]
+    pub fn has_reserved(&mut self) -> bool {
+        *self.reserved.get_mut() != 0
+    }
+
+    /// Makes every reserved handle a live entity, placed where `place` puts
+    /// it (called once per handle, in reservation order).
+    pub fn flush(&mut self, mut place: impl FnMut(Entity) -> EntityLocation) {
+        let n = std::mem::take(self.reserved.get_mut()) as usize;
+        let from_free = n.min(self.free.len());
+        for _ in 0..from_free {
+            let index = self.free.pop().expect("counted above");
+            let slot = &mut self.slots[index as usize];
+            slot.location = place(Entity::new(index, slot.generation));
+            self.live += 1;
+        }
+        for _ in from_free..n {
+            let index = self.slots.len() as u32;
+            let entity = Entity::new(index, NonZeroU32::MIN);
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location: EntityLocation::VACANT });
+            self.slots[index as usize].location = place(entity);
+            self.live += 1;
         }
     }
 
@@ -167,6 +229,7 @@ impl Entities {
     /// Frees `entity`'s slot and returns where its components were, or `None`
     /// if the handle is stale.
     pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
         let slot = self.slots.get_mut(entity.index as usize)?;
         if slot.generation != entity.generation || slot.location == EntityLocation::VACANT {
             return None;
@@ -198,6 +261,7 @@ impl Entities {
 
     /// Frees every live slot, as if each live entity were despawned.
     pub fn clear(&mut self) {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
         for (index, slot) in self.slots.iter_mut().enumerate() {
             if slot.location == EntityLocation::VACANT {
                 continue;
@@ -294,6 +358,31 @@ mod tests {
         assert_ne!(b.index(), a.index(), "a retired slot is never reused");
         assert_eq!(entities.get(a), None);
         entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn reserved_handles_take_free_slots_then_new_ones() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        let b = entities.alloc(loc(1));
+        entities.free(a);
+        entities.free(b);
+        let r: Vec<_> = (0..3).map(|_| entities.reserve_entity()).collect();
+        assert_eq!(r.iter().map(|e| (e.index(), e.generation())).collect::<Vec<_>>(), [(1, 2), (0, 2), (2, 1)]);
+        assert!(r.iter().all(|&e| entities.get(e).is_none()), "not live before the flush");
+        let mut row = 10;
+        entities.flush(|_| {
+            row += 1;
+            loc(row)
+        });
+        assert_eq!(
+            r.iter().map(|&e| entities.get(e)).collect::<Vec<_>>(),
+            [Some(loc(11)), Some(loc(12)), Some(loc(13))]
+        );
+        assert_eq!(entities.len(), 3);
+        assert!(!entities.has_reserved());
+        entities.check_invariants().unwrap();
+        assert_eq!(entities.alloc(loc(0)).index(), 3);
     }
 
     #[test]

@@ -25,11 +25,18 @@ mod component;
 mod entity;
 mod entity_ref;
 mod error;
+mod event;
 mod graph;
 #[allow(unsafe_code)]
 pub mod query;
 #[allow(unsafe_code)]
+mod resource;
+mod schedule;
+#[allow(unsafe_code)]
 mod structural;
+#[allow(unsafe_code)]
+pub mod system;
+mod time;
 mod tuples;
 mod world;
 #[cfg(test)]
@@ -41,7 +48,17 @@ pub use component::{Component, ComponentId};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, QueryEntityError};
+pub use event::{Event, EventCursor, Events};
 pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use resource::{Resource, ResourceId};
+pub use schedule::{
+    IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
+};
+pub use system::{
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, Res, ResMut, System,
+    SystemParam,
+};
+pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};
 
 /// The storage layer under the world: archetype tables, the component and

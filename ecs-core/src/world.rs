@@ -12,8 +12,11 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, EntityError, QueryEntityError};
+use crate::event::{Event, Events};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::resource::{Resource, ResourceId, Resources};
 use crate::structural;
+use crate::time::Time;
 
 /// A process-unique world id, so a query state can refuse a foreign world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +28,9 @@ impl WorldId {
         WorldId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
 }
+
+/// Ages one event type's queue by a frame.
+type EventUpdater = fn(&mut World);
 
 /// Entities and their components, stored in archetype tables.
 ///
@@ -50,6 +56,9 @@ pub struct World {
     components: Components,
     archetypes: Archetypes,
     bundles: Bundles,
+    resources: Resources,
+    /// One `Events<E>::update` per registered event type, by resource id.
+    event_updaters: Vec<(ResourceId, EventUpdater)>,
 }
 
 impl Default for World {
@@ -62,13 +71,17 @@ impl World {
     /// An empty world.
     pub fn new() -> Self {
         let components = Components::default();
-        World {
+        let mut world = World {
             id: WorldId::next(),
             entities: Entities::default(),
             archetypes: Archetypes::new(&components),
             components,
             bundles: Bundles::default(),
-        }
+            resources: Resources::default(),
+            event_updaters: Vec::new(),
+        };
+        world.insert_resource(Time::default());
+        world
     }
 
     /// This world's process-unique id.
@@ -83,6 +96,7 @@ impl World {
     /// # Panics
     /// If the bundle holds one component type twice.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.flush();
         let info = self.bundles.register::<B>(&mut self.components);
         structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components)
     }
@@ -104,6 +118,7 @@ impl World {
         I: IntoIterator,
         I::Item: Bundle,
     {
+        self.flush();
         let bundles = bundles.into_iter();
         let info = self.bundles.register::<I::Item>(&mut self.components);
         let bundle = info.id();
@@ -122,6 +137,7 @@ impl World {
     /// Adds the components of `bundle` to `entity`, overwriting (and
     /// dropping) the ones it already has.
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        self.flush();
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
         structural::insert(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, entity, location);
@@ -131,6 +147,7 @@ impl World {
     /// Removes the components of bundle `B` (one component or several) from
     /// `entity` and returns them. The entity must have all of them.
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
         structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)
@@ -139,6 +156,7 @@ impl World {
     /// Removes `entity` and drops its components. Its handle, and every copy
     /// of it, becomes stale.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
         let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let archetype = self.archetypes.get_mut(location.archetype);
         // The last row moves into the hole: record that before any component
@@ -201,8 +219,10 @@ impl World {
     }
 
     /// Despawns every entity. The tables keep their memory for the next
-    /// level's entities, and query states stay valid.
+    /// level's entities, query states stay valid, and every old handle stays
+    /// stale. Resources and events are kept.
     pub fn clear(&mut self) {
+        self.flush();
         self.entities.clear();
         for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), Archetype::clear);
     }
@@ -258,6 +278,135 @@ impl World {
     /// If `Q` would alias a component (`(&mut A, &A)`).
     pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
         crate::query::query_one_mut::<Q>(self, entity)
+    }
+
+    /// Reserves a handle for an entity to be spawned later, through a shared
+    /// borrow (deferred commands use this). The entity becomes live, with
+    /// no components, at the next structural change or
+    /// [`World::flush`]; until then [`World::contains`] is false for it.
+    pub fn reserve_entity(&self) -> Entity {
+        self.entities.reserve_entity()
+    }
+
+    /// Makes every reserved entity live, with no components.
+    pub fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+            self.entities
+                .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
+        }
+    }
+
+    /// Stores `value` as the world's `T` resource, returning the one it
+    /// replaces.
+    ///
+    /// ```
+    /// # use ecs::World;
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// world.resource_mut::<Score>().0 += 10;
+    /// assert_eq!(world.resource::<Score>().0, 10);
+    /// ```
+    pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
+        self.resources.insert(value)
+    }
+
+    /// Inserts `T::default()` unless a `T` is already there.
+    pub fn init_resource<T: Resource + Default>(&mut self) {
+        if !self.resources.contains::<T>() {
+            self.resources.insert(T::default());
+        }
+    }
+
+    /// Takes the `T` resource out of the world.
+    pub fn remove_resource<T: Resource>(&mut self) -> Option<T> {
+        self.resources.remove::<T>()
+    }
+
+    /// Whether the world holds a `T` resource.
+    pub fn contains_resource<T: Resource>(&self) -> bool {
+        self.resources.contains::<T>()
+    }
+
+    /// The `T` resource.
+    ///
+    /// # Panics
+    /// If there is none; [`World::get_resource`] returns an `Option`.
+    #[track_caller]
+    pub fn resource<T: Resource>(&self) -> &T {
+        self.get_resource().unwrap_or_else(|| missing_resource::<T>())
+    }
+
+    /// The `T` resource, mutably.
+    ///
+    /// # Panics
+    /// If there is none; [`World::get_resource_mut`] returns an `Option`.
+    #[track_caller]
+    pub fn resource_mut<T: Resource>(&mut self) -> &mut T {
+        self.get_resource_mut().unwrap_or_else(|| missing_resource::<T>())
+    }
+
+    /// The `T` resource, if there is one.
+    pub fn get_resource<T: Resource>(&self) -> Option<&T> {
+        self.resources.get()
+    }
+
+    /// The `T` resource, mutably, if there is one.
+    pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        self.resources.get_mut()
+    }
+
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.resources
+    }
+
+    pub(crate) fn resources_mut(&mut self) -> &mut Resources {
+        &mut self.resources
+    }
+
+    /// Registers event type `E`: inserts an empty [`Events<E>`] queue if
+    /// there is none, and has [`World::update_events`] age it. Sending or
+    /// reading an `E` registers it too; call this to make a queue exist
+    /// before anything uses it.
+    pub fn add_event<E: Event>(&mut self) -> ResourceId {
+        let id = self.resources.register::<Events<E>>();
+        if !self.resources.contains_id(id) {
+            self.resources.insert(Events::<E>::default());
+        }
+        if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
+            self.event_updaters.push((id, |world| {
+                if let Some(events) = world.get_resource_mut::<Events<E>>() {
+                    events.update();
+                }
+            }));
+        }
+        id
+    }
+
+    /// Sends `event` to the readers of `E`, registering the event type if
+    /// needed.
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.add_event::<E>();
+        self.resource_mut::<Events<E>>().send(event);
+    }
+
+    /// Ends a frame for every registered event type (see [`Events`]): events
+    /// sent two frames ago are dropped. A [`Schedule`](crate::Schedule)
+    /// calls it at the end of every run.
+    pub fn update_events(&mut self) {
+        for i in 0..self.event_updaters.len() {
+            (self.event_updaters[i].1)(self);
+        }
+    }
+
+    /// Drops every queued event of every registered event type.
+    pub(crate) fn clear_events(&mut self) {
+        for i in 0..self.event_updaters.len() {
+            // Two updates age every event out, and keep readers' cursors valid.
+            (self.event_updaters[i].1)(self);
+            (self.event_updaters[i].1)(self);
+        }
     }
 
     /// The registry of component types this world has seen.
@@ -321,12 +470,22 @@ impl World {
     }
 }
 
+#[cold]
+#[track_caller]
+fn missing_resource<T>() -> ! {
+    panic!(
+        "resource `{}` is not in the world; add it with `world.insert_resource(..)` or use `get_resource`",
+        std::any::type_name::<T>()
+    )
+}
+
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("World")
             .field("entities", &self.len())
             .field("archetypes", &self.archetypes.len())
             .field("components", &self.components.len())
+            .field("resources", &self.resources.len())
             .finish()
     }
 }

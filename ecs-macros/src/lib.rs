@@ -1,4 +1,5 @@
-//! Derive macros for the `ecs` crate: `Component`, `Bundle` and `Query`.
+//! Derive macros for the `ecs` crate: `Component`, `Bundle`, `Query` and
+//! `SystemParam`.
 //!
 //! Each entry point parses its input, hands it to the module of the same
 //! name, and turns a `syn::Error` into a `compile_error!` at the offending
@@ -9,6 +10,7 @@ mod bundle;
 mod component;
 mod path;
 mod query;
+mod system_param;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
@@ -33,4 +35,15 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 pub fn derive_query(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     query::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `SystemParam` for a struct whose fields are system
+/// parameters, so a system can take them as one argument. The struct has
+/// two lifetime parameters, the world's and the state's: `struct
+/// Physics<'w, 's> { bodies: Query<'w, 's, &'static mut Body>, time:
+/// Res<'w, Time> }`.
+#[proc_macro_derive(SystemParam)]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    system_param::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -93,6 +93,10 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     <__Inner as #engine::QueryData>::update_access(state, components, access)
                 }
 
+                fn condition(state: &Self::State) -> #engine::query::ArchetypeCondition {
+                    <__Inner as #engine::QueryData>::condition(state)
+                }
+
                 #[inline]
                 fn match_archetype(
                     state: &Self::State,

@@ -9,6 +9,7 @@ use crate::change::Mut;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::query::access::Access;
+use crate::query::condition::ArchetypeCondition;
 
 /// A type that can be fetched by a query: `&T`, `&mut T` (yielding
 /// [`Mut<T>`]), `Option<Q>`, [`Entity`], tuples of these (up to 15), and
@@ -23,6 +24,7 @@ use crate::query::access::Access;
 ///   cache is what `init_fetch` expects for that archetype;
 /// - `fetch` for row `r` touches only row `r` of the archetype given to
 ///   `init_fetch`, so items for distinct rows never alias;
+/// - `condition` covers every archetype that `match_archetype` accepts;
 /// - `ReadOnlyQueryData` is implemented only if `fetch` never hands out
 ///   mutable access.
 #[diagnostic::on_unimplemented(
@@ -50,6 +52,13 @@ pub unsafe trait QueryData {
 
     /// Records what the query reads and writes.
     fn update_access(state: &Self::State, components: &Components, access: &mut Access);
+
+    /// A condition that holds for every archetype the query matches (see
+    /// [`ArchetypeCondition`]); used to prove two queries disjoint.
+    fn condition(state: &Self::State) -> ArchetypeCondition {
+        let _ = state;
+        ArchetypeCondition::any()
+    }
 
     /// Whether the query fetches from `archetype`, and where.
     fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache>;
@@ -139,6 +148,10 @@ unsafe impl<T: Component> QueryData for &T {
         access.add_read(id);
     }
 
+    fn condition(&id: &ComponentId) -> ArchetypeCondition {
+        ArchetypeCondition::with(id)
+    }
+
     #[inline]
     fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
         archetype.column_index(id)
@@ -182,6 +195,10 @@ unsafe impl<T: Component> QueryData for &mut T {
 
     fn update_access(&id: &ComponentId, _: &Components, access: &mut Access) {
         access.add_write(id);
+    }
+
+    fn condition(&id: &ComponentId) -> ArchetypeCondition {
+        ArchetypeCondition::with(id)
     }
 
     #[inline]
@@ -230,6 +247,10 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
 
     fn update_access(id: &ComponentId, components: &Components, access: &mut Access) {
         <&mut T as QueryData>::update_access(id, components, access)
+    }
+
+    fn condition(&id: &ComponentId) -> ArchetypeCondition {
+        ArchetypeCondition::with(id)
     }
 
     #[inline]
@@ -365,6 +386,12 @@ macro_rules! impl_query_data_for_tuple {
 
             fn update_access(state: &Self::State, components: &Components, access: &mut Access) {
                 $($name::update_access(&state.$index, components, access);)*
+            }
+
+            fn condition(state: &Self::State) -> ArchetypeCondition {
+                let condition = ArchetypeCondition::any();
+                $(let condition = condition.and(&$name::condition(&state.$index));)*
+                condition
             }
 
             #[inline]

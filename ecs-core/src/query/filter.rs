@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 use crate::archetype::Archetype;
 use crate::component::{Component, ComponentId, Components};
+use crate::query::condition::ArchetypeCondition;
 
 /// A condition on the entities a query visits: [`With<T>`], [`Without<T>`],
 /// [`Or`] of filters, tuples of filters (all must hold), and `()` (none).
@@ -15,6 +16,7 @@ use crate::component::{Component, ComponentId, Components};
 /// # Safety
 /// - `matches` and `filter_row` read no component data other than what
 ///   `init_fetch` points at, and write nothing;
+/// - `condition` covers every archetype that `matches` accepts;
 /// - if `IS_ARCHETYPAL` is true, `filter_row` returns true for every row of
 ///   an archetype that `matches`, so callers may skip calling it.
 #[diagnostic::on_unimplemented(
@@ -36,6 +38,13 @@ pub unsafe trait QueryFilter {
     /// Builds the state without registering; `None` if no entity of this
     /// world can pass.
     fn get_state(components: &Components) -> Option<Self::State>;
+
+    /// A condition that holds for every archetype that `matches` accepts
+    /// (see [`ArchetypeCondition`]); used to prove two queries disjoint.
+    fn condition(state: &Self::State) -> ArchetypeCondition {
+        let _ = state;
+        ArchetypeCondition::any()
+    }
 
     /// Whether entities of `archetype` may pass.
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
@@ -81,6 +90,10 @@ unsafe impl<T: Component> QueryFilter for With<T> {
         components.id::<T>()
     }
 
+    fn condition(&id: &ComponentId) -> ArchetypeCondition {
+        ArchetypeCondition::with(id)
+    }
+
     #[inline]
     fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
         archetype.contains(id)
@@ -109,6 +122,10 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
 
     fn get_state(components: &Components) -> Option<Option<ComponentId>> {
         Some(components.id::<T>())
+    }
+
+    fn condition(id: &Option<ComponentId>) -> ArchetypeCondition {
+        id.map_or_else(ArchetypeCondition::any, ArchetypeCondition::without)
     }
 
     #[inline]
@@ -142,6 +159,12 @@ macro_rules! impl_query_filter_for_tuple {
 
             fn get_state(components: &Components) -> Option<Self::State> {
                 Some(($($name::get_state(components)?,)*))
+            }
+
+            fn condition(state: &Self::State) -> ArchetypeCondition {
+                let condition = ArchetypeCondition::any();
+                $(let condition = condition.and(&$name::condition(&state.$index));)*
+                condition
             }
 
             #[inline]
@@ -182,6 +205,15 @@ macro_rules! impl_query_filter_for_tuple {
 
             fn get_state(components: &Components) -> Option<Self::State> {
                 Some(($($name::get_state(components),)*))
+            }
+
+            fn condition(state: &Self::State) -> ArchetypeCondition {
+                let condition = ArchetypeCondition::none();
+                $(let condition = match &state.$index {
+                    Some(s) => condition.or($name::condition(s)),
+                    None => condition,
+                };)*
+                condition
             }
 
             #[inline]

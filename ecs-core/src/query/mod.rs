@@ -9,6 +9,7 @@
 //! (`(&A, &A)`) are fine.
 
 mod access;
+mod condition;
 mod fetch;
 mod filter;
 mod iter;
@@ -16,6 +17,7 @@ mod one;
 mod state;
 
 pub use access::Access;
+pub use condition::ArchetypeCondition;
 pub use fetch::{ColumnFetch, MutRef, QueryData, ReadOnlyQueryData};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;

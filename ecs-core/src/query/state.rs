@@ -8,6 +8,7 @@ use crate::component::Components;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
 use crate::query::access::Access;
+use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::iter::QueryIter;
@@ -66,7 +67,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Examines the archetypes created since the last update.
     #[inline]
-    fn update(&mut self, world: &World) {
+    pub(crate) fn update(&mut self, world: &World) {
         if self.world_id != world.id() || self.archetypes_seen != world.archetypes().len() {
             self.update_slow(world);
         }
@@ -150,7 +151,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// `update(world)` has run; unless `Q` is read-only, the caller has
     /// exclusive access to the world for `'w`.
-    unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+    pub(crate) unsafe fn get_unchecked<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
         let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
         let index = self
             .matched
@@ -169,6 +174,99 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let mut fetch = Q::init_fetch(&self.q_state, cache, archetype);
             Ok(Q::fetch(&mut fetch, row))
         }
+    }
+
+    /// Iterates the matching entities of `world` without a borrow that proves
+    /// the access.
+    ///
+    /// # Safety
+    /// `update(world)` has run; unless `Q` is read-only, nothing else
+    /// borrows the components `Q` writes for `'w`, and nothing writes the
+    /// ones it reads.
+    pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states (`update` checked the world); the access is the caller's.
+        unsafe {
+            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
+        }
+    }
+
+    /// Calls `f` on every matching entity of `world`, read-only, spreading
+    /// the rows over rayon's thread pool.
+    pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { self.par_for_each_unchecked(world, f) }
+    }
+
+    /// Calls `f` on every matching entity of `world`, with mutable access,
+    /// spreading the rows over rayon's thread pool. Each entity is visited
+    /// once, by one thread.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..1000).map(Hp)).for_each(drop);
+    /// let mut state = QueryState::<&mut Hp>::new(&mut world);
+    /// state.par_for_each_mut(&mut world, |mut hp| hp.0 *= 2);
+    /// assert_eq!(world.query::<&Hp>().map(|hp| hp.0 as u64).sum::<u64>(), 999 * 1000);
+    /// ```
+    pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        self.update(world);
+        // SAFETY: the exclusive borrow of the world covers `'w`.
+        unsafe { self.par_for_each_unchecked(world, f) }
+    }
+
+    /// # Safety
+    /// As for [`QueryState::iter_unchecked`].
+    pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        use rayon::prelude::*;
+
+        let archetypes = world.archetypes().as_slice();
+        let total: usize = self.matched.iter().map(|&(id, _)| archetypes[id.index()].len()).sum();
+        if total == 0 {
+            return;
+        }
+        let threads = rayon::current_num_threads().max(1);
+        let batch = total.div_ceil(threads * 4).max(1);
+        let mut batches = Vec::new();
+        for &(id, cache) in &self.matched {
+            let len = archetypes[id.index()].len();
+            let mut start = 0;
+            while start < len {
+                let end = (start + batch).min(len);
+                batches.push((id, cache, start, end));
+                start = end;
+            }
+        }
+        let (q_state, f_state) = (&self.q_state, &self.f_state);
+        batches.into_par_iter().for_each(|(id, cache, start, end)| {
+            let archetype = &archetypes[id.index()];
+            // SAFETY: `cache` is `match_archetype`'s for this archetype, which
+            // passes `F`; the batches split each archetype's rows, so every
+            // row is fetched once, by one thread; the access is the caller's.
+            unsafe {
+                let mut fetch = Q::init_fetch(q_state, cache, archetype);
+                let mut filter = F::init_fetch(f_state, archetype);
+                for row in start..end {
+                    if F::IS_ARCHETYPAL || F::filter_row(&mut filter, row) {
+                        f(Q::fetch(&mut fetch, row));
+                    }
+                }
+            }
+        });
+    }
+
+    /// What the query reads and writes, and a condition covering the
+    /// archetypes it can visit.
+    pub(crate) fn access(&self, components: &Components) -> (Access, ArchetypeCondition) {
+        let mut access = Access::new();
+        Q::update_access(&self.q_state, components, &mut access);
+        (access, Q::condition(&self.q_state).and(&F::condition(&self.f_state)))
     }
 
     /// Number of archetypes the query matches so far.

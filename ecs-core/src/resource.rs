@@ -1,0 +1,185 @@
+//! Resources: values that belong to the world rather than to an entity (the
+//! clock, the input state, the score), one per type.
+//!
+//! Each resource sits in its own cell so that systems running in parallel
+//! can borrow different resources, or share one, through a shared `&World`;
+//! the schedule's access check is what makes those borrows disjoint.
+
+use std::any::{type_name, Any, TypeId};
+use std::cell::UnsafeCell;
+
+use crate::component::TypeIdMap;
+
+/// A type that can be stored as a world resource: any `Send + Sync + 'static`
+/// type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a resource",
+    label = "not `Send + Sync + 'static`",
+    note = "resources are shared between systems that may run on other threads"
+)]
+pub trait Resource: Send + Sync + 'static {}
+
+impl<T: Send + Sync + 'static> Resource for T {}
+
+/// The dense id a world gives a resource type the first time it sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ResourceId(u32);
+
+impl ResourceId {
+    /// The id as an index into per-resource tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+struct Slot {
+    value: Option<UnsafeCell<Box<dyn Any + Send + Sync>>>,
+}
+
+/// The world's resources, by type.
+///
+/// Invariant: the value in a slot, if any, has the slot's type; `&mut`
+/// borrows of it are created only through `&mut self` or through
+/// [`Resources::get_mut_unchecked`], whose callers promise exclusivity.
+#[derive(Default)]
+pub(crate) struct Resources {
+    by_type: TypeIdMap<ResourceId>,
+    slots: Vec<Slot>,
+}
+
+// SAFETY: the values are `Send + Sync`. Through `&Resources`, a value is only
+// read, except by `get_mut_unchecked`, whose caller promises that no other
+// borrow of that value exists at the same time, on any thread.
+unsafe impl Sync for Resources {}
+
+impl Resources {
+    /// The id of `T`, registering the type (without a value) if needed.
+    pub fn register<T: Resource>(&mut self) -> ResourceId {
+        let next = ResourceId(u32::try_from(self.slots.len()).expect("more than u32::MAX resource types"));
+        let slots = &mut self.slots;
+        *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
+            slots.push(Slot { value: None });
+            next
+        })
+    }
+
+    /// The id of `T`, if it was ever registered.
+    #[inline]
+    pub fn id<T: Resource>(&self) -> Option<ResourceId> {
+        self.by_type.get(&TypeId::of::<T>()).copied()
+    }
+
+    /// Stores `value`, returning the previous value of that type.
+    pub fn insert<T: Resource>(&mut self, value: T) -> Option<T> {
+        let id = self.register::<T>();
+        let old = self.slots[id.index()].value.replace(UnsafeCell::new(Box::new(value)));
+        old.map(|cell| *downcast_box(cell.into_inner()))
+    }
+
+    /// Takes the `T` out.
+    pub fn remove<T: Resource>(&mut self) -> Option<T> {
+        let id = self.id::<T>()?;
+        let cell = self.slots[id.index()].value.take()?;
+        Some(*downcast_box(cell.into_inner()))
+    }
+
+    /// Whether a `T` is stored.
+    pub fn contains<T: Resource>(&self) -> bool {
+        self.id::<T>().is_some_and(|id| self.slots[id.index()].value.is_some())
+    }
+
+    /// Whether resource `id` holds a value.
+    pub fn contains_id(&self, id: ResourceId) -> bool {
+        self.slots.get(id.index()).is_some_and(|slot| slot.value.is_some())
+    }
+
+    /// The stored `T`.
+    #[inline]
+    pub fn get<T: Resource>(&self) -> Option<&T> {
+        let id = self.id::<T>()?;
+        // SAFETY: `&self` allows reads; no `&mut` to this value exists unless
+        // a caller of `get_mut_unchecked` broke its promise.
+        unsafe { self.get_by_id(id) }
+    }
+
+    /// The stored `T`, mutably.
+    #[inline]
+    pub fn get_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        let id = self.id::<T>()?;
+        let cell = self.slots[id.index()].value.as_mut()?;
+        Some(downcast_mut(cell.get_mut().as_mut()))
+    }
+
+    /// The value of resource `id`, which must be a `T`.
+    ///
+    /// # Safety
+    /// No `&mut` borrow of this resource's value is alive for the returned
+    /// lifetime.
+    #[inline]
+    pub unsafe fn get_by_id<T: Resource>(&self, id: ResourceId) -> Option<&T> {
+        let cell = self.slots.get(id.index())?.value.as_ref()?;
+        // SAFETY: the caller promises no `&mut` to the value is alive.
+        let value: &(dyn Any + Send + Sync) = unsafe { &**cell.get() };
+        Some(downcast_ref(value))
+    }
+
+    /// The value of resource `id`, which must be a `T`, mutably, through a
+    /// shared borrow.
+    ///
+    /// # Safety
+    /// No other borrow of this resource's value, shared or mutable, is alive
+    /// for the returned lifetime.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get_mut_unchecked<T: Resource>(&self, id: ResourceId) -> Option<&mut T> {
+        let cell = self.slots.get(id.index())?.value.as_ref()?;
+        // SAFETY: the caller promises that this is the only borrow.
+        let value: &mut (dyn Any + Send + Sync) = unsafe { &mut **cell.get() };
+        Some(downcast_mut(value))
+    }
+
+    /// Number of resource types registered (with or without a value).
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+fn downcast_box<T: Resource>(value: Box<dyn Any + Send + Sync>) -> Box<T> {
+    value.downcast().unwrap_or_else(|_| unreachable!("resource slot of {} holds another type", type_name::<T>()))
+}
+
+fn downcast_ref<T: Resource>(value: &(dyn Any + Send + Sync)) -> &T {
+    value.downcast_ref().unwrap_or_else(|| unreachable!("resource slot of {} holds another type", type_name::<T>()))
+}
+
+fn downcast_mut<T: Resource>(value: &mut (dyn Any + Send + Sync)) -> &mut T {
+    value.downcast_mut().unwrap_or_else(|| unreachable!("resource slot of {} holds another type", type_name::<T>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_get_replace_remove() {
+        let mut resources = Resources::default();
+        assert_eq!(resources.insert(3u32), None);
+        assert_eq!(resources.insert(4u32), Some(3));
+        assert_eq!(resources.get::<u32>(), Some(&4));
+        *resources.get_mut::<u32>().unwrap() += 1;
+        assert_eq!(resources.remove::<u32>(), Some(5));
+        assert!(!resources.contains::<u32>());
+        assert_eq!(resources.get::<u32>(), None);
+        assert_eq!(resources.len(), 1, "the type stays registered");
+    }
+
+    #[test]
+    fn ids_are_dense_and_named() {
+        let mut resources = Resources::default();
+        let a = resources.register::<u8>();
+        let b = resources.register::<String>();
+        assert_eq!((a.index(), b.index()), (0, 1));
+        assert_eq!(resources.register::<u8>(), a);
+    }
+}

@@ -1,0 +1,282 @@
+//! How a schedule runs one frame: the plan built from the system order
+//! (groups of systems that may overlap, separated by exclusive systems and
+//! `apply_deferred` points), and the parallel runner for a group.
+
+use std::any::Any;
+use std::collections::HashSet;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use super::order::{self, Node, ScheduleError};
+use super::Entry;
+use crate::system::CommandReport;
+use crate::time::Time;
+use crate::world::World;
+
+/// The schedule compiled for running.
+pub(super) struct Plan {
+    /// Entry indices in run order.
+    order: Vec<usize>,
+    steps: Vec<Step>,
+}
+
+enum Step {
+    /// Systems that may run at the same time, where their accesses allow.
+    Group(Group),
+    /// An exclusive system: runs alone with `&mut World`.
+    Exclusive(usize),
+    /// An `apply_deferred` point.
+    Sync(usize),
+}
+
+struct Group {
+    /// Entry indices, in run order.
+    systems: Vec<usize>,
+    /// Per system (by position in `systems`): the later systems that must
+    /// wait for it.
+    dependents: Vec<Vec<usize>>,
+    /// Per system: how many earlier systems it waits for.
+    blockers: Vec<usize>,
+}
+
+impl Plan {
+    pub(super) fn build(entries: &[Entry]) -> Result<Plan, ScheduleError> {
+        let mut edges = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            for (selector, is_after) in
+                entry.after.iter().map(|s| (s, true)).chain(entry.before.iter().map(|s| (s, false)))
+            {
+                let targets: Vec<usize> =
+                    (0..entries.len()).filter(|&j| j != i && entries[j].matches(selector)).collect();
+                if targets.is_empty() {
+                    return Err(ScheduleError::UnknownSystem {
+                        system: entries[i].system.name().to_string(),
+                        target: selector.to_string(),
+                    });
+                }
+                for j in targets {
+                    edges.push(if is_after { (j, i) } else { (i, j) });
+                }
+            }
+        }
+        let nodes: Vec<Node<'_>> =
+            entries.iter().map(|e| Node { priority: e.priority, name: e.system.name() }).collect();
+        let order = order::order(&nodes, &edges)?;
+        let explicit: HashSet<(usize, usize)> = edges.into_iter().collect();
+
+        let mut steps = Vec::new();
+        let mut group = Vec::new();
+        for &i in &order {
+            let entry = &entries[i];
+            if entry.sync_point || entry.system.access().is_exclusive() {
+                if !group.is_empty() {
+                    steps.push(Step::Group(Group::new(std::mem::take(&mut group), entries, &explicit)));
+                }
+                steps.push(if entry.sync_point { Step::Sync(i) } else { Step::Exclusive(i) });
+            } else {
+                group.push(i);
+            }
+        }
+        if !group.is_empty() {
+            steps.push(Step::Group(Group::new(group, entries, &explicit)));
+        }
+        Ok(Plan { order, steps })
+    }
+
+    pub(super) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    pub(super) fn run(
+        &self,
+        entries: &mut [Entry],
+        world: &mut World,
+        single_threaded: bool,
+        report: &mut CommandReport,
+    ) {
+        let parallel = !single_threaded && rayon::current_num_threads() > 1;
+        for step in &self.steps {
+            let paused = world.get_resource::<Time>().is_some_and(Time::is_paused);
+            match step {
+                Step::Group(group) => {
+                    let active: Vec<bool> =
+                        group.systems.iter().map(|&i| should_run(&mut entries[i], paused, world)).collect();
+                    if parallel && active.iter().filter(|&&a| a).count() > 1 {
+                        group.run_parallel(entries, &active, world);
+                    } else {
+                        for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
+                            run_exclusive(&mut entries[i], world);
+                        }
+                    }
+                }
+                Step::Exclusive(i) => {
+                    if should_run(&mut entries[*i], paused, world) {
+                        run_exclusive(&mut entries[*i], world);
+                    }
+                }
+                Step::Sync(i) => {
+                    let start = Instant::now();
+                    self.apply_deferred(entries, world, report);
+                    entries[*i].timing.record(start.elapsed());
+                }
+            }
+        }
+        self.apply_deferred(entries, world, report);
+    }
+
+    /// Applies the deferred commands of every system that ran and has not
+    /// applied them yet, in run order.
+    fn apply_deferred(&self, entries: &mut [Entry], world: &mut World, report: &mut CommandReport) {
+        for &i in &self.order {
+            let entry = &mut entries[i];
+            if std::mem::take(&mut entry.pending_deferred) {
+                entry.system.apply_deferred(world, report);
+            }
+        }
+    }
+}
+
+fn should_run(entry: &mut Entry, paused: bool, world: &World) -> bool {
+    !entry.sync_point
+        && entry.enabled
+        && (!paused || entry.debug)
+        && entry.condition.as_mut().is_none_or(|condition| condition(world))
+}
+
+fn run_exclusive(entry: &mut Entry, world: &mut World) {
+    let start = Instant::now();
+    entry.system.run_exclusive(world);
+    entry.timing.record(start.elapsed());
+    entry.pending_deferred = true;
+}
+
+type Done = (usize, Result<(), Box<dyn Any + Send>>);
+
+impl Group {
+    fn new(systems: Vec<usize>, entries: &[Entry], explicit: &HashSet<(usize, usize)>) -> Group {
+        let n = systems.len();
+        let mut dependents = vec![Vec::new(); n];
+        let mut blockers = vec![0; n];
+        for b in 0..n {
+            for a in 0..b {
+                let (ea, eb) = (&entries[systems[a]], &entries[systems[b]]);
+                let ordered =
+                    explicit.contains(&(systems[a], systems[b])) || explicit.contains(&(systems[b], systems[a]));
+                if ordered || ea.system.access().conflicts_with(eb.system.access()) {
+                    dependents[a].push(b);
+                    blockers[b] += 1;
+                }
+            }
+        }
+        Group { systems, dependents, blockers }
+    }
+
+    /// Runs the active systems of the group on rayon's pool, each as soon as
+    /// every earlier system it depends on has finished. The calling thread
+    /// runs systems too. A panicking system stops new starts; the panic is
+    /// resumed once the running ones are done.
+    fn run_parallel(&self, entries: &mut [Entry], active: &[bool], world: &World) {
+        let n = self.systems.len();
+        let mut blockers = self.blockers.clone();
+        let mut slots: Vec<Option<&mut Entry>> = entries.iter_mut().map(Some).collect();
+        let mut ready: Vec<usize> = Vec::new();
+        let mut finished = 0;
+        let mut running = 0;
+        let mut panic: Option<Box<dyn Any + Send>> = None;
+
+        // Marks `k` finished, and readies (or, when inactive, finishes at
+        // once) the systems that waited only for it.
+        let finish = |k: usize, ready: &mut Vec<usize>, finished: &mut usize, blockers: &mut Vec<usize>| {
+            let mut stack = vec![k];
+            while let Some(k) = stack.pop() {
+                *finished += 1;
+                for &d in &self.dependents[k] {
+                    blockers[d] -= 1;
+                    if blockers[d] == 0 {
+                        if active[d] {
+                            ready.push(d);
+                        } else {
+                            stack.push(d);
+                        }
+                    }
+                }
+            }
+        };
+        for k in 0..n {
+            if blockers[k] == 0 {
+                if active[k] {
+                    ready.push(k);
+                } else {
+                    finish(k, &mut ready, &mut finished, &mut blockers);
+                }
+            }
+        }
+        // Start in run order: `ready` is used as a stack.
+        ready.reverse();
+
+        let (sender, receiver) = mpsc::channel::<Done>();
+        rayon::in_place_scope(|scope| {
+            while finished < n {
+                while let Some(k) = ready.pop() {
+                    let entry = slots[self.systems[k]].take().expect("each system runs once per frame");
+                    if panic.is_some() {
+                        finish(k, &mut ready, &mut finished, &mut blockers);
+                        continue;
+                    }
+                    if ready.is_empty() {
+                        // The last ready system runs here rather than idling.
+                        let result = run_shared(entry, world);
+                        if let Err(payload) = result {
+                            panic.get_or_insert(payload);
+                        }
+                        finish(k, &mut ready, &mut finished, &mut blockers);
+                        ready.sort_unstable_by(|a, b| b.cmp(a));
+                    } else {
+                        running += 1;
+                        let sender = sender.clone();
+                        scope.spawn(move |_| {
+                            let result = run_shared(entry, world);
+                            // The receiver outlives the scope.
+                            let _ = sender.send((k, result));
+                        });
+                    }
+                }
+                if finished == n {
+                    break;
+                }
+                if running == 0 {
+                    unreachable!("schedule group stalled: no system running or ready");
+                }
+                let (k, result) = receiver.recv().expect("a running system reports back");
+                running -= 1;
+                if let Err(payload) = result {
+                    panic.get_or_insert(payload);
+                }
+                finish(k, &mut ready, &mut finished, &mut blockers);
+                while let Ok((k, result)) = receiver.try_recv() {
+                    running -= 1;
+                    if let Err(payload) = result {
+                        panic.get_or_insert(payload);
+                    }
+                    finish(k, &mut ready, &mut finished, &mut blockers);
+                }
+                ready.sort_unstable_by(|a, b| b.cmp(a));
+            }
+        });
+        if let Some(payload) = panic {
+            resume_unwind(payload);
+        }
+    }
+}
+
+fn run_shared(entry: &mut Entry, world: &World) -> Result<(), Box<dyn Any + Send>> {
+    let start = Instant::now();
+    // SAFETY: the system was initialized for this world when the plan was
+    // built, and the group's dependencies keep every system whose access
+    // conflicts with this one from running at the same time.
+    let result = catch_unwind(AssertUnwindSafe(|| unsafe { entry.system.run_shared(world) }));
+    entry.timing.record(start.elapsed());
+    entry.pending_deferred = true;
+    result
+}

@@ -1,0 +1,32 @@
+//! Systems: functions whose parameters declare what they touch, and the
+//! parameters themselves.
+//!
+//! A system is a plain function (or closure) whose parameters are
+//! [`SystemParam`]s: [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`,
+//! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`], tuples of
+//! these and `#[derive(SystemParam)]` structs. A function taking only
+//! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
+//!
+//! # Aliasing (error `E0002`)
+//! Adding a system whose parameters would alias (`Query<&mut A>` beside
+//! `Query<&A>`, or `ResMut<T>` beside `Res<T>`) fails with `error[E0002]`,
+//! naming the system, both parameters and the component or resource. Two
+//! queries that can never visit the same entity, because a `With<T>` in one
+//! meets a `Without<T>` in the other, do not alias.
+
+mod access;
+mod commands;
+mod events;
+mod function;
+mod param;
+mod query;
+
+pub use access::{AccessConflict, SystemAccess};
+pub use commands::{CommandQueue, CommandReport, Commands, EntityCommands, SkippedCommand};
+pub use events::{EventReader, EventWriter};
+pub(crate) use function::AnySystem;
+pub use function::{
+    BoxedSystem, IntoSystem, IsExclusiveSystem, IsFunctionSystem, IsStructSystem, System, SystemParamFunction,
+};
+pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use query::{Query, QuerySingleError};

@@ -1,8 +1,9 @@
 //! The workloads on `ecs`, the engine of this workspace, written the way its
-//! README teaches: `spawn_batch`, and a `QueryState` kept across runs and
-//! driven by `for_each_mut`.
+//! README teaches: `spawn_batch`, a `QueryState` kept across runs and driven
+//! by `for_each_mut` (`par_for_each_mut` for parallel work), and a
+//! `Schedule` of function systems for the schedule workload.
 
-use ecs::{Entity, QueryState, World};
+use ecs::{Entity, Query, QueryState, World};
 
 use crate::markers::{self, Marker, MarkerSink};
 use crate::routine::{Build, Prepared, Steady};
@@ -104,10 +105,7 @@ impl Heavy {
     /// Inverts every matrix [`INVERSIONS`](crate::INVERSIONS) times, then
     /// steps every body.
     pub fn step(&mut self) {
-        // Placeholder: sequential, on one core, while the engine has no
-        // parallel iteration; the peers run this on every core. To become
-        // `QueryState::par_for_each_mut` when it lands.
-        self.query.for_each_mut(&mut self.world, |(mut transform, mut position, velocity)| {
+        self.query.par_for_each_mut(&mut self.world, |(mut transform, mut position, velocity)| {
             heavy(&mut transform, &mut position, velocity)
         });
     }
@@ -122,14 +120,25 @@ impl Heavy {
     }
 }
 
-/// The schedule workload: the world and the kept queries of its three
-/// systems.
+fn ab(mut query: Query<(&mut A, &mut B)>) {
+    query.for_each_mut(|(mut a, mut b)| swap_ab(&mut a, &mut b));
+}
+
+fn cd(mut query: Query<(&mut C, &mut D)>) {
+    query.for_each_mut(|(mut c, mut d)| swap_cd(&mut c, &mut d));
+}
+
+fn ce(mut query: Query<(&mut C, &mut E)>) {
+    query.for_each_mut(|(mut c, mut e)| swap_ce(&mut c, &mut e));
+}
+
+/// The schedule workload: the world and an `ecs::Schedule` of its three
+/// systems, which runs `ab` beside `cd` or `ce` (`cd` and `ce` both write
+/// `C`).
 pub struct Schedule {
     /// The world.
     pub world: World,
-    ab: QueryState<(&'static mut A, &'static mut B)>,
-    cd: QueryState<(&'static mut C, &'static mut D)>,
-    ce: QueryState<(&'static mut C, &'static mut E)>,
+    schedule: ecs::Schedule,
 }
 
 impl Schedule {
@@ -142,20 +151,16 @@ impl Schedule {
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), D(2.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), E(3.0)))).for_each(drop);
-        let ab = QueryState::new(&mut world);
-        let cd = QueryState::new(&mut world);
-        let ce = QueryState::new(&mut world);
-        Schedule { world, ab, cd, ce }
+        let mut schedule = ecs::Schedule::new();
+        schedule.add_system(ab);
+        schedule.add_system(cd);
+        schedule.add_system(ce);
+        Schedule { world, schedule }
     }
 
-    /// Runs the systems `ab`, `cd` and `ce` once each.
+    /// Runs the schedule once.
     pub fn run(&mut self) {
-        // Placeholder: the three systems one after the other on one core,
-        // while the engine has no scheduler; to become an `ecs::Schedule`
-        // of the three systems, run in parallel where they do not conflict.
-        self.ab.for_each_mut(&mut self.world, |(mut a, mut b)| swap_ab(&mut a, &mut b));
-        self.cd.for_each_mut(&mut self.world, |(mut c, mut d)| swap_cd(&mut c, &mut d));
-        self.ce.for_each_mut(&mut self.world, |(mut c, mut e)| swap_ce(&mut c, &mut e));
+        self.schedule.run(&mut self.world);
     }
 
     /// Sums of the values of `A`, `B`, `C`, `D` and `E`.

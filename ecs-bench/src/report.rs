@@ -327,8 +327,8 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
 /// How the implementations are driven, for the report's readers.
 pub const NOTES: &str = "\
 - **ecs**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
-`despawn`. `heavy_compute` and `schedule` run **sequentially on one core**: the engine has no parallel \
-iteration or scheduler yet, so these rows measure a placeholder against peers that use every core.
+`despawn`; `heavy_compute` uses `QueryState::par_for_each_mut` (rayon); `schedule` is an `ecs::Schedule` of \
+three function systems, which runs non-conflicting systems in parallel on rayon.
 - **hecs**: `spawn_batch`; `query_mut` (hecs caches each query type's matching archetypes in the world); \
 `insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)`. hecs has no \
 scheduler: `schedule` runs `ab` beside `cd` with `rayon::join` (disjoint components, borrows checked at run \

@@ -9,7 +9,7 @@
 //!
 //! Each workload is written once per implementation, in one module each:
 //! [`ours`], [`with_hecs`], [`with_bevy`] and [`raw`]. The registry in
-//! [`workloads`] turns them into [`Routine`]s, and both the criterion benches
+//! [`workloads()`] turns them into [`Routine`]s, and both the criterion benches
 //! (`cargo bench -p ecs-bench`) and the report binary
 //! (`cargo run -p ecs-bench --release --bin report`) time those routines
 //! with the same function, [`routine::time_runs`].

@@ -1,6 +1,6 @@
-//! The report: a short timing of every routine ([`sample`]), the machine it
-//! ran on ([`Machine`]), and the rendering of the results as a Markdown page
-//! ([`markdown`]) and a hand-written SVG bar chart ([`svg`]).
+//! The report: a short timing of every routine ([`sample_side_by_side`]),
+//! the machine it ran on ([`Machine`]), and the rendering of the results as a
+//! Markdown page ([`markdown`]) and a hand-written SVG bar chart ([`svg`]).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -103,6 +103,9 @@ pub struct Machine {
     pub hecs: String,
     /// See [`Machine::hecs`].
     pub bevy_ecs: String,
+    /// The 1-minute load average when the run started: other work on the
+    /// machine competes with the measurements.
+    pub load: String,
 }
 
 impl Machine {
@@ -125,8 +128,17 @@ impl Machine {
             rustc: env!("ECS_BENCH_RUSTC").to_owned(),
             hecs: env!("ECS_BENCH_HECS").to_owned(),
             bevy_ecs: env!("ECS_BENCH_BEVY_ECS").to_owned(),
+            load: load_average(),
         }
     }
+}
+
+/// The 1-minute load average, from `/proc/loadavg`.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// The `YYYY-MM-DD` date `days` days after 1970-01-01 (proleptic Gregorian).
@@ -233,6 +245,7 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
     let _ = writeln!(w, "| date (UTC) | {} |", machine.date);
     let _ = writeln!(w, "| CPU | {} |", machine.cpu);
     let _ = writeln!(w, "| cores | {} |", machine.cores);
+    let _ = writeln!(w, "| load average (1 min) | {} at the start, {} at the end |", machine.load, load_average());
     let _ = writeln!(w, "| compiler | {} |", machine.rustc);
     let _ = writeln!(
         w,
@@ -280,6 +293,18 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
         );
     }
     let _ = writeln!(w, "\nThe faster peer of each row is in bold.\n");
+    let slower: Vec<String> = rows
+        .iter()
+        .filter_map(|row| row.vs_best_peer().filter(|&r| r > 1.0).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .collect();
+    let above_floor: Vec<String> = rows
+        .iter()
+        .filter(|row| row.iteration)
+        .filter_map(|row| row.vs_floor().filter(|&r| r > 1.2).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .collect();
+    let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(", ") };
+    let _ = writeln!(w, "- ecs slower than the best peer: {}.", list(slower));
+    let _ = writeln!(w, "- iteration workloads above 1.2x the raw floor: {}.\n", list(above_floor));
     let _ = writeln!(w, "![ecs / best peer and ecs / raw floor, per workload]({chart})\n");
 
     let _ = writeln!(w, "## What each workload does\n");
@@ -480,6 +505,7 @@ mod tests {
             rustc: "rustc".into(),
             hecs: "1".into(),
             bevy_ecs: "2".into(),
+            load: "0.00".into(),
         };
         let page = markdown(&machine, &rows, &[], "report.svg", Duration::from_secs(1));
         assert!(page.contains("| w † | 30.0 µs | 60.0 µs | **40.0 µs** | 20.0 µs | 0.75x | 1.50x |"), "{page}");

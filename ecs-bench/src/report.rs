@@ -1,4 +1,4 @@
-//! The report: a short timing of every routine ([`sample_side_by_side`]),
+//! The report: a short timing of every routine ([`sample`]),
 //! the machine it ran on ([`Machine`]), and the rendering of the results as a
 //! Markdown page ([`markdown`]) and a hand-written SVG bar chart ([`svg`]).
 
@@ -9,13 +9,17 @@ use crate::memory::{self, Measurement, Scenario};
 use crate::routine::time_runs;
 use crate::{Implementation, Routine};
 
-/// How long the routines of one workload are sampled, at least (plus their
-/// untimed set-up).
+/// How long the implementations of one workload are sampled in all, at
+/// least (plus their untimed set-up and their processes' start).
 pub const BUDGET: Duration = Duration::from_secs(6);
-/// Fewest samples per routine, even when that overruns the budget.
-pub const MIN_SAMPLES: usize = 5;
-/// Most samples per routine.
-pub const MAX_SAMPLES: usize = 101;
+/// Each implementation of a workload is measured in this many fresh
+/// processes, the implementations taking turns, so that a change in the
+/// machine's load falls on all of them alike.
+pub const ROUNDS: usize = 3;
+/// Fewest samples per process, even when that overruns the budget.
+pub const MIN_SAMPLES: usize = 3;
+/// Most samples per process.
+pub const MAX_SAMPLES: usize = 40;
 /// Target length of one sample of a routine without per-run set-up.
 pub const SAMPLE_TARGET: Duration = Duration::from_millis(10);
 
@@ -26,37 +30,61 @@ pub struct Timing {
     pub median: Duration,
     /// Number of samples taken.
     pub samples: usize,
-    /// Runs per sample.
+    /// Runs per sample (of the first process, when there were several).
     pub runs_per_sample: u64,
 }
 
-/// Times the `routines` of one workload briefly and side by side: each is
-/// warmed up and its samples sized, then they take turns, one sample each
-/// per round (starting with a different one each round), until `budget` has
-/// passed (at least [`MIN_SAMPLES`] rounds, at most [`MAX_SAMPLES`]). Taking
-/// turns spreads any change in the machine's load over all of them. Returns
-/// each one's median time per run.
-pub fn sample_side_by_side(routines: &mut [Box<dyn Routine>], budget: Duration) -> Vec<Timing> {
-    let started = Instant::now();
-    let runs_per_sample: Vec<u64> = routines.iter_mut().map(|routine| runs_per_sample(routine.as_mut())).collect();
-    let mut per_run: Vec<Vec<f64>> = vec![Vec::with_capacity(MAX_SAMPLES); routines.len()];
-    let mut round = 0;
-    while round < MIN_SAMPLES || (round < MAX_SAMPLES && started.elapsed() < budget) {
-        for k in 0..routines.len() {
-            let k = (k + round) % routines.len();
-            let runs = runs_per_sample[k];
-            per_run[k].push(time_runs(routines[k].as_mut(), runs).as_secs_f64() / runs as f64);
-        }
-        round += 1;
+/// The samples one process took of one routine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Samples {
+    /// Runs per sample.
+    pub runs_per_sample: u64,
+    /// Time of one run, in seconds, per sample.
+    pub per_run: Vec<f64>,
+}
+
+impl Samples {
+    /// The line a child process prints for its parent.
+    pub fn to_line(&self) -> String {
+        let times: Vec<String> = self.per_run.iter().map(|t| format!("{t:e}")).collect();
+        format!("samples runs={} {}", self.runs_per_sample, times.join(" "))
     }
-    per_run
-        .into_iter()
-        .zip(runs_per_sample)
-        .map(|(mut times, runs_per_sample)| {
-            times.sort_by(f64::total_cmp);
-            Timing { median: Duration::from_secs_f64(median(&times)), samples: times.len(), runs_per_sample }
-        })
-        .collect()
+
+    /// Parses [`Samples::to_line`]'s output.
+    pub fn from_line(line: &str) -> Option<Self> {
+        let mut words = line.trim().strip_prefix("samples runs=")?.split(' ');
+        let runs_per_sample = words.next()?.parse().ok()?;
+        let per_run = words.map(|w| w.parse().ok()).collect::<Option<Vec<f64>>>()?;
+        Some(Samples { runs_per_sample, per_run })
+    }
+}
+
+/// Times `routine` briefly: warms it up and sizes its samples, then samples
+/// it until `budget` has passed (at least [`MIN_SAMPLES`], at most
+/// [`MAX_SAMPLES`] samples).
+pub fn sample(routine: &mut dyn Routine, budget: Duration) -> Samples {
+    let started = Instant::now();
+    let runs_per_sample = runs_per_sample(routine);
+    let mut per_run = Vec::with_capacity(MAX_SAMPLES);
+    while per_run.len() < MIN_SAMPLES || (per_run.len() < MAX_SAMPLES && started.elapsed() < budget) {
+        per_run.push(time_runs(routine, runs_per_sample).as_secs_f64() / runs_per_sample as f64);
+    }
+    Samples { runs_per_sample, per_run }
+}
+
+/// The median of all the samples that the processes of one routine took.
+///
+/// # Panics
+/// If there is no sample.
+pub fn summarize(samples: &[Samples]) -> Timing {
+    let mut all: Vec<f64> = samples.iter().flat_map(|s| s.per_run.iter().copied()).collect();
+    assert!(!all.is_empty(), "no samples to summarize");
+    all.sort_by(f64::total_cmp);
+    Timing {
+        median: Duration::from_secs_f64(median(&all)),
+        samples: all.len(),
+        runs_per_sample: samples[0].runs_per_sample,
+    }
 }
 
 /// Warms `routine` up and picks how many runs make a sample of about
@@ -237,8 +265,9 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
     let _ = writeln!(
         w,
         "Written by `cargo run -p ecs-bench --release --bin report` (a short run: median of a few samples per \
-         cell, the implementations of a workload taking turns; {:.0} s in all). For careful numbers run `cargo bench -p ecs-bench`, which times the same \
+         cell, each implementation in {} fresh processes taking turns with the others'; {:.0} s in all). For careful numbers run `cargo bench -p ecs-bench`, which times the same \
          routines with criterion.\n",
+        ROUNDS,
         elapsed.as_secs_f64()
     );
     let _ = writeln!(w, "| | |\n| --- | --- |");
@@ -514,11 +543,13 @@ mod tests {
 
     #[test]
     fn sampling_takes_at_least_the_minimum_of_samples() {
-        let steady: Box<dyn Routine> = Box::new(crate::routine::Steady::new(0u64, |runs| *runs += 1));
-        let built: Box<dyn Routine> = Box::new(crate::routine::Build::new(|| vec![0u8; 64]));
-        let timings = sample_side_by_side(&mut [steady, built], Duration::ZERO);
-        assert_eq!(timings.len(), 2);
-        assert!(timings.iter().all(|t| t.samples == MIN_SAMPLES));
-        assert_eq!(timings[1].runs_per_sample, 1);
+        let mut steady = crate::routine::Steady::new(0u64, |runs| *runs += 1);
+        let samples = sample(&mut steady, Duration::ZERO);
+        assert_eq!(samples.per_run.len(), MIN_SAMPLES);
+        assert_eq!(Samples::from_line(&samples.to_line()), Some(samples.clone()));
+        let built = sample(&mut crate::routine::Build::new(|| vec![0u8; 64]), Duration::ZERO);
+        assert_eq!(built.runs_per_sample, 1);
+        let timing = summarize(&[samples, built]);
+        assert_eq!(timing.samples, 2 * MIN_SAMPLES);
     }
 }

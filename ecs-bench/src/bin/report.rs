@@ -1,6 +1,7 @@
 //! Runs every workload briefly on ecs, hecs, bevy_ecs and the raw floor,
-//! measures memory per entity (each implementation in a child process), and
-//! prints and writes `ecs-bench/REPORT.md` with the chart `ecs-bench/report.svg`.
+//! measures memory per entity, and prints and writes `ecs-bench/REPORT.md`
+//! with the chart `ecs-bench/report.svg`. Every measurement runs in a child
+//! process (this program, re-run with a hidden first argument).
 //!
 //! ```text
 //! cargo run -p ecs-bench --release --bin report                      # everything, writes the report
@@ -8,21 +9,27 @@
 //! ```
 
 use std::path::Path;
-use std::process::ExitCode;
-use std::time::Instant;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
 
 use ecs_bench::memory::{self, Scenario};
-use ecs_bench::report::{self, Machine, MemoryRow, Row};
+use ecs_bench::report::{self, Machine, MemoryRow, Row, Samples};
 use ecs_bench::{workloads, Implementation};
 
 /// The argument that makes this program a memory-measuring child.
 const MEMORY_CHILD: &str = "--memory-child";
+/// The argument that makes this program a timing child: each routine is
+/// timed in a fresh process, so that no implementation inherits another's
+/// heap (the allocator's state changes the cost of the spawn workloads).
+const TIME_CHILD: &str = "--time-child";
 const CHART: &str = "report.svg";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some(MEMORY_CHILD) {
-        return memory_child(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some(MEMORY_CHILD) => return memory_child(&args[1..]),
+        Some(TIME_CHILD) => return time_child(&args[1..]),
+        _ => {}
     }
     let all = workloads();
     if let Some(unknown) = args.iter().find(|a| !all.iter().any(|w| w.name == a.as_str())) {
@@ -35,14 +42,28 @@ fn main() -> ExitCode {
     let machine = Machine::detect();
     eprintln!("{} on {} cores, {}", machine.cpu, machine.cores, machine.rustc);
 
+    let exe = std::env::current_exe().expect("path of this program");
     let mut rows = Vec::new();
     for workload in all.iter().filter(|w| full || args.iter().any(|a| a == w.name)) {
-        let (whiches, mut routines): (Vec<_>, Vec<_>) =
-            Implementation::ALL.into_iter().filter_map(|which| Some((which, (workload.routine)(which)?))).unzip();
-        let measured = report::sample_side_by_side(&mut routines, report::BUDGET);
-        drop(routines);
+        let present: Vec<Implementation> =
+            Implementation::ALL.into_iter().filter(|&which| (workload.routine)(which).is_some()).collect();
+        let budget = report::BUDGET / (report::ROUNDS * present.len()) as u32;
+        let mut samples: Vec<Vec<Samples>> = vec![Vec::new(); present.len()];
+        for round in 0..report::ROUNDS {
+            for k in 0..present.len() {
+                let k = (k + round) % present.len();
+                match time_in_child(&exe, workload.name, present[k], budget) {
+                    Ok(s) => samples[k].push(s),
+                    Err(why) => eprintln!("{} {}: {why}", workload.name, present[k].name()),
+                }
+            }
+        }
         let mut timings = [None; 4];
-        for (which, timing) in whiches.into_iter().zip(measured) {
+        for (which, samples) in present.into_iter().zip(samples) {
+            if samples.is_empty() {
+                continue;
+            }
+            let timing = report::summarize(&samples);
             eprintln!(
                 "{:<28} {:<9} {:>10}  ({} samples of {} runs)",
                 workload.name,
@@ -59,7 +80,6 @@ fn main() -> ExitCode {
 
     let mut memory_rows = Vec::new();
     if full {
-        let exe = std::env::current_exe().expect("path of this program");
         for which in Implementation::ALL {
             let measurements = Scenario::ALL.map(|s| memory::measure_in_child(&exe, &[MEMORY_CHILD], which, s));
             for (scenario, m) in Scenario::ALL.iter().zip(&measurements) {
@@ -91,6 +111,42 @@ fn main() -> ExitCode {
         }
     }
     eprintln!("took {:.1} s", started.elapsed().as_secs_f64());
+    ExitCode::SUCCESS
+}
+
+/// Runs `exe --time-child WORKLOAD IMPLEMENTATION MILLISECONDS` and reads
+/// the samples it prints.
+fn time_in_child(exe: &Path, workload: &str, which: Implementation, budget: Duration) -> Result<Samples, String> {
+    let output = Command::new(exe)
+        .args([TIME_CHILD, workload, which.name(), &budget.as_millis().to_string()])
+        .output()
+        .map_err(|error| format!("cannot run {}: {error}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!("failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(Samples::from_line)
+        .ok_or_else(|| "printed no samples".into())
+}
+
+/// `--time-child WORKLOAD IMPLEMENTATION MILLISECONDS`: sample one routine
+/// in this fresh process and print the samples on one line.
+fn time_child(args: &[String]) -> ExitCode {
+    let [workload, which, millis] = args else {
+        eprintln!("usage: report {TIME_CHILD} WORKLOAD IMPLEMENTATION MILLISECONDS");
+        return ExitCode::FAILURE;
+    };
+    let routine = workloads()
+        .into_iter()
+        .find(|w| w.name == workload.as_str())
+        .zip(Implementation::from_name(which))
+        .and_then(|(workload, which)| (workload.routine)(which));
+    let (Some(mut routine), Ok(millis)) = (routine, millis.parse()) else {
+        eprintln!("no routine `{workload}` on `{which}`, or a bad budget `{millis}`");
+        return ExitCode::FAILURE;
+    };
+    println!("{}", report::sample(routine.as_mut(), Duration::from_millis(millis)).to_line());
     ExitCode::SUCCESS
 }
 

@@ -407,7 +407,7 @@ pub fn svg(rows: &[Row]) -> String {
     const TOP: f64 = 70.0;
     const ROW: f64 = 34.0;
     const BAR: f64 = 12.0;
-    let height = TOP + ROW * rows.len() as f64 + 40.0;
+    let height = TOP + ROW * rows.len() as f64 + 44.0;
 
     let ratios = rows.iter().flat_map(|r| [r.vs_best_peer(), r.vs_floor()]).flatten();
     let (mut lo, mut hi) = (0.5f64, 2.0f64);
@@ -449,6 +449,14 @@ pub fn svg(rows: &[Row]) -> String {
         let label = if p >= 0 { format!("{}x", 1u64 << p) } else { format!("1/{}", 1u64 << -p) };
         let _ = writeln!(s, r#"<text x="{gx:.1}" y="{}" text-anchor="middle">{label}</text>"#, bottom + 16.0);
     }
+    let one = x(1.0);
+    let _ = writeln!(
+        s,
+        r##"<text x="{:.1}" y="{}" text-anchor="end" fill="#555">&#8592; ecs faster</text>"##,
+        one - 6.0,
+        bottom + 32.0
+    );
+    let _ = writeln!(s, r##"<text x="{:.1}" y="{}" fill="#555">ecs slower &#8594;</text>"##, one + 6.0, bottom + 32.0);
 
     for (i, row) in rows.iter().enumerate() {
         let y = TOP + ROW * i as f64;

@@ -494,21 +494,26 @@ fn snapshot(world: &World) -> Vec<String> {
 
 #[test]
 fn parallel_runs_equal_single_threaded_runs() {
-    let mut parallel_world = World::new();
-    let mut serial_world = World::new();
-    populate(&mut parallel_world);
-    populate(&mut serial_world);
-    let mut parallel = Schedule::new();
-    let mut serial = Schedule::single_threaded();
-    build(&mut parallel);
-    build(&mut serial);
-    assert!(parallel.len() >= 36, "dozens of systems: {}", parallel.len());
-    assert_eq!(parallel.order(&mut parallel_world), serial.order(&mut serial_world));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-    for frame in 0..20 {
-        pool.install(|| parallel.run(&mut parallel_world));
-        serial.run(&mut serial_world);
-        assert_eq!(snapshot(&parallel_world), snapshot(&serial_world), "frame {frame}");
+    // Run from inside pools of two and four threads: the schedule's own
+    // thread is then a pool worker, which must not starve the systems it
+    // spawns.
+    for threads in [2, 4] {
+        let mut parallel_world = World::new();
+        let mut serial_world = World::new();
+        populate(&mut parallel_world);
+        populate(&mut serial_world);
+        let mut parallel = Schedule::new();
+        let mut serial = Schedule::single_threaded();
+        build(&mut parallel);
+        build(&mut serial);
+        assert!(parallel.len() >= 36, "dozens of systems: {}", parallel.len());
+        assert_eq!(parallel.order(&mut parallel_world), serial.order(&mut serial_world));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for frame in 0..20 {
+            pool.install(|| parallel.run(&mut parallel_world));
+            serial.run(&mut serial_world);
+            assert_eq!(snapshot(&parallel_world), snapshot(&serial_world), "{threads} threads, frame {frame}");
+        }
+        parallel_world.check_invariants().unwrap();
     }
-    parallel_world.check_invariants().unwrap();
 }

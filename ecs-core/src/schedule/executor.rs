@@ -248,7 +248,7 @@ impl Group {
                 if running == 0 {
                     unreachable!("schedule group stalled: no system running or ready");
                 }
-                let (k, result) = receiver.recv().expect("a running system reports back");
+                let (k, result) = wait(&receiver);
                 running -= 1;
                 if let Err(payload) = result {
                     panic.get_or_insert(payload);
@@ -266,6 +266,26 @@ impl Group {
         });
         if let Some(payload) = panic {
             resume_unwind(payload);
+        }
+    }
+}
+
+/// Waits for a running system to finish. On a thread of rayon's pool (a
+/// schedule run inside `install`), it helps with the pool's work meanwhile
+/// rather than blocking a worker the spawned systems may need.
+fn wait(receiver: &mpsc::Receiver<Done>) -> Done {
+    if rayon::current_thread_index().is_none() {
+        return receiver.recv().expect("a running system reports back");
+    }
+    loop {
+        match receiver.try_recv() {
+            Ok(done) => return done,
+            Err(mpsc::TryRecvError::Empty) => {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::thread::yield_now();
+                }
+            }
+            Err(mpsc::TryRecvError::Disconnected) => unreachable!("the sender lives as long as the group"),
         }
     }
 }

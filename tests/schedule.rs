@@ -400,8 +400,10 @@ struct Ledger(u64);
 #[derive(Default, Debug, PartialEq)]
 struct Tally(u64);
 
+/// A non-commutative update, repeated so that each system takes long
+/// enough for the pool's threads to overlap.
 fn mix(x: u64, k: u64) -> u64 {
-    x.wrapping_mul(6364136223846793005).wrapping_add(k).rotate_left(13)
+    (0..16).fold(x, |x, _| x.wrapping_mul(6364136223846793005).wrapping_add(k).rotate_left(13))
 }
 
 fn build(schedule: &mut Schedule) {
@@ -468,7 +470,7 @@ fn build(schedule: &mut Schedule) {
 fn populate(world: &mut World) {
     world.init_resource::<Ledger>();
     world.init_resource::<Tally>();
-    for i in 0..400u64 {
+    for i in 0..1000u64 {
         let e = world.spawn((C0(i), C1(i * 3)));
         if i % 2 == 0 {
             world.insert(e, (C2(i), C3(i + 1))).unwrap();
@@ -516,4 +518,40 @@ fn parallel_runs_equal_single_threaded_runs() {
         }
         parallel_world.check_invariants().unwrap();
     }
+}
+
+#[test]
+fn systems_that_do_not_conflict_overlap() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+
+    // Each system raises its flag, then waits (up to a generous limit) for
+    // the other's: both see the other's flag only if they ran at the same
+    // time.
+    static A_UP: AtomicBool = AtomicBool::new(false);
+    static B_UP: AtomicBool = AtomicBool::new(false);
+    fn meet(mine: &AtomicBool, theirs: &AtomicBool) -> bool {
+        mine.store(true, Ordering::SeqCst);
+        let start = Instant::now();
+        while !theirs.load(Ordering::SeqCst) {
+            if start.elapsed() > Duration::from_secs(20) {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        true
+    }
+    #[derive(Default)]
+    struct Met(bool);
+    #[derive(Default)]
+    struct AlsoMet(bool);
+    let mut world = World::new();
+    world.init_resource::<Met>();
+    world.init_resource::<AlsoMet>();
+    let mut schedule = Schedule::new();
+    schedule.add_system(|mut met: ResMut<Met>| met.0 = meet(&A_UP, &B_UP));
+    schedule.add_system(|mut met: ResMut<AlsoMet>| met.0 = meet(&B_UP, &A_UP));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| schedule.run(&mut world));
+    assert!(world.resource::<Met>().0 && world.resource::<AlsoMet>().0);
 }

@@ -1,21 +1,25 @@
-//! A tiny particle game: 4,000 particles fly around a walled arena for ten
-//! frames. It shows the API a newcomer needs:
+//! A tiny particle game run by a `Schedule`: particles fly around a walled
+//! arena, freeze when they hit a wall (unless a shield absorbs the hit), age
+//! and vanish, while waves of newcomers arrive. It shows the API a newcomer
+//! needs:
 //!
-//! - `#[derive(Component)]` and `#[derive(Bundle)]`, and `spawn_batch`;
-//! - a `QueryState` kept across frames (the movement query);
-//! - filters: `Without<Frozen>` on the kept query, `With<Frozen>` on a
-//!   one-off `query_filtered_mut`;
-//! - `insert` of a marker (`Frozen`, when a particle hits a wall) and
-//!   `remove` of a component (a `Shield` absorbs the first hit);
-//! - `despawn` when a lifetime runs out, and a wave of new particles each frame;
-//! - `world.entity(e)` to print an entity for debugging.
+//! - `#[derive(Component)]`, `#[derive(Bundle)]`, resources and `Time`;
+//! - systems as plain functions: `Query` with filters, `Res`/`ResMut`,
+//!   `Commands` (deferred spawn, insert, remove, despawn), events, `Local`;
+//! - ordering with `.after(..)`, a `.debug()` system that runs while paused,
+//!   slow motion with `Time::set_scale`, per-system timings;
+//! - `Schedule::clear_world` between levels, with an `on_clear` hook that
+//!   sets up the next level.
 //!
 //! Every frame prints what happened. The run is deterministic: the random
-//! numbers come from a small xorshift generator with a fixed seed.
+//! numbers come from a small xorshift generator with a fixed seed, and
+//! systems that touch the same data always run in the same order.
 //!
 //! ```text
 //! cargo run --release --example game
 //! ```
+
+use std::time::Duration;
 
 use ecs::prelude::*;
 
@@ -26,19 +30,19 @@ struct Position {
     y: f32,
 }
 
-/// Arena units per frame.
+/// Arena units per second.
 #[derive(Component, Clone, Copy, Debug)]
 struct Velocity {
     x: f32,
     y: f32,
 }
 
-/// Frames left to live.
+/// Seconds left to live.
 #[derive(Component, Clone, Copy, Debug)]
-struct Lifetime(u32);
+struct Lifetime(f32);
 
-/// Marker: the particle hit a wall and stopped moving. Frozen particles
-/// melt (age) three times as fast.
+/// Marker: the particle hit a wall and stopped. Frozen particles melt
+/// (age) three times as fast.
 #[derive(Component, Debug)]
 struct Frozen;
 
@@ -55,11 +59,25 @@ struct Particle {
     lifetime: Lifetime,
 }
 
+/// Sent by `movement` when a particle crosses a wall.
+struct WallHit(Entity);
+
+/// What happened this frame, for the frame line.
+#[derive(Default, Debug)]
+struct FrameStats {
+    moved: usize,
+    frozen: usize,
+    bounced: usize,
+    expired: usize,
+    spawned: usize,
+}
+
 const PARTICLES: usize = 4_000;
-const FRAMES: u32 = 10;
 /// Particles spawned per frame.
 const WAVE: usize = 120;
 const ARENA: f32 = 100.0;
+/// The frame time the game loop pretends to take.
+const FRAME: Duration = Duration::from_millis(16);
 
 /// A xorshift64 generator: enough randomness for a demo, and deterministic.
 struct Rng(u64);
@@ -81,106 +99,166 @@ impl Rng {
     fn particle(&mut self) -> Particle {
         Particle {
             position: Position { x: self.range(0.0, ARENA), y: self.range(0.0, ARENA) },
-            velocity: Velocity { x: self.range(-3.0, 3.0), y: self.range(-3.0, 3.0) },
-            lifetime: Lifetime(5 + (self.next_u64() % 30) as u32),
+            velocity: Velocity { x: self.range(-180.0, 180.0), y: self.range(-180.0, 180.0) },
+            lifetime: Lifetime(self.range(0.1, 0.5)),
         }
     }
 }
 
-/// Spawns `n` particles; every fourth one gets a shield.
-fn spawn_particles(world: &mut World, rng: &mut Rng, n: usize) -> usize {
-    let spawned: Vec<Entity> = world.spawn_batch((0..n).map(|_| rng.particle())).collect();
-    for &entity in spawned.iter().step_by(4) {
-        world.insert(entity, Shield).expect("just spawned");
+/// Spawns `n` particles through `commands`; every fourth one gets a shield.
+fn spawn_particles(commands: &mut Commands, rng: &mut Rng, n: usize) {
+    for i in 0..n {
+        let mut particle = commands.spawn(rng.particle());
+        if i % 4 == 0 {
+            particle.insert(Shield);
+        }
     }
-    spawned.len()
 }
 
-/// An order-independent hash of every position, to compare runs.
-fn checksum(world: &World) -> u64 {
-    world
-        .query::<&Position>()
-        .map(|p| (u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits())).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .fold(0, u64::wrapping_add)
+/// A wave of newcomers every frame.
+fn spawn_wave(mut commands: Commands, mut rng: ResMut<Rng>, mut stats: ResMut<FrameStats>) {
+    spawn_particles(&mut commands, &mut rng, WAVE);
+    stats.spawned = WAVE;
+}
+
+/// Moves every particle that is not frozen; reports who crossed a wall.
+fn movement(
+    mut particles: Query<(Entity, &mut Position, &Velocity), Without<Frozen>>,
+    time: Res<Time>,
+    mut hits: EventWriter<WallHit>,
+    mut stats: ResMut<FrameStats>,
+) {
+    let dt = time.delta_secs();
+    stats.moved = 0;
+    for (entity, mut pos, vel) in particles.iter_mut() {
+        pos.x += vel.x * dt;
+        pos.y += vel.y * dt;
+        stats.moved += 1;
+        if !(0.0..ARENA).contains(&pos.x) || !(0.0..ARENA).contains(&pos.y) {
+            pos.x = pos.x.clamp(0.0, ARENA);
+            pos.y = pos.y.clamp(0.0, ARENA);
+            hits.send(WallHit(entity));
+        }
+    }
+}
+
+/// A shield absorbs the hit and is used up; otherwise the particle freezes.
+fn walls(
+    mut hits: EventReader<WallHit>,
+    mut shielded: Query<&mut Velocity, With<Shield>>,
+    mut commands: Commands,
+    mut stats: ResMut<FrameStats>,
+) {
+    (stats.frozen, stats.bounced) = (0, 0);
+    for WallHit(entity) in hits.read() {
+        if let Ok(mut vel) = shielded.get_mut(*entity) {
+            vel.x = -vel.x;
+            vel.y = -vel.y;
+            commands.entity(*entity).remove::<Shield>();
+            stats.bounced += 1;
+        } else {
+            commands.entity(*entity).insert(Frozen);
+            stats.frozen += 1;
+        }
+    }
+}
+
+/// Everyone ages; frozen particles three times as fast. The expired are
+/// despawned at the end of the frame.
+fn aging(
+    mut lives: Query<(Entity, &mut Lifetime, Option<&Frozen>)>,
+    time: Res<Time>,
+    mut commands: Commands,
+    mut stats: ResMut<FrameStats>,
+) {
+    let dt = time.delta_secs();
+    stats.expired = 0;
+    for (entity, mut life, frozen) in lives.iter_mut() {
+        life.0 -= if frozen.is_some() { 3.0 * dt } else { dt };
+        if life.0 <= 0.0 {
+            commands.despawn(entity);
+            stats.expired += 1;
+        }
+    }
+}
+
+/// Prints the frame line; `.debug()` keeps it running while paused.
+fn hud(stats: Res<FrameStats>, time: Res<Time>, particles: Query<(&Position, Option<&Frozen>)>) {
+    let (mut alive, mut frozen, mut checksum) = (0, 0, 0u64);
+    for (pos, is_frozen) in particles.iter() {
+        alive += 1;
+        frozen += usize::from(is_frozen.is_some());
+        let bits = u64::from(pos.x.to_bits()) << 32 | u64::from(pos.y.to_bits());
+        checksum = checksum.wrapping_add(bits.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+    let mode = if time.is_paused() {
+        "paused".to_string()
+    } else if time.scale() != 1.0 {
+        format!("x{:.2}", time.scale())
+    } else {
+        "play".to_string()
+    };
+    println!(
+        "frame {:2} {mode:>6}: alive {alive:4} (frozen {frozen:4})  moved {:4}  froze {:3}  bounced {:3}  \
+         expired {:3}  spawned {:3}  checksum {checksum:016x}",
+        time.frame(),
+        stats.moved,
+        stats.frozen,
+        stats.bounced,
+        stats.expired,
+        stats.spawned,
+    );
 }
 
 fn main() {
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut world = World::new();
-    spawn_particles(&mut world, &mut rng, PARTICLES);
+    world.insert_resource(Rng(0x2545_F491_4F6C_DD1D));
+    world.init_resource::<FrameStats>();
 
-    // Built once, reused every frame: it caches the matching archetypes and
-    // only looks at archetypes created since the previous frame.
-    let mut movement = QueryState::<(Entity, &mut Position, &Velocity), Without<Frozen>>::new(&mut world);
-    let mut first_frozen = None;
+    let mut schedule = Schedule::new();
+    let moved = schedule.add_system(movement).id();
+    schedule.add_system(walls).after(moved);
+    schedule.add_system(aging).after(walls);
+    schedule.add_system(spawn_wave).priority(-1).on_clear(|world| {
+        // A new level: a fresh swarm, spawned directly into the empty world.
+        let mut queue = CommandQueue::default();
+        let mut rng = world.remove_resource::<Rng>().expect("inserted above");
+        spawn_particles(&mut Commands::new(&mut queue, world), &mut rng, PARTICLES);
+        queue.apply(world);
+        world.insert_resource(rng);
+        println!("-- level cleared: {} particles in the new level", world.len());
+    });
+    schedule.add_system(hud).priority(10).debug();
 
-    for frame in 1..=FRAMES {
-        // Move every particle that is not frozen; note who crossed a wall.
-        // The world cannot change shape while a query borrows it, so the
-        // hits are collected and handled after the loop.
-        let mut moved = 0;
-        let mut hits = Vec::new();
-        for (entity, mut pos, vel) in movement.iter_mut(&mut world) {
-            pos.x += vel.x;
-            pos.y += vel.y;
-            moved += 1;
-            if !(0.0..ARENA).contains(&pos.x) || !(0.0..ARENA).contains(&pos.y) {
-                pos.x = pos.x.clamp(0.0, ARENA);
-                pos.y = pos.y.clamp(0.0, ARENA);
-                hits.push(entity);
+    // Level 1.
+    let mut queue = CommandQueue::default();
+    let mut rng = world.remove_resource::<Rng>().expect("inserted above");
+    spawn_particles(&mut Commands::new(&mut queue, &world), &mut rng, PARTICLES);
+    queue.apply(&mut world);
+    world.insert_resource(rng);
+
+    for frame in 1..=12 {
+        match frame {
+            6 => world.resource_mut::<Time>().pause(),
+            8 => {
+                world.resource_mut::<Time>().resume();
+                world.resource_mut::<Time>().set_scale(0.25);
             }
+            11 => world.resource_mut::<Time>().set_scale(1.0),
+            _ => {}
         }
-
-        // A shield absorbs the hit and is used up; otherwise the particle freezes.
-        let (mut frozen, mut bounced) = (0, 0);
-        for entity in hits {
-            if world.remove::<Shield>(entity).is_ok() {
-                let mut vel = world.get_mut::<Velocity>(entity).expect("movers have a velocity");
-                vel.x = -vel.x;
-                vel.y = -vel.y;
-                bounced += 1;
-            } else {
-                world.insert(entity, Frozen).expect("entity is alive");
-                first_frozen.get_or_insert(entity);
-                frozen += 1;
-            }
-        }
-
-        // Everyone ages by one frame; frozen particles melt two frames more.
-        for mut life in world.query_filtered_mut::<&mut Lifetime, With<Frozen>>() {
-            life.0 = life.0.saturating_sub(2);
-        }
-        let mut expired = Vec::new();
-        for (entity, mut life) in world.query_mut::<(Entity, &mut Lifetime)>() {
-            life.0 = life.0.saturating_sub(1);
-            if life.0 == 0 {
-                expired.push(entity);
-            }
-        }
-
-        // Despawn the expired; a wave of newcomers arrives every frame.
-        let despawned = expired.len();
-        for entity in expired {
-            world.despawn(entity).expect("entity is alive");
-        }
-        let spawned = spawn_particles(&mut world, &mut rng, WAVE);
-
-        println!(
-            "frame {frame:2}: alive {:4}  moved {moved:4}  froze {frozen:3}  bounced {bounced:3}  \
-             despawned {despawned:3}  spawned {spawned:3}  checksum {:016x}",
-            world.len(),
-            checksum(&world),
-        );
+        world.resource_mut::<Time>().advance(FRAME);
+        schedule.run(&mut world);
     }
 
-    // `world.entity` is a read-only view for debugging. A despawned entity's
-    // handle is stale, never reused for another entity: it gives `None`.
-    let frozen_now: Vec<Entity> = world.query_filtered::<Entity, With<Frozen>>().collect();
-    for entity in first_frozen.into_iter().chain(frozen_now.first().copied()) {
-        match world.entity(entity) {
-            Some(view) => println!("{view:?} at {:?}", view.get::<Position>()),
-            None => println!("{entity}: despawned, the handle is stale"),
-        }
+    // Level 2: every entity goes, old handles stay stale, hooks set it up.
+    schedule.clear_world(&mut world);
+    for _ in 0..3 {
+        world.resource_mut::<Time>().advance(FRAME);
+        schedule.run(&mut world);
     }
-    println!("{} particles alive, {} of them frozen", world.len(), frozen_now.len());
+
+    let report = schedule.command_report();
+    println!("last frame: {} commands applied, {} skipped", report.applied(), report.skipped());
+    println!("\n{}", schedule.timings());
 }

@@ -318,3 +318,29 @@ fn conflicts_inside_a_derived_param_are_found() {
          `With`/`Without` filters, merge them into one parameter, or split the system"
     );
 }
+
+#[test]
+fn commands_apply_in_recording_order_system_by_system() {
+    let mut world = World::new();
+    let e = world.spawn(Hp(0));
+    let mut schedule = Schedule::new();
+    // Neither system borrows anything the other does, so they may run at
+    // the same time; their commands still apply in run order.
+    let first = schedule
+        .add_system(move |mut commands: Commands| {
+            commands.entity(e).insert(Hp(1));
+            commands.entity(e).insert(Hp(2)).remove::<Hp>();
+            commands.entity(e).insert(Hp(3));
+        })
+        .id();
+    schedule.add_system(move |mut commands: Commands| {
+        commands.entity(e).insert(Hp(4));
+    });
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(4)));
+    schedule.disable(first);
+    world.insert(e, Hp(0)).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(4)));
+    assert_eq!(schedule.command_report().applied(), 1);
+}

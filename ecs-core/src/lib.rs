@@ -1,10 +1,14 @@
 //! The engine of the `ecs` crate: entities stored in archetype tables, typed
-//! cached queries and bundles. Use it through the `ecs` facade, which adds
-//! the derive macros.
+//! cached queries and bundles, systems and the schedule that runs them,
+//! resources and events. Use it through the `ecs` facade, which adds the
+//! derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `bundle`, `structural`) and the query modules; each of those opts in with
-//! `#[allow(unsafe_code)]`, and every block states why it holds.
+//! `bundle`, `structural`, `resource`), the query and system-parameter fetch
+//! modules (`query`, `system`), and the schedule's executor, which runs
+//! systems through a shared world once their accesses are proven disjoint;
+//! each of those opts in with `#[allow(unsafe_code)]`, and every block
+//! states why it holds.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -93,7 +93,7 @@ pub unsafe trait QueryData {
     message = "`{Self}` is not a read-only query",
     label = "not read-only query data",
     note = "`&World` runs read-only queries: `&T` of a component, `Entity`, `Option<..>` and tuples of these",
-    note = "for `&mut T`, use `world.query_mut` / `QueryState::iter_mut` with `&mut World`"
+    note = "for `&mut T`, use the `_mut` methods: `Query::iter_mut` in a system, `world.query_mut`, `QueryState::iter_mut`"
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 

@@ -5,7 +5,7 @@
 use std::any::Any;
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use super::order::{self, Node, ScheduleError};
@@ -151,8 +151,6 @@ fn run_exclusive(entry: &mut Entry, world: &mut World) {
     entry.pending_deferred = true;
 }
 
-type Done = (usize, Result<(), Box<dyn Any + Send>>);
-
 impl Group {
     fn new(systems: Vec<usize>, entries: &[Entry], explicit: &HashSet<(usize, usize)>) -> Group {
         let n = systems.len();
@@ -173,99 +171,111 @@ impl Group {
     }
 
     /// Runs the active systems of the group on rayon's pool, each as soon as
-    /// every earlier system it depends on has finished. The calling thread
-    /// runs systems too. A panicking system stops new starts; the panic is
+    /// every earlier system it depends on has finished. One worker loop per
+    /// pool thread (the calling thread is one of them) takes ready systems
+    /// from a shared list, so a frame costs one task per thread rather than
+    /// one per system. A panicking system stops new starts; the panic is
     /// resumed once the running ones are done.
     fn run_parallel(&self, entries: &mut [Entry], active: &[bool], world: &World) {
         let n = self.systems.len();
-        let mut blockers = self.blockers.clone();
-        let mut slots: Vec<Option<&mut Entry>> = entries.iter_mut().map(Some).collect();
-        let mut ready: Vec<usize> = Vec::new();
-        let mut finished = 0;
-        let mut running = 0;
-        let mut panic: Option<Box<dyn Any + Send>> = None;
-
-        // Marks `k` finished, and readies (or, when inactive, finishes at
-        // once) the systems that waited only for it.
-        let finish = |k: usize, ready: &mut Vec<usize>, finished: &mut usize, blockers: &mut Vec<usize>| {
-            let mut stack = vec![k];
-            while let Some(k) = stack.pop() {
-                *finished += 1;
-                for &d in &self.dependents[k] {
-                    blockers[d] -= 1;
-                    if blockers[d] == 0 {
-                        if active[d] {
-                            ready.push(d);
-                        } else {
-                            stack.push(d);
-                        }
-                    }
-                }
-            }
+        let mut shared = Shared {
+            slots: entries.iter_mut().map(Some).collect(),
+            ready: Vec::new(),
+            blockers: self.blockers.clone(),
+            finished: 0,
+            panic: None,
         };
-        for k in 0..n {
-            if blockers[k] == 0 {
+        for k in (0..n).rev() {
+            if shared.blockers[k] == 0 {
                 if active[k] {
-                    ready.push(k);
+                    shared.ready.push(k);
                 } else {
-                    finish(k, &mut ready, &mut finished, &mut blockers);
+                    shared.finish(self, active, k);
                 }
             }
         }
-        // Start in run order: `ready` is used as a stack.
-        ready.reverse();
-
-        let (sender, receiver) = mpsc::channel::<Done>();
+        let workers = rayon::current_num_threads().min(n);
+        let shared = Mutex::new(shared);
+        let wake = Condvar::new();
         rayon::in_place_scope(|scope| {
-            while finished < n {
-                while let Some(k) = ready.pop() {
-                    let entry = slots[self.systems[k]].take().expect("each system runs once per frame");
-                    if panic.is_some() {
-                        finish(k, &mut ready, &mut finished, &mut blockers);
-                        continue;
-                    }
-                    if ready.is_empty() {
-                        // The last ready system runs here rather than idling.
-                        let result = run_shared(entry, world);
-                        if let Err(payload) = result {
-                            panic.get_or_insert(payload);
-                        }
-                        finish(k, &mut ready, &mut finished, &mut blockers);
-                        ready.sort_unstable_by(|a, b| b.cmp(a));
-                    } else {
-                        running += 1;
-                        let sender = sender.clone();
-                        scope.spawn(move |_| {
-                            let result = run_shared(entry, world);
-                            // The receiver outlives the scope.
-                            let _ = sender.send((k, result));
-                        });
-                    }
-                }
-                if finished == n {
-                    break;
-                }
-                if running == 0 {
-                    unreachable!("schedule group stalled: no system running or ready");
-                }
-                let (k, result) = receiver.recv().expect("a running system reports back");
-                running -= 1;
-                if let Err(payload) = result {
-                    panic.get_or_insert(payload);
-                }
-                finish(k, &mut ready, &mut finished, &mut blockers);
-                while let Ok((k, result)) = receiver.try_recv() {
-                    running -= 1;
-                    if let Err(payload) = result {
-                        panic.get_or_insert(payload);
-                    }
-                    finish(k, &mut ready, &mut finished, &mut blockers);
-                }
-                ready.sort_unstable_by(|a, b| b.cmp(a));
+            for _ in 1..workers {
+                scope.spawn(|_| self.work(&shared, &wake, active, world));
             }
+            self.work(&shared, &wake, active, world);
         });
+        let panic = shared.into_inner().unwrap_or_else(PoisonError::into_inner).panic;
         if let Some(payload) = panic {
             resume_unwind(payload);
+        }
+    }
+
+    /// One worker: runs ready systems until the whole group has finished.
+    fn work<'e>(&self, shared: &Mutex<Shared<'e>>, wake: &Condvar, active: &[bool], world: &World) {
+        let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if state.finished == self.systems.len() {
+                return;
+            }
+            let Some(k) = state.ready.pop() else {
+                state = wake.wait(state).unwrap_or_else(PoisonError::into_inner);
+                continue;
+            };
+            if state.panic.is_some() {
+                // Stop starting systems; count them finished so the others
+                // drain.
+                state.finish(self, active, k);
+                wake.notify_all();
+                continue;
+            }
+            let entry = state.slots[self.systems[k]].take().expect("each system runs once per frame");
+            drop(state);
+            let result = run_shared(entry, world);
+            state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Err(payload) = result {
+                state.panic.get_or_insert(payload);
+            }
+            let ready_before = state.ready.len();
+            state.finish(self, active, k);
+            // This worker takes the next ready system itself; wake the others
+            // only when there is more than one, or when the group is done.
+            // (A worker sleeps only while `ready` is empty, so a single new
+            // system needs no one else.)
+            if state.ready.len() > ready_before + 1 || state.finished == self.systems.len() || state.panic.is_some() {
+                wake.notify_all();
+            }
+        }
+    }
+}
+
+/// The state the workers of one group share.
+struct Shared<'e> {
+    /// Every entry of the schedule; a system's slot is emptied when it starts.
+    slots: Vec<Option<&'e mut Entry>>,
+    /// Systems (by position in the group) whose dependencies have finished;
+    /// the last one starts first.
+    ready: Vec<usize>,
+    blockers: Vec<usize>,
+    finished: usize,
+    panic: Option<Box<dyn Any + Send>>,
+}
+
+impl Shared<'_> {
+    /// Marks `k` finished, and readies (or, when inactive, finishes at once)
+    /// the systems that waited only for it.
+    fn finish(&mut self, group: &Group, active: &[bool], k: usize) {
+        let mut stack = vec![k];
+        while let Some(k) = stack.pop() {
+            self.finished += 1;
+            for &d in group.dependents[k].iter().rev() {
+                self.blockers[d] -= 1;
+                if self.blockers[d] == 0 {
+                    if active[d] {
+                        self.ready.push(d);
+                    } else {
+                        stack.push(d);
+                    }
+                }
+            }
         }
     }
 }

@@ -166,11 +166,10 @@ crate::tuples::all_tuples!(impl_system_param_function);
 /// name, or for a closure the function that defines it.
 fn function_name<F>() -> Cow<'static, str> {
     let full = type_name::<F>();
-    let mut segments: Vec<&str> = full.split("::").collect();
-    let keep = if segments.last().is_some_and(|s| s.starts_with("{{closure")) { 2 } else { 1 };
-    let start = segments.len().saturating_sub(keep);
-    let name = segments.split_off(start).join("::");
-    Cow::Owned(short_type_name(&name))
+    match full.strip_suffix("::{{closure}}") {
+        Some(owner) => Cow::Owned(format!("{}::{{{{closure}}}}", short_type_name(owner))),
+        None => Cow::Owned(short_type_name(full)),
+    }
 }
 
 /// Marker for [`IntoSystem`] on functions of system parameters.

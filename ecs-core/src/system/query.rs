@@ -76,7 +76,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
     }
 
     /// Calls `f` on every matching entity, read-only.
-    pub fn for_each(&self, f: impl FnMut(Q::Item<'_>))
+    pub fn for_each<'a>(&'a self, f: impl FnMut(Q::Item<'a>))
     where
         Q: ReadOnlyQueryData,
     {
@@ -84,12 +84,12 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
     }
 
     /// Calls `f` on every matching entity, with mutable access.
-    pub fn for_each_mut(&mut self, f: impl FnMut(Q::Item<'_>)) {
+    pub fn for_each_mut<'a>(&'a mut self, f: impl FnMut(Q::Item<'a>)) {
         self.iter_mut().for_each(f);
     }
 
     /// Calls `f` on every matching entity, read-only, on rayon's thread pool.
-    pub fn par_for_each(&self, f: impl Fn(Q::Item<'_>) + Send + Sync)
+    pub fn par_for_each<'a>(&'a self, f: impl Fn(Q::Item<'a>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
     {
@@ -99,7 +99,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
 
     /// Calls `f` on every matching entity, with mutable access, on rayon's
     /// thread pool; each entity is visited once, by one thread.
-    pub fn par_for_each_mut(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+    pub fn par_for_each_mut<'a>(&'a mut self, f: impl Fn(Q::Item<'a>) + Send + Sync) {
         // SAFETY: as for `iter_mut`.
         unsafe { self.state.par_for_each_unchecked(self.world, f) }
     }

@@ -1,0 +1,13 @@
+// A derived parameter set names the world's and the state's lifetimes.
+use ecs::prelude::*;
+use ecs::SystemParam;
+
+#[derive(Component)]
+struct Hp(u32);
+
+#[derive(SystemParam)]
+struct Healing<'w> {
+    hp: Query<'w, 'w, &'static mut Hp>,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+// A system's parameters must all be system parameters.
+use ecs::prelude::*;
+
+fn takes_a_number(_: u32) {}
+
+fn main() {
+    Schedule::new().add_system(takes_a_number);
+}

@@ -1,0 +1,11 @@
+// Queries are taken by value: a reference to one is not a parameter.
+use ecs::prelude::*;
+
+#[derive(Component)]
+struct Hp(u32);
+
+fn heal(_: &Query<&mut Hp>) {}
+
+fn main() {
+    Schedule::new().add_system(heal);
+}

@@ -15,13 +15,15 @@ pub const BUDGET: Duration = Duration::from_secs(6);
 /// Each implementation of a workload is measured in this many fresh
 /// processes, the implementations taking turns, so that a change in the
 /// machine's load falls on all of them alike.
-pub const ROUNDS: usize = 3;
+pub const ROUNDS: usize = 6;
 /// Fewest samples per process, even when that overruns the budget.
 pub const MIN_SAMPLES: usize = 3;
 /// Most samples per process.
-pub const MAX_SAMPLES: usize = 40;
-/// Target length of one sample of a routine without per-run set-up.
-pub const SAMPLE_TARGET: Duration = Duration::from_millis(10);
+pub const MAX_SAMPLES: usize = 60;
+/// Target length of one sample of a routine without per-run set-up: short,
+/// so that on a busy machine many samples fit between two preemptions and
+/// the median stays clean.
+pub const SAMPLE_TARGET: Duration = Duration::from_millis(2);
 
 /// Timing of one routine.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -254,6 +254,9 @@ pub fn format_duration(d: Duration) -> String {
     format!("{value:.digits$} {unit}")
 }
 
+/// From this ratio up (1.01x once rounded), ecs is reported slower.
+const SLOWER: f64 = 1.005;
+
 fn format_ratio(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "–".to_owned(), |r| format!("{r:.2}x"))
 }
@@ -307,7 +310,7 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
         };
         let vs_peer = format_ratio(row.vs_best_peer());
         let vs_peer = match row.vs_best_peer() {
-            Some(r) if r > 1.0 => format!("{vs_peer} (slower)"),
+            Some(r) if r >= SLOWER => format!("{vs_peer} (slower)"),
             _ => vs_peer,
         };
         let _ = writeln!(
@@ -323,10 +326,14 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
             format_ratio(row.vs_floor()),
         );
     }
-    let _ = writeln!(w, "\nThe faster peer of each row is in bold.\n");
+    let _ = writeln!(
+        w,
+        "\nThe faster peer of each row is in bold. On a 2-core machine shared with other work, differences of a \
+         few percent are within run-to-run noise.\n"
+    );
     let slower: Vec<String> = rows
         .iter()
-        .filter_map(|row| row.vs_best_peer().filter(|&r| r > 1.0).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .filter_map(|row| row.vs_best_peer().filter(|&r| r >= SLOWER).map(|r| format!("`{}` ({r:.2}x)", row.name)))
         .collect();
     let above_floor: Vec<String> = rows
         .iter()

@@ -226,6 +226,14 @@ impl Entities {
                 return Err(format!("free list holds live index {index}"));
             }
         }
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.location == EntityLocation::VACANT && !seen[i] && slot.generation != NonZeroU32::MAX {
+                return Err(format!(
+                    "index {i} is free with generation {} but not on the free list (lost, not retired)",
+                    slot.generation
+                ));
+            }
+        }
         let live = self.slots.iter().filter(|s| s.location != EntityLocation::VACANT).count();
         if live != self.live as usize {
             return Err(format!("live count {} but {live} live slots", self.live));
@@ -294,6 +302,18 @@ mod tests {
         assert_ne!(b.index(), a.index(), "a retired slot is never reused");
         assert_eq!(entities.get(a), None);
         entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn check_invariants_finds_a_lost_free_index() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        entities.alloc(loc(1));
+        entities.free(a);
+        entities.check_invariants().unwrap();
+        entities.free.pop();
+        let problem = entities.check_invariants().unwrap_err();
+        assert!(problem.contains("not on the free list"), "{problem}");
     }
 
     #[test]

@@ -295,13 +295,15 @@ impl World {
 
     /// Checks the world's internal invariants: every live entity's location
     /// points at a row that holds that entity, every row belongs to a live
-    /// entity, columns agree in length, and the free list is sane. For tests.
+    /// entity, columns agree in length and type with the signature, the free
+    /// list is sane (every free index on it once, none lost) and every cached
+    /// edge of the archetype graph joins the right tables. For tests.
     #[doc(hidden)]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.entities.check_invariants()?;
+        self.archetypes.check_invariants(&self.components, &self.bundles)?;
         let mut rows = 0;
         for archetype in self.archetypes.as_slice() {
-            archetype.check_invariants()?;
             for (r, &entity) in archetype.entities().iter().enumerate() {
                 let expected = EntityLocation { archetype: archetype.id(), row: Row(r as u32) };
                 if self.entities.get(entity) != Some(expected) {

@@ -81,7 +81,11 @@ impl World {
     /// tuple, or a `#[derive(Bundle)]` struct.
     ///
     /// # Panics
-    /// If the bundle holds one component type twice.
+    /// If the bundle holds one component type twice, or if the entity index
+    /// space is exhausted: `u32::MAX` indices, each retired after about four
+    /// billion reuses, so only a world that keeps billions of entities alive
+    /// gets there. Either panic happens before anything changes: the bundle
+    /// is dropped and the world stays as it was.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let info = self.bundles.register::<B>(&mut self.components);
         structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components)
@@ -91,6 +95,9 @@ impl World {
     /// iterator yields the new handles as it spawns; dropping it early still
     /// spawns the rest (so do not pass an endless iterator and stop early).
     /// The tables grow once up front when the iterator knows its length.
+    ///
+    /// # Panics
+    /// As [`World::spawn`]; the entities spawned before the panic stay.
     ///
     /// ```
     /// # use ecs::{Component, World};
@@ -114,6 +121,9 @@ impl World {
             (lower, Some(upper)) if lower == upper => lower.min(u32::MAX as usize),
             (lower, _) => lower.min(1 << 16),
         };
+        // No more than can ever be spawned: an oversized length fails at
+        // the first entity past the index space, not in the allocator.
+        let additional = additional.min(self.entities.spare());
         self.archetypes.get_mut(archetype).reserve(additional);
         self.entities.reserve(additional);
         SpawnBatch { world: self, bundles, bundle, archetype }
@@ -291,6 +301,13 @@ impl World {
     /// archetype, plus the entity table.
     pub fn allocated_bytes(&self) -> usize {
         self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>() + self.entities.allocated_bytes()
+    }
+
+    /// Test hooks into the entity allocator, to reach index exhaustion and
+    /// generation wrap-around quickly. Not part of the API.
+    #[doc(hidden)]
+    pub fn entity_allocator_hooks(&mut self) -> crate::entity::AllocatorHooks<'_> {
+        self.entities.hooks()
     }
 
     /// Checks the world's internal invariants: every live entity's location

@@ -126,3 +126,17 @@ fn every_op_once() {
         Op::Arm(Target::Recent(0)),
     ]);
 }
+
+/// Inputs that once made the fuzz target fail, kept in `fuzz/regressions/`
+/// and replayed here through the same decoder.
+#[test]
+fn fuzz_regressions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        println!("replaying {}", path.display());
+        harness::run(&harness::decode(&bytes));
+    }
+}

@@ -54,9 +54,9 @@ fn op() -> impl Strategy<Value = Op> {
     let access = prop_oneof![
         3 => (target(), kind()).prop_map(|(t, k)| Op::Replace(t, k)),
         3 => (target(), kind()).prop_map(|(t, k)| Op::Mutate(t, k)),
-        2 => target().prop_map(Op::Arm),
+        4 => target().prop_map(Op::Arm),
         2 => filter().prop_map(Op::QueryWrite),
-        1 => (0u8..16).prop_map(|after| Op::QueryPanic { after }),
+        1 => (0u8..6).prop_map(|after| Op::QueryPanic { after }),
         3 => filter().prop_map(Op::QueryCheck),
     ];
     let whole = prop_oneof![
@@ -64,7 +64,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0u8..2).prop_map(Op::AgeFreeSlots),
         1 => (0u8..16).prop_map(Op::LimitSlots),
     ];
-    prop_oneof![37 => structural, 14 => access, 2 => whole]
+    prop_oneof![37 => structural, 16 => access, 2 => whole]
 }
 
 fn cases() -> u32 {

@@ -84,8 +84,8 @@ impl World {
     /// If the bundle holds one component type twice, or if the entity index
     /// space is exhausted: `u32::MAX` indices, each retired after about four
     /// billion reuses, so only a world that keeps billions of entities alive
-    /// gets there. Either panic happens before anything changes: the bundle
-    /// is dropped and the world stays as it was.
+    /// gets there. Either panic happens before any entity or table changes:
+    /// the bundle is dropped and the world's entities stay as they were.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let info = self.bundles.register::<B>(&mut self.components);
         structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components)

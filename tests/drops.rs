@@ -505,3 +505,90 @@ fn panicking_destructor_when_world_drops() {
     assert!(r.is_err());
     assert_eq!(log.dropped(), ids(0..5));
 }
+
+#[test]
+fn panicking_destructor_in_an_insert_that_moves_the_entity() {
+    let log = Log::default();
+    let mut world = World::new();
+    let e = world.spawn((Bomb { armed: true }, A(log.tracker(1))));
+    let other = world.spawn((Bomb { armed: false }, A(log.tracker(2))));
+    // The entity moves to (Bomb, A, B); Bomb and A are overwritten there.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.insert(e, (Bomb { armed: false }, B(log.tracker(3)), A(log.tracker(4))))
+    }));
+    assert!(r.is_err());
+    consistent(&world);
+    assert!(!world.get::<Bomb>(e).unwrap().armed, "the new value is stored");
+    world.get::<A>(e).unwrap().0.check(4);
+    world.get::<B>(e).unwrap().0.check(3);
+    world.get::<A>(other).unwrap().0.check(2);
+    assert_eq!(log.dropped(), vec![1], "the old A is dropped although the old Bomb panicked");
+    drop(world);
+    assert_eq!(log.dropped(), ids(1..5));
+}
+
+#[test]
+fn panic_inside_a_query_loop_leaves_the_world_whole() {
+    let log = Log::default();
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..10).map(|i| world.spawn((A(log.tracker(i)), Plain(i as u32)))).collect();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for (mut a, plain) in world.query_mut::<(&mut A, &Plain)>() {
+            if plain.0 == 4 {
+                panic!("query loop");
+            }
+            *a = A(log.tracker(100 + u64::from(plain.0)));
+        }
+    }));
+    assert!(r.is_err());
+    consistent(&world);
+    // Rows are visited in spawn order here: 0..4 were replaced before the panic.
+    assert_eq!(log.dropped(), ids(0..4));
+    for (i, &e) in es.iter().enumerate() {
+        let want = if i < 4 { 100 + i as u64 } else { i as u64 };
+        world.get::<A>(e).unwrap().0.check(want);
+    }
+    // The world keeps working.
+    world.despawn(es[0]).unwrap();
+    assert_eq!(world.query::<&A>().count(), 9);
+    drop(world);
+    let mut expected = ids(0..10);
+    expected.extend(100..104);
+    assert_eq!(log.dropped(), expected);
+}
+
+#[test]
+fn panic_while_building_a_bundle_mid_spawn_batch() {
+    let log = Log::default();
+    let mut world = World::new();
+    let early = world.spawn((A(log.tracker(1000)), B(log.tracker(1001))));
+    let source = (0..10).map(|i| {
+        let a = A(log.tracker(i));
+        if i == 6 {
+            // `a` is built, `B` is not: the half-built bundle unwinds.
+            panic!("bundle source failed");
+        }
+        (a, B(log.tracker(100 + i)))
+    });
+    let mut spawned = Vec::new();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for e in world.spawn_batch(source) {
+            spawned.push(e);
+        }
+    }));
+    assert!(r.is_err());
+    consistent(&world);
+    assert_eq!(log.dropped(), vec![6], "only the half-built bundle's value is dropped");
+    assert_eq!(spawned.len(), 6);
+    assert_eq!(world.len(), 7);
+    for (i, &e) in spawned.iter().enumerate() {
+        world.get::<A>(e).unwrap().0.check(i as u64);
+        world.get::<B>(e).unwrap().0.check(100 + i as u64);
+    }
+    world.get::<A>(early).unwrap().0.check(1000);
+    drop(world);
+    let mut expected = ids(0..7);
+    expected.extend(100..106);
+    expected.extend([1000, 1001]);
+    assert_eq!(log.dropped(), expected);
+}

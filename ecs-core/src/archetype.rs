@@ -7,6 +7,7 @@ use std::fmt;
 use hashbrown::HashMap;
 
 use crate::bitset::BitSet;
+use crate::bundle::Bundles;
 use crate::column::{for_each_unwinding, Column};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
@@ -237,8 +238,22 @@ impl Archetype {
     }
 
     /// Checks the per-table invariants.
-    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self, registry: &Components) -> Result<(), String> {
+        if self.columns.len() != self.components.len() {
+            return Err(format!(
+                "archetype {:?}: {} columns for {} components",
+                self.id,
+                self.columns.len(),
+                self.components.len()
+            ));
+        }
+        if !self.bits.iter().eq(self.components.iter().map(|c| c.index())) {
+            return Err(format!("archetype {:?}: bit set differs from the signature", self.id));
+        }
         for (i, column) in self.columns.iter().enumerate() {
+            column
+                .check_invariants(registry.info(self.components[i]))
+                .map_err(|e| format!("archetype {:?}: {e}", self.id))?;
             if column.len() != self.entities.len() {
                 return Err(format!(
                     "archetype {:?}: column {i} has {} rows, entity column {}",
@@ -346,6 +361,22 @@ impl Archetypes {
     #[inline]
     pub(crate) fn table_and_edges(&mut self, table: ArchetypeId, from: ArchetypeId) -> (&mut Archetype, &Edges) {
         (&mut self.archetypes[table.index()], &self.edges[from.index()])
+    }
+
+    /// Checks every table, the index from signature to archetype and every
+    /// cached edge of the graph.
+    pub(crate) fn check_invariants(&self, registry: &Components, bundles: &Bundles) -> Result<(), String> {
+        if self.edges.len() != self.archetypes.len() || self.by_signature.len() != self.archetypes.len() {
+            return Err("archetype, edge and signature tables differ in length".to_owned());
+        }
+        for (i, archetype) in self.archetypes.iter().enumerate() {
+            if archetype.id().index() != i || self.by_signature.get(archetype.components()) != Some(&archetype.id()) {
+                return Err(format!("archetype {i} is indexed under another id"));
+            }
+            archetype.check_invariants(registry)?;
+            self.edges[i].check_invariants(archetype, self, bundles)?;
+        }
+        Ok(())
     }
 
     /// The archetype whose signature is `components` (sorted, no duplicates),

@@ -148,6 +148,10 @@ crate::tuples::all_tuples!(impl_bundle_for_tuple);
 pub struct BundleId(u32);
 
 impl BundleId {
+    pub(crate) fn from_index(index: usize) -> Self {
+        BundleId(u32::try_from(index).expect("bundle index fits u32"))
+    }
+
     /// The id as an index.
     #[inline]
     pub fn index(self) -> usize {

@@ -271,6 +271,22 @@ impl Column {
         Some(unsafe { &mut *self.ptr_at(row).cast::<T>() })
     }
 
+    /// Checks that the column stores the component described by `info` and
+    /// that its length, capacity and pointer agree; for the world's
+    /// consistency check.
+    pub fn check_invariants(&self, info: &ComponentInfo) -> Result<(), String> {
+        if self.type_id != info.type_id() || self.layout != info.layout() {
+            return Err(format!("column does not store `{}`", info.name()));
+        }
+        if self.len > self.capacity {
+            return Err(format!("column of `{}`: length {} over capacity {}", info.name(), self.len, self.capacity));
+        }
+        if self.data.as_ptr().addr() % self.layout.align() != 0 {
+            return Err(format!("column of `{}`: data misaligned", info.name()));
+        }
+        Ok(())
+    }
+
     /// Drops every value and keeps the memory.
     pub fn clear(&mut self) {
         let len = std::mem::replace(&mut self.len, 0);

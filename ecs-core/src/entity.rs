@@ -117,7 +117,8 @@ struct Slot {
 ///   `Entity::new(index, slot.generation)` is the live handle;
 /// - every free slot's index is in `free` exactly once, except retired slots,
 ///   whose generation is exhausted and which are never handed out again;
-/// - `live` counts the live slots.
+/// - `live` counts the live slots;
+/// - `slots.len() <= max_slots`.
 ///
 /// Handles can also be *reserved* through a shared borrow (deferred
 /// commands spawn this way, from systems running in parallel). The `n`-th
@@ -132,12 +133,22 @@ struct Slot {
 /// `flush` turns the reservations into live entities. Every operation that
 /// changes `free` or `slots` flushes first, so the picture above stays true
 /// between flushes.
-#[derive(Default)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: u32,
+    /// The most slots the table may hold: `u32::MAX`, so that every index
+    /// and the live count fit in a `u32`. Only a test hook lowers it, to
+    /// reach exhaustion without billions of entities.
+    max_slots: u32,
+    /// Reservations since the last flush.
     reserved: AtomicU32,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Entities { slots: Vec::new(), free: Vec::new(), live: 0, max_slots: u32::MAX, reserved: AtomicU32::new(0) }
+    }
 }
 
 impl Entities {
@@ -150,7 +161,8 @@ impl Entities {
     /// Hands out a handle for a new entity at `location`.
     ///
     /// # Panics
-    /// When all `u32::MAX` indices are in use.
+    /// When every index is live or retired (`u32::MAX` slots), with a
+    /// message that says so; nothing has changed then.
     #[inline]
     pub fn alloc(&mut self, location: EntityLocation) -> Entity {
         debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
@@ -160,10 +172,11 @@ impl Entities {
             slot.location = location;
             Entity::new(index, slot.generation)
         } else {
-            let index = u32::try_from(self.slots.len())
-                .ok()
-                .filter(|&i| i < u32::MAX)
-                .expect("entity index space exhausted: more than u32::MAX - 1 entity slots");
+            if self.slots.len() >= self.max_slots as usize {
+                self.exhausted();
+            }
+            // Fits: `slots.len() < max_slots <= u32::MAX`.
+            let index = self.slots.len() as u32;
             self.slots.push(Slot { generation: NonZeroU32::MIN, location });
             self.live += 1;
             Entity::new(index, NonZeroU32::MIN)
@@ -181,11 +194,11 @@ impl Entities {
             let index = self.free[free_at];
             Entity::new(index, self.slots[index as usize].generation)
         } else {
-            let index = u32::try_from(self.slots.len() + (n - self.free.len()))
-                .ok()
-                .filter(|&i| i < u32::MAX)
-                .expect("entity index space exhausted: more than u32::MAX - 1 entity slots");
-            Entity::new(index, NonZeroU32::MIN)
+            let index = self.slots.len() + (n - self.free.len());
+            if index >= self.max_slots as usize {
+                self.exhausted();
+            }
+            Entity::new(index as u32, NonZeroU32::MIN)
         }
     }
 
@@ -215,10 +228,26 @@ impl Entities {
         }
     }
 
-    /// Makes room for `additional` more entities without reallocating.
+    #[cold]
+    #[inline(never)]
+    fn exhausted(&self) -> ! {
+        panic!(
+            "entity index space exhausted: all {} entity slots are live or retired ({} live)",
+            self.slots.len(),
+            self.live
+        );
+    }
+
+    /// How many more entities can be allocated before the index space runs out.
+    pub fn spare(&self) -> usize {
+        self.free.len() + (self.max_slots as usize - self.slots.len())
+    }
+
+    /// Makes room for `additional` more entities without reallocating, as
+    /// far as the index space allows.
     pub fn reserve(&mut self, additional: usize) {
-        let from_free = self.free.len();
-        self.slots.reserve(additional.saturating_sub(from_free));
+        let new_slots = additional.saturating_sub(self.free.len());
+        self.slots.reserve(new_slots.min(self.max_slots as usize - self.slots.len()));
     }
 
     /// Bytes held by the slot table and the free list.
@@ -290,16 +319,72 @@ impl Entities {
                 return Err(format!("free list holds live index {index}"));
             }
         }
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.location == EntityLocation::VACANT && !seen[i] && slot.generation != NonZeroU32::MAX {
+                return Err(format!(
+                    "index {i} is free with generation {} but not on the free list (lost, not retired)",
+                    slot.generation
+                ));
+            }
+        }
         let live = self.slots.iter().filter(|s| s.location != EntityLocation::VACANT).count();
         if live != self.live as usize {
             return Err(format!("live count {} but {live} live slots", self.live));
         }
+        if self.slots.len() > self.max_slots as usize {
+            return Err(format!("{} slots, more than the limit of {}", self.slots.len(), self.max_slots));
+        }
         Ok(())
+    }
+
+    /// Test hooks into the allocator; see [`AllocatorHooks`].
+    pub fn hooks(&mut self) -> AllocatorHooks<'_> {
+        AllocatorHooks { entities: self }
     }
 
     #[cfg(test)]
     pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: NonZeroU32) {
         self.slots[index as usize].generation = generation;
+    }
+}
+
+/// Test hooks into a world's entity allocator, to reach its limits (index
+/// exhaustion, generation wrap-around) without spawning billions of
+/// entities. Not part of the API: reached through the hidden
+/// `World::entity_allocator_hooks`, for the engine's own tests.
+#[doc(hidden)]
+pub struct AllocatorHooks<'a> {
+    entities: &'a mut Entities,
+}
+
+impl AllocatorHooks<'_> {
+    /// Ends the index space after `max_slots` slots instead of `u32::MAX`.
+    ///
+    /// # Panics
+    /// If more slots than that are in use already.
+    pub fn limit_slots(&mut self, max_slots: u32) {
+        assert!(max_slots as usize >= self.entities.slots.len(), "{} slots already in use", self.entities.slots.len());
+        self.entities.max_slots = max_slots;
+    }
+
+    /// Moves the next generation of every free slot forward to at least
+    /// `u32::MAX - left`, so that the slot retires after `left + 1` more uses.
+    pub fn age_free_slots(&mut self, left: u32) {
+        let aged = NonZeroU32::new(u32::MAX - left).unwrap_or(NonZeroU32::MIN);
+        for &index in &self.entities.free {
+            let slot = &mut self.entities.slots[index as usize];
+            slot.generation = slot.generation.max(aged);
+        }
+    }
+
+    /// Number of slots in the entity table: live, free and retired.
+    pub fn slots(&self) -> usize {
+        self.entities.slots.len()
+    }
+
+    /// How many more entities can be spawned before the index space runs out.
+    pub fn spare(&self) -> usize {
+        self.entities.spare()
     }
 }
 
@@ -383,6 +468,18 @@ mod tests {
         assert!(!entities.has_reserved());
         entities.check_invariants().unwrap();
         assert_eq!(entities.alloc(loc(0)).index(), 3);
+    }
+
+    #[test]
+    fn check_invariants_finds_a_lost_free_index() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        entities.alloc(loc(1));
+        entities.free(a);
+        entities.check_invariants().unwrap();
+        entities.free.pop();
+        let problem = entities.check_invariants().unwrap_err();
+        assert!(problem.contains("not on the free list"), "{problem}");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! with no signature to build, hash or search.
 
 use crate::archetype::{Archetype, ArchetypeId, Archetypes};
-use crate::bundle::{BundleId, BundleInfo};
-use crate::component::Components;
+use crate::bundle::{BundleId, BundleInfo, Bundles};
+use crate::component::{ComponentId, Components};
 
 /// Marks a source column that has no column in the target (it is removed).
 pub(crate) const NO_COLUMN: u32 = u32::MAX;
@@ -57,6 +57,15 @@ impl<E> Sparse<E> {
             Some(&slot) if slot != 0 => Some(&self.edges[slot as usize - 1]),
             _ => None,
         }
+    }
+
+    /// The computed edges with their bundle indices.
+    fn iter(&self) -> impl Iterator<Item = (usize, &E)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|&(_, &slot)| slot != 0)
+            .map(|(b, &slot)| (b, &self.edges[slot as usize - 1]))
     }
 
     fn insert(&mut self, bundle: BundleId, edge: E) {
@@ -155,6 +164,64 @@ impl Archetypes {
         };
         self.edges_mut(source).remove.insert(bundle.id(), edge);
         target_id
+    }
+}
+
+impl Edges {
+    /// Checks every cached edge out of `source` against the signatures it
+    /// connects; for the world's consistency check.
+    pub(crate) fn check_invariants(
+        &self,
+        source: &Archetype,
+        archetypes: &Archetypes,
+        bundles: &Bundles,
+    ) -> Result<(), String> {
+        let column_holds = |archetype: &Archetype, column: u32, id: ComponentId| {
+            archetype.components().get(column as usize) == Some(&id)
+        };
+        for (b, edge) in self.insert.iter() {
+            let bundle = bundles.get(BundleId::from_index(b));
+            let fail = |what: &str| Err(format!("insert edge of bundle {b} out of {:?}: {what}", source.id()));
+            let target = archetypes.get(edge.target);
+            let mut want: Vec<ComponentId> = source.components().iter().chain(bundle.components()).copied().collect();
+            want.sort_unstable();
+            want.dedup();
+            if target.components() != want.as_slice() {
+                return fail("wrong target");
+            }
+            let moves_ok = edge.move_map.len() == source.components().len()
+                && source.components().iter().zip(edge.move_map.iter()).all(|(&c, &to)| column_holds(target, to, c));
+            let columns_ok = edge.columns.len() == bundle.components().len()
+                && bundle.components().iter().zip(edge.columns.iter()).all(|(&c, &to)| column_holds(target, to, c));
+            let existed_ok = edge.existed.len() == bundle.components().len()
+                && bundle.components().iter().zip(edge.existed.iter()).all(|(&c, &e)| e == source.contains(c));
+            if !moves_ok || !columns_ok || !existed_ok || edge.adds_only == edge.existed.contains(&true) {
+                return fail("column maps disagree with the signatures");
+            }
+        }
+        for (b, edge) in self.remove.iter() {
+            let bundle = bundles.get(BundleId::from_index(b));
+            let fail = |what: &str| Err(format!("remove edge of bundle {b} out of {:?}: {what}", source.id()));
+            let target = archetypes.get(edge.target);
+            let removed = |c: &ComponentId| bundle.components().contains(c);
+            if !target.components().iter().copied().eq(source.components().iter().copied().filter(|c| !removed(c))) {
+                return fail("wrong target");
+            }
+            let moves_ok = edge.move_map.len() == source.components().len()
+                && source.components().iter().zip(edge.move_map.iter()).all(|(c, &to)| {
+                    if removed(c) {
+                        to == NO_COLUMN
+                    } else {
+                        column_holds(target, to, *c)
+                    }
+                });
+            let columns_ok = edge.columns.len() == bundle.components().len()
+                && bundle.components().iter().zip(edge.columns.iter()).all(|(&c, &from)| column_holds(source, from, c));
+            if !moves_ok || !columns_ok {
+                return fail("column maps disagree with the signatures");
+            }
+        }
+        Ok(())
     }
 }
 

@@ -94,7 +94,11 @@ impl World {
     /// tuple, or a `#[derive(Bundle)]` struct.
     ///
     /// # Panics
-    /// If the bundle holds one component type twice.
+    /// If the bundle holds one component type twice, or if the entity index
+    /// space is exhausted: `u32::MAX` indices, each retired after about four
+    /// billion reuses, so only a world that keeps billions of entities alive
+    /// gets there. Either panic happens before any entity or table changes:
+    /// the bundle is dropped and the world's entities stay as they were.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
         let info = self.bundles.register::<B>(&mut self.components);
@@ -105,6 +109,9 @@ impl World {
     /// iterator yields the new handles as it spawns; dropping it early still
     /// spawns the rest (so do not pass an endless iterator and stop early).
     /// The tables grow once up front when the iterator knows its length.
+    ///
+    /// # Panics
+    /// As [`World::spawn`]; the entities spawned before the panic stay.
     ///
     /// ```
     /// # use ecs::{Component, World};
@@ -129,6 +136,9 @@ impl World {
             (lower, Some(upper)) if lower == upper => lower.min(u32::MAX as usize),
             (lower, _) => lower.min(1 << 16),
         };
+        // No more than can ever be spawned: an oversized length fails at
+        // the first entity past the index space, not in the allocator.
+        let additional = additional.min(self.entities.spare());
         self.archetypes.get_mut(archetype).reserve(additional);
         self.entities.reserve(additional);
         SpawnBatch { world: self, bundles, bundle, archetype }
@@ -442,15 +452,24 @@ impl World {
         self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>() + self.entities.allocated_bytes()
     }
 
+    /// Test hooks into the entity allocator, to reach index exhaustion and
+    /// generation wrap-around quickly. Not part of the API.
+    #[doc(hidden)]
+    pub fn entity_allocator_hooks(&mut self) -> crate::entity::AllocatorHooks<'_> {
+        self.entities.hooks()
+    }
+
     /// Checks the world's internal invariants: every live entity's location
     /// points at a row that holds that entity, every row belongs to a live
-    /// entity, columns agree in length, and the free list is sane. For tests.
+    /// entity, columns agree in length and type with the signature, the free
+    /// list is sane (every free index on it once, none lost) and every cached
+    /// edge of the archetype graph joins the right tables. For tests.
     #[doc(hidden)]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.entities.check_invariants()?;
+        self.archetypes.check_invariants(&self.components, &self.bundles)?;
         let mut rows = 0;
         for archetype in self.archetypes.as_slice() {
-            archetype.check_invariants()?;
             for (r, &entity) in archetype.entities().iter().enumerate() {
                 let expected = EntityLocation { archetype: archetype.id(), row: Row(r as u32) };
                 if self.entities.get(entity) != Some(expected) {

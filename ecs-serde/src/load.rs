@@ -1,0 +1,387 @@
+//! Reading a save back: into a fresh world with every handle exactly as
+//! saved, or into a populated world with new handles.
+//!
+//! Everything that can fail happens before the world is touched: the file
+//! is parsed, every component and resource is built, and (for an exact
+//! load) the allocator state is checked; only then are entities made.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::num::NonZeroU32;
+
+use ecs_core::{AllocatorState, Entity, World};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use crate::error::{Format, LoadError};
+use crate::from_value::{Context, EntityMapping, FromValueError};
+use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
+use crate::save::{FORMAT_TAG, VERSION};
+use crate::value::Value;
+
+/// The most slots a save may hold beyond its live and free entities. Such
+/// slots are retired (their generation ran out after 2³² reuses), so a real
+/// world has very few; the cap keeps a hostile file from claiming billions.
+pub const MAX_RETIRED_SLOTS: u64 = 1 << 16;
+
+/// Preallocate at most this many entries for a length read from a file.
+const CAUTIOUS_CAPACITY: usize = 4096;
+
+/// Where the entities of a save went when it was merged into a world.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntityMap {
+    map: HashMap<Entity, Entity>,
+}
+
+impl EntityMap {
+    /// A handle that is never alive in any world (its index is one the
+    /// allocator never hands out). Handles stored in components that named
+    /// no entity of the save (already stale when it was written) become this
+    /// when the save is merged into a world.
+    pub const DANGLING: Entity = match Entity::from_bits((1 << 32) | u32::MAX as u64) {
+        Some(entity) => entity,
+        None => panic!("generation 1 is valid"),
+    };
+
+    /// The new handle of the entity that had `saved` in the save.
+    pub fn get(&self, saved: Entity) -> Option<Entity> {
+        self.map.get(&saved).copied()
+    }
+
+    /// Number of entities loaded.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no entity was loaded.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Pairs of (handle in the save, handle in the world), in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
+        self.map.iter().map(|(&a, &b)| (a, b))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The document as read
+
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Document {
+    format: String,
+    version: u32,
+    allocator: Allocator,
+    entities: EntityList,
+    #[serde(default)]
+    resources: NamedValues,
+    #[serde(default)]
+    #[allow(dead_code)]
+    skipped: Vec<SkippedEntry>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct SkippedEntry {
+    component: String,
+    entities: u64,
+}
+
+#[derive(Deserialize)]
+struct Allocator {
+    generations: Vec<(u32, NonZeroU32)>,
+    free: Vec<u32>,
+}
+
+/// Entities and their components, in file order.
+struct EntityList(Vec<(Entity, NamedValues)>);
+
+/// Names and values, in file order.
+#[derive(Default)]
+struct NamedValues(Vec<(String, Value)>);
+
+/// Reads an entity handle written by `save::EntityKey`.
+struct EntityKey(Entity);
+
+impl<'de> Deserialize<'de> for EntityKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = EntityKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an entity handle such as \"3v1\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EntityKey, E> {
+                Entity::parse(v).map(EntityKey).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<EntityKey, E> {
+                Entity::from_bits(v).map(EntityKey).ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_str(V)
+        } else {
+            deserializer.deserialize_u64(V)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EntityList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = EntityList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from entity handles to components")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntityList, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(EntityKey(entity)) = map.next_key()? {
+                    list.push((entity, map.next_value()?));
+                }
+                Ok(EntityList(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for NamedValues {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NamedValues;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(name) = map.next_key::<String>()? {
+                    list.push((name, map.next_value()?));
+                }
+                Ok(NamedValues(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; the error
+/// carries them as fields already.
+pub(crate) fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Parses a save, failing on syntax and on a foreign or newer file.
+pub(crate) fn parse(format: Format, data: &[u8]) -> Result<Document, LoadError> {
+    let document = match format {
+        Format::Json => {
+            let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
+            serde_json::from_str::<Document>(text).map_err(|e| {
+                header_error(serde_json::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
+                    format,
+                    line: e.line(),
+                    column: e.column(),
+                    message: strip_position(&e.to_string()),
+                })
+            })?
+        }
+        Format::Ron => {
+            let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
+            ron::from_str::<Document>(text).map_err(|e| {
+                header_error(ron::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
+                    format,
+                    line: e.span.start.line,
+                    column: e.span.start.col,
+                    message: e.code.to_string(),
+                })
+            })?
+        }
+        Format::Binary => postcard::from_bytes::<Document>(data).map_err(|e| {
+            let header = postcard::take_from_bytes::<Header>(data).ok().map(|(h, _)| h);
+            header_error(header).unwrap_or_else(|| LoadError::Binary { message: e.to_string() })
+        })?,
+    };
+    if let Some(error) = header_error(Some(Header { format: document.format.clone(), version: document.version })) {
+        return Err(error);
+    }
+    Ok(document)
+}
+
+fn header_error(header: Option<Header>) -> Option<LoadError> {
+    let header = header?;
+    if header.format != FORMAT_TAG {
+        Some(LoadError::NotASave { found: header.format })
+    } else if header.version != VERSION {
+        Some(LoadError::UnsupportedVersion { found: header.version, supported: VERSION })
+    } else {
+        None
+    }
+}
+
+fn utf8_error(format: Format, data: &[u8], e: std::str::Utf8Error) -> LoadError {
+    let before = &data[..e.valid_up_to()];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    LoadError::Syntax { format, line, column, message: "invalid UTF-8".into() }
+}
+
+// ---------------------------------------------------------------------------
+// Building the world
+
+/// How the entities of a save enter the world.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Into an empty world, every handle as saved, allocator included.
+    Exact,
+    /// Beside the world's own entities, with new handles.
+    Merge,
+}
+
+/// One component, built and waiting to be inserted.
+struct Pending<'r> {
+    entry: &'r ComponentEntry,
+    value: Boxed,
+    /// Whether its value names entities (and so must be rebuilt once the
+    /// new handles are known, when merging).
+    has_entities: bool,
+    source: &'r Value,
+}
+
+/// Loads `document` into `world`. On error the world is unchanged.
+pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<EntityMap, LoadError> {
+    let registry = crate::world_ext::registry_of(world);
+    let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
+    let mut seen = HashSet::with_capacity(saved.len());
+    for &entity in &saved {
+        if !seen.insert(entity) {
+            return Err(LoadError::DuplicateEntity { entity });
+        }
+    }
+    // Building never sees the final handles when merging: keep saved handles
+    // (those of the save) and send the others to `DANGLING`, then rebuild
+    // the few values that hold handles once the new ones exist.
+    let keep_saved = |e: Entity| if seen.contains(&e) { e } else { EntityMap::DANGLING };
+    let cx = match mode {
+        Mode::Exact => Context::new(EntityMapping::Keep),
+        Mode::Merge => Context::new(EntityMapping::Map(&keep_saved)),
+    };
+    let resources = build_resources(&registry, &document.resources, &cx)?;
+    let mut pending: Vec<Vec<Pending<'_>>> = Vec::with_capacity(saved.len());
+    let mut names = HashSet::new();
+    for (entity, components) in &document.entities.0 {
+        names.clear();
+        let mut built = Vec::with_capacity(components.0.len());
+        for (name, value) in &components.0 {
+            let entry = registry.component(name).ok_or_else(|| LoadError::UnknownComponent {
+                entity: *entity,
+                component: name.clone(),
+                suggestion: registry.suggest_component(name),
+            })?;
+            if !names.insert(name.as_str()) {
+                return Err(LoadError::DuplicateComponent { entity: *entity, component: name.clone() });
+            }
+            let value_box = (entry.load)(value, &cx).map_err(|e| component_error(*entity, name, e))?;
+            built.push(Pending { entry, value: value_box, has_entities: cx.take_met_entity(), source: value });
+        }
+        pending.push(built);
+    }
+
+    let handles: Vec<Entity> = match mode {
+        Mode::Exact => {
+            let state = allocator_state(&document.allocator, saved.len())?;
+            world.restore_allocator_state(&state, &saved).map_err(LoadError::Allocator)?;
+            saved.clone()
+        }
+        Mode::Merge => {
+            world.flush();
+            let handles: Vec<Entity> = (0..saved.len()).map(|_| world.spawn(())).collect();
+            let map: HashMap<Entity, Entity> = saved.iter().copied().zip(handles.iter().copied()).collect();
+            let remap = |e: Entity| map.get(&e).copied().unwrap_or(EntityMap::DANGLING);
+            let cx = Context::new(EntityMapping::Map(&remap));
+            let rebuilt = rebuild(&mut pending, &saved, &cx);
+            if let Err(error) = rebuilt {
+                for &handle in &handles {
+                    let _ = world.despawn(handle);
+                }
+                return Err(error);
+            }
+            handles
+        }
+    };
+    for (&handle, components) in handles.iter().zip(pending) {
+        for Pending { entry, value, .. } in components {
+            (entry.insert)(world, handle, value);
+        }
+    }
+    for (insert, value) in resources {
+        insert(world, value);
+    }
+    Ok(EntityMap { map: saved.into_iter().zip(handles).collect() })
+}
+
+/// Rebuilds the values that hold entity handles with the final mapping.
+fn rebuild(pending: &mut [Vec<Pending<'_>>], saved: &[Entity], cx: &Context<'_>) -> Result<(), LoadError> {
+    for (components, &entity) in pending.iter_mut().zip(saved) {
+        for p in components.iter_mut().filter(|p| p.has_entities) {
+            p.value = (p.entry.load)(p.source, cx).map_err(|e| component_error(entity, &p.entry.name, e))?;
+        }
+    }
+    Ok(())
+}
+
+type ResourceInsert = fn(&mut World, Boxed);
+
+fn build_resources(
+    registry: &SerdeRegistry,
+    resources: &NamedValues,
+    cx: &Context<'_>,
+) -> Result<Vec<(ResourceInsert, Boxed)>, LoadError> {
+    let mut built = Vec::with_capacity(resources.0.len());
+    let mut names = HashSet::new();
+    for (name, value) in &resources.0 {
+        let entry = registry.resource(name).ok_or_else(|| LoadError::UnknownResource {
+            resource: name.clone(),
+            suggestion: registry.suggest_resource(name),
+        })?;
+        if !names.insert(name.as_str()) {
+            return Err(LoadError::DuplicateResource { resource: name.clone() });
+        }
+        let value = (entry.load)(value, cx).map_err(|e| LoadError::Resource {
+            resource: name.clone(),
+            field: e.path(),
+            message: e.message,
+        })?;
+        built.push((entry.insert, value));
+    }
+    Ok(built)
+}
+
+fn component_error(entity: Entity, component: &str, e: FromValueError) -> LoadError {
+    LoadError::Component { entity, component: component.to_owned(), field: e.path(), message: e.message }
+}
+
+/// Expands the saved allocator, refusing more slots than the save's
+/// entities and free list can account for.
+fn allocator_state(allocator: &Allocator, live: usize) -> Result<AllocatorState, LoadError> {
+    let slots: u64 = allocator.generations.iter().map(|&(count, _)| u64::from(count)).sum();
+    let limit = live as u64 + allocator.free.len() as u64 + MAX_RETIRED_SLOTS;
+    if slots > limit {
+        return Err(LoadError::TooManySlots { slots, limit });
+    }
+    let mut generations = Vec::with_capacity(slots as usize);
+    for &(count, generation) in &allocator.generations {
+        generations.extend(std::iter::repeat_n(generation, count as usize));
+    }
+    Ok(AllocatorState { generations, free: allocator.free.clone() })
+}

@@ -295,8 +295,12 @@ fn find_cycle(set: &PrefabSet) -> Result<(), PrefabError> {
 
 /// Merges `overlay` over `base` field by field: maps and structs merge key
 /// by key (recursively), a variant merges with a value of the same variant,
-/// anything else is replaced.
+/// unit over a struct changes nothing, anything else is replaced.
 pub(crate) fn merge(base: Value, overlay: &Value) -> Value {
+    // `()` (RON) or `null` (JSON) for a struct gives no fields.
+    if *overlay == Value::Unit && matches!(base, Value::Struct { .. } | Value::Map(_)) {
+        return base;
+    }
     let overlay = plain(overlay);
     let Value::Map(over) = overlay.as_ref() else {
         return overlay.into_owned();

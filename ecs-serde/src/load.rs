@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use crate::error::{Format, LoadError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
+use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
 use crate::save::{FORMAT_TAG, VERSION};
 use crate::value::Value;
 
@@ -276,7 +276,7 @@ pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result
         Mode::Exact => Context::new(EntityMapping::Keep),
         Mode::Merge => Context::new(EntityMapping::Map(&keep_saved)),
     };
-    let resources = build_resources(&registry, &document.resources, &cx)?;
+    let mut resources = build_resources(&registry, &document.resources, &cx)?;
     let mut pending: Vec<Vec<Pending<'_>>> = Vec::with_capacity(saved.len());
     let mut names = HashSet::new();
     for (entity, components) in &document.entities.0 {
@@ -309,7 +309,7 @@ pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result
             let map: HashMap<Entity, Entity> = saved.iter().copied().zip(handles.iter().copied()).collect();
             let remap = |e: Entity| map.get(&e).copied().unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
-            let rebuilt = rebuild(&mut pending, &saved, &cx);
+            let rebuilt = rebuild(&mut pending, &mut resources, &saved, &cx);
             if let Err(error) = rebuilt {
                 for &handle in &handles {
                     let _ = world.despawn(handle);
@@ -324,29 +324,43 @@ pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result
             (entry.insert)(world, handle, value);
         }
     }
-    for (insert, value) in resources {
-        insert(world, value);
+    for PendingResource { entry, value, .. } in resources {
+        (entry.insert)(world, value);
     }
     Ok(EntityMap { map: saved.into_iter().zip(handles).collect() })
 }
 
 /// Rebuilds the values that hold entity handles with the final mapping.
-fn rebuild(pending: &mut [Vec<Pending<'_>>], saved: &[Entity], cx: &Context<'_>) -> Result<(), LoadError> {
+fn rebuild(
+    pending: &mut [Vec<Pending<'_>>],
+    resources: &mut [PendingResource<'_>],
+    saved: &[Entity],
+    cx: &Context<'_>,
+) -> Result<(), LoadError> {
     for (components, &entity) in pending.iter_mut().zip(saved) {
         for p in components.iter_mut().filter(|p| p.has_entities) {
             p.value = (p.entry.load)(p.source, cx).map_err(|e| component_error(entity, &p.entry.name, e))?;
         }
     }
+    for r in resources.iter_mut().filter(|r| r.has_entities) {
+        r.value = (r.entry.load)(r.source, cx).map_err(|e| resource_error(&r.entry.name, e))?;
+    }
     Ok(())
 }
 
-type ResourceInsert = fn(&mut World, Boxed);
+/// One resource, built and waiting to be inserted.
+struct PendingResource<'r> {
+    entry: &'r ResourceEntry,
+    value: Boxed,
+    has_entities: bool,
+    source: &'r Value,
+}
 
-fn build_resources(
-    registry: &SerdeRegistry,
-    resources: &NamedValues,
+fn build_resources<'r>(
+    registry: &'r SerdeRegistry,
+    resources: &'r NamedValues,
     cx: &Context<'_>,
-) -> Result<Vec<(ResourceInsert, Boxed)>, LoadError> {
+) -> Result<Vec<PendingResource<'r>>, LoadError> {
     let mut built = Vec::with_capacity(resources.0.len());
     let mut names = HashSet::new();
     for (name, value) in &resources.0 {
@@ -357,14 +371,14 @@ fn build_resources(
         if !names.insert(name.as_str()) {
             return Err(LoadError::DuplicateResource { resource: name.clone() });
         }
-        let value = (entry.load)(value, cx).map_err(|e| LoadError::Resource {
-            resource: name.clone(),
-            field: e.path(),
-            message: e.message,
-        })?;
-        built.push((entry.insert, value));
+        let built_value = (entry.load)(value, cx).map_err(|e| resource_error(name, e))?;
+        built.push(PendingResource { entry, value: built_value, has_entities: cx.take_met_entity(), source: value });
     }
     Ok(built)
+}
+
+fn resource_error(resource: &str, e: FromValueError) -> LoadError {
+    LoadError::Resource { resource: resource.to_owned(), field: e.path(), message: e.message }
 }
 
 fn component_error(entity: Entity, component: &str, e: FromValueError) -> LoadError {

@@ -78,6 +78,10 @@ pub(crate) struct Document {
     format: String,
     version: u32,
     allocator: Allocator,
+    /// The component names the save uses; binary saves refer to them by
+    /// index.
+    #[serde(default)]
+    components: Vec<String>,
     entities: EntityList,
     #[serde(default)]
     resources: NamedValues,
@@ -100,7 +104,47 @@ struct Allocator {
 }
 
 /// Entities and their components, in file order.
-struct EntityList(Vec<(Entity, NamedValues)>);
+struct EntityList(Vec<(Entity, Components)>);
+
+/// A component's name, or in binary saves its index in the document's
+/// list of component names.
+enum ComponentKey {
+    Name(String),
+    Index(u32),
+}
+
+/// One entity's components, in file order.
+struct Components(Vec<(ComponentKey, Value)>);
+
+impl<'de> Deserialize<'de> for ComponentKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if deserializer.is_human_readable() {
+            String::deserialize(deserializer).map(ComponentKey::Name)
+        } else {
+            u32::deserialize(deserializer).map(ComponentKey::Index)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Components {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Components;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from component names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Components, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(key) = map.next_key::<ComponentKey>()? {
+                    list.push((key, map.next_value()?));
+                }
+                Ok(Components(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
 
 /// Names and values, in file order.
 #[derive(Default)]
@@ -258,40 +302,45 @@ struct Pending<'r> {
     source: &'r Value,
 }
 
-/// Loads `document` into `world`. On error the world is unchanged.
-pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<EntityMap, LoadError> {
+/// Loads `document` into `world`; returns the handle each saved entity got,
+/// in file order. On error the world is unchanged.
+pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<Vec<Entity>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
-    let mut seen = HashSet::with_capacity(saved.len());
-    for &entity in &saved {
-        if !seen.insert(entity) {
-            return Err(LoadError::DuplicateEntity { entity });
-        }
+    let mut sorted: Vec<Entity> = saved.clone();
+    sorted.sort_unstable();
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(LoadError::DuplicateEntity { entity: pair[0] });
     }
     // Building never sees the final handles when merging: keep saved handles
     // (those of the save) and send the others to `DANGLING`, then rebuild
     // the few values that hold handles once the new ones exist.
-    let keep_saved = |e: Entity| if seen.contains(&e) { e } else { EntityMap::DANGLING };
+    let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
     let cx = match mode {
         Mode::Exact => Context::new(EntityMapping::Keep),
         Mode::Merge => Context::new(EntityMapping::Map(&keep_saved)),
     };
     let mut resources = build_resources(&registry, &document.resources, &cx)?;
+    // The entry of each name in the document's table, if registered.
+    let table: Vec<Option<&ComponentEntry>> = document.components.iter().map(|n| registry.component(n)).collect();
     let mut pending: Vec<Vec<Pending<'_>>> = Vec::with_capacity(saved.len());
-    let mut names = HashSet::new();
     for (entity, components) in &document.entities.0 {
-        names.clear();
-        let mut built = Vec::with_capacity(components.0.len());
-        for (name, value) in &components.0 {
-            let entry = registry.component(name).ok_or_else(|| LoadError::UnknownComponent {
-                entity: *entity,
-                component: name.clone(),
-                suggestion: registry.suggest_component(name),
-            })?;
-            if !names.insert(name.as_str()) {
-                return Err(LoadError::DuplicateComponent { entity: *entity, component: name.clone() });
+        let mut built: Vec<Pending<'_>> = Vec::with_capacity(components.0.len());
+        for (key, value) in &components.0 {
+            let entry = match key {
+                ComponentKey::Name(name) => registry.component(name).ok_or_else(|| unknown(&registry, *entity, name)),
+                ComponentKey::Index(i) => match document.components.get(*i as usize) {
+                    Some(name) => table[*i as usize].ok_or_else(|| unknown(&registry, *entity, name)),
+                    None => Err(LoadError::Binary {
+                        message: format!("entity {entity} names component {i} of {}", document.components.len()),
+                    }),
+                },
+            }?;
+            // Few components per entity: a scan beats hashing.
+            if built.iter().any(|p| std::ptr::eq(p.entry, entry)) {
+                return Err(LoadError::DuplicateComponent { entity: *entity, component: entry.name.clone() });
             }
-            let value_box = (entry.load)(value, &cx).map_err(|e| component_error(*entity, name, e))?;
+            let value_box = (entry.load)(value, &cx).map_err(|e| component_error(*entity, &entry.name, e))?;
             built.push(Pending { entry, value: value_box, has_entities: cx.take_met_entity(), source: value });
         }
         pending.push(built);
@@ -301,7 +350,7 @@ pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result
         Mode::Exact => {
             let state = allocator_state(&document.allocator, saved.len())?;
             world.restore_allocator_state(&state, &saved).map_err(LoadError::Allocator)?;
-            saved.clone()
+            saved
         }
         Mode::Merge => {
             world.flush();
@@ -327,7 +376,16 @@ pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result
     for PendingResource { entry, value, .. } in resources {
         (entry.insert)(world, value);
     }
-    Ok(EntityMap { map: saved.into_iter().zip(handles).collect() })
+    Ok(handles)
+}
+
+fn unknown(registry: &SerdeRegistry, entity: Entity, name: &str) -> LoadError {
+    LoadError::UnknownComponent { entity, component: name.to_owned(), suggestion: registry.suggest_component(name) }
+}
+
+/// The [`EntityMap`] of a merge: saved handles in file order, new ones.
+pub(crate) fn entity_map(document: &Document, handles: Vec<Entity>) -> EntityMap {
+    EntityMap { map: document.entities.0.iter().map(|(e, _)| *e).zip(handles).collect() }
 }
 
 /// Rebuilds the values that hold entity handles with the final mapping.

@@ -9,13 +9,16 @@
 //! ```text
 //! { "format": "ecs-save", "version": 1,
 //!   "allocator": { "generations": [[count, generation], ..], "free": [index, ..] },
+//!   "components": ["Position", ..],
 //!   "entities": { "0v1": { "Position": { "x": 0.0, "y": 1.0 }, .. }, .. },
 //!   "resources": { "Score": 10 },
 //!   "skipped": [ { "component": "game::Particle", "entities": 12 } ] }
 //! ```
 //!
 //! `generations` is run-length encoded over the slots (a fresh world's
-//! slots all have generation 1).
+//! slots all have generation 1). `components` lists the component names
+//! the save uses; the binary form names each entity's components by their
+//! index in that list instead of repeating the names.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -64,14 +67,16 @@ impl fmt::Display for SkippedComponent {
 }
 
 /// What to write for each archetype: its index and its registered
-/// components.
+/// components, each with its index in `names`.
 struct Plan<'r> {
-    archetypes: Vec<(usize, Vec<&'r ComponentEntry>)>,
+    archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
+    names: Vec<&'r str>,
     skipped: Vec<SkippedComponent>,
 }
 
 fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
     let mut archetypes = Vec::new();
+    let mut names: Vec<&'r str> = Vec::new();
     let mut skipped: Vec<SkippedComponent> = Vec::new();
     for (index, archetype) in world.archetypes().as_slice().iter().enumerate() {
         if archetype.is_empty() {
@@ -81,7 +86,16 @@ fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         for &id in archetype.components() {
             let info = world.components().info(id);
             match registry.component_by_type(info.type_id()) {
-                Some(entry) => entries.push(entry),
+                Some(entry) => {
+                    let index = match names.iter().position(|&n| n == entry.name) {
+                        Some(i) => i,
+                        None => {
+                            names.push(&entry.name);
+                            names.len() - 1
+                        }
+                    };
+                    entries.push((entry, index as u32));
+                }
                 None => match skipped.iter_mut().find(|s| s.type_name == info.name()) {
                     Some(s) => s.entities += archetype.len(),
                     None => {
@@ -92,7 +106,7 @@ fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         }
         archetypes.push((index, entries));
     }
-    Plan { archetypes, skipped }
+    Plan { archetypes, names, skipped }
 }
 
 /// Writes `world` in `format`.
@@ -143,10 +157,11 @@ impl SaveDocument<'_> {
 
 impl Serialize for SaveDocument<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut doc = serializer.serialize_struct("Save", 6)?;
+        let mut doc = serializer.serialize_struct("Save", 7)?;
         doc.serialize_field("format", FORMAT_TAG)?;
         doc.serialize_field("version", &VERSION)?;
         doc.serialize_field("allocator", &Allocator::of(self.world))?;
+        doc.serialize_field("components", &self.plan.names)?;
         doc.serialize_field("entities", &Entities(self))?;
         doc.serialize_field("resources", &Resources(self))?;
         doc.serialize_field("skipped", &Skipped(&self.plan.skipped))?;
@@ -208,13 +223,14 @@ impl Serialize for Entities<'_> {
 struct Components<'a> {
     doc: &'a SaveDocument<'a>,
     entity: Entity,
-    entries: &'a [&'a ComponentEntry],
+    entries: &'a [(&'a ComponentEntry, u32)],
 }
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let by_name = serializer.is_human_readable();
         let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for entry in self.entries {
+        for &(entry, index) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -226,7 +242,11 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    map.serialize_entry(&entry.name, &value)?;
+                    if by_name {
+                        map.serialize_entry(&entry.name, &value)?;
+                    } else {
+                        map.serialize_entry(&index, &value)?;
+                    }
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}

@@ -189,7 +189,8 @@ fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<W
 
 fn load_merge(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
     let document = load::parse(format, data)?;
-    load::load(world, &document, Mode::Merge)
+    let handles = load::load(world, &document, Mode::Merge)?;
+    Ok(load::entity_map(&document, handles))
 }
 
 impl SerdeWorldExt for World {

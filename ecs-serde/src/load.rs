@@ -457,3 +457,99 @@ fn allocator_state(allocator: &Allocator, live: usize) -> Result<AllocatorState,
     }
     Ok(AllocatorState { generations, free: allocator.free.clone() })
 }
+
+#[cfg(test)]
+mod tests {
+    use ecs::Component;
+    use serde::Serialize;
+
+    use crate::{LoadError, SerdeWorldExt};
+
+    #[derive(Component, serde::Serialize, serde::Deserialize, Default)]
+    struct Health(u32);
+
+    /// The binary layout, written by hand to make saves the writer never
+    /// would.
+    #[derive(Serialize)]
+    struct RawSave {
+        format: &'static str,
+        version: u32,
+        allocator: (Vec<(u32, u32)>, Vec<u32>),
+        components: Vec<&'static str>,
+        entities: Vec<(u64, Vec<(u32, Tagged)>)>,
+        resources: Vec<(String, Tagged)>,
+        skipped: Vec<()>,
+    }
+
+    /// The first tags of a binary value.
+    #[derive(Serialize)]
+    #[allow(dead_code)]
+    enum Tagged {
+        Unit,
+        Bool(bool),
+        I64(i64),
+        U64(u64),
+    }
+
+    fn raw(entities: Vec<(u64, Vec<(u32, Tagged)>)>) -> Vec<u8> {
+        let raw = RawSave {
+            format: "ecs-save",
+            version: 1,
+            allocator: (vec![(1, 1)], vec![]),
+            components: vec!["Health"],
+            entities,
+            resources: vec![],
+            skipped: vec![],
+        };
+        // Maps and sequences share postcard's layout: a length, then items.
+        postcard::to_allocvec(&raw).unwrap()
+    }
+
+    #[test]
+    fn hand_written_binary_loads() {
+        let mut world = ecs_core::World::new();
+        world.register_serde::<Health>("Health");
+        let bytes = raw(vec![(1 << 32, vec![(0, Tagged::U64(7))])]);
+        let copy = ecs_core::World::load_binary(&world.serde_registry(), &bytes).unwrap();
+        let e = ecs_core::Entity::from_bits(1 << 32).unwrap();
+        assert_eq!(copy.get::<Health>(e).map(|h| h.0), Some(7));
+    }
+
+    #[test]
+    fn a_component_index_past_the_list_is_refused() {
+        let mut world = ecs_core::World::new();
+        world.register_serde::<Health>("Health");
+        let bytes = raw(vec![(1 << 32, vec![(3, Tagged::U64(7))])]);
+        assert_eq!(
+            world.load_into_binary(&bytes).unwrap_err(),
+            LoadError::Binary { message: "entity 0v1 names component 3 of 1".into() }
+        );
+        assert!(world.is_empty());
+    }
+
+    #[test]
+    fn hostile_inputs_fail_cleanly() {
+        let mut world = ecs_core::World::new();
+        world.register_serde::<Health>("Health");
+        let registry = world.serde_registry();
+        // Claimed lengths far past the input.
+        let mut huge = raw(vec![]);
+        let at = huge.len() - 3; // the entity count, before resources and skipped
+        huge[at] = 0xff;
+        huge.truncate(at + 1);
+        huge.extend_from_slice(&[0xff, 0xff, 0xff, 0x0f]);
+        assert!(matches!(ecs_core::World::load_binary(&registry, &huge), Err(LoadError::Binary { .. })));
+        // Nesting far past the limit, in every format.
+        let deep_json = format!("{{\"format\": \"ecs-save\", \"x\": {}", "[".repeat(50_000));
+        assert!(ecs_core::World::load_json(&registry, &deep_json).is_err());
+        let deep_ron = format!("(format: \"ecs-save\", x: {}", "[".repeat(50_000));
+        assert!(ecs_core::World::load_ron(&registry, &deep_ron).is_err());
+        let mut deep_binary = raw(vec![(1 << 32, vec![])]);
+        deep_binary.truncate(deep_binary.len() - 3);
+        deep_binary.extend_from_slice(&[1, 0]);
+        deep_binary.extend(std::iter::repeat_n(10u8, 100_000)); // `Some(Some(..`
+        assert!(ecs_core::World::load_binary(&registry, &deep_binary).is_err());
+        assert!(world.load_into_binary(&deep_binary).is_err());
+        assert!(world.is_empty());
+    }
+}

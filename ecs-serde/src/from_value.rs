@@ -164,7 +164,7 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Value::Option(None) => visitor.visit_none(),
             Value::Option(Some(v)) => visitor.visit_some(self.of(v)),
-            Value::Seq(items) => visitor.visit_seq(Items::new(self, items, None)),
+            Value::Seq(items) => visit_all(visitor, Items::new(self, items, None)),
             Value::Map(_) | Value::Struct { .. } | Value::Variant(_) => visitor.visit_map(Entries::new(self)),
         }
     }
@@ -213,7 +213,7 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FromValueError> {
         match self.value {
-            Value::Seq(items) => visitor.visit_seq(Items::new(self, items, None)),
+            Value::Seq(items) => visit_all(visitor, Items::new(self, items, None)),
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             _ => Err(self.invalid(&visitor)),
         }
@@ -257,7 +257,7 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
                 visitor.visit_map(Entries::new(self))
             }
             Value::Struct { .. } => visitor.visit_map(Entries::new(self)),
-            Value::Seq(items) => visitor.visit_seq(Items::new(self, items, Some(fields))),
+            Value::Seq(items) => visit_all(visitor, Items::new(self, items, Some(fields))),
             _ => Err(self.invalid(&visitor)),
         }
     }
@@ -333,6 +333,16 @@ fn unknown_variant(name: &str, variants: &'static [&'static str]) -> FromValueEr
 
 fn quoted(names: &[&str]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Visits a list, failing if the visitor leaves elements unread (a list
+/// longer than the tuple or struct it is read as).
+fn visit_all<'de, V: Visitor<'de>>(visitor: V, mut items: Items<'de, '_>) -> Result<V::Value, FromValueError> {
+    let value = visitor.visit_seq(&mut items)?;
+    match items.items.len() {
+        0 => Ok(value),
+        left => Err(de::Error::invalid_length(items.index + left, &format!("{} elements", items.index).as_str())),
+    }
 }
 
 /// The elements of a list; with `fields`, the list is a struct's fields in
@@ -501,5 +511,29 @@ impl<'de> VariantAccess<'de> for Variant<'de, '_> {
             Some(content) => self.de.of(content).deserialize_struct("", fields, visitor),
             None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"a struct variant")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read<T: DeserializeOwned>(value: &Value) -> Result<T, FromValueError> {
+        from_value(value, &Context::new(EntityMapping::Keep))
+    }
+
+    #[test]
+    fn a_list_longer_than_its_tuple_is_refused() {
+        let list = Value::Seq(vec![Value::U64(1), Value::U64(2), Value::U64(3)]);
+        assert_eq!(read::<Vec<u8>>(&list).unwrap(), [1, 2, 3]);
+        assert_eq!(read::<(u8, u8)>(&list).unwrap_err().message, "invalid length 3, expected 2 elements");
+    }
+
+    #[test]
+    fn errors_carry_the_path_outside_in() {
+        let value =
+            Value::Map(vec![(Value::String("a".into()), Value::Seq(vec![Value::U64(1), Value::String("x".into())]))]);
+        let error = read::<std::collections::BTreeMap<String, Vec<u8>>>(&value).unwrap_err();
+        assert_eq!(error.path(), "a[1]");
     }
 }

@@ -2,6 +2,8 @@
 //! through the world and through commands, and every error, each with its
 //! exact variant and with nothing spawned.
 
+#![cfg(feature = "serde")]
+
 use std::path::Path;
 
 use ecs::prelude::*;

@@ -456,3 +456,23 @@ fn files_are_checked_by_extension_and_existence() {
     let missing = assets.join("missing.json");
     assert!(matches!(Prefabs::load(&missing).unwrap_err(), PrefabError::Io { path, .. } if path == missing));
 }
+
+#[test]
+#[should_panic(expected = "component name `Move` is already registered for another type")]
+fn a_name_taken_by_another_type_panics() {
+    world().register_serde::<Position>("Move");
+}
+
+#[test]
+#[should_panic(expected = "is already registered as `Move`, not `Motion`")]
+fn a_type_under_two_names_panics() {
+    world().register_serde::<Move>("Motion");
+}
+
+#[test]
+fn registering_the_same_pair_again_is_harmless() {
+    let mut world = world();
+    world.register_serde::<Move>("Move");
+    assert_eq!(world.serde_registry().component_name::<Move>(), Some("Move"));
+    assert_eq!(world.serde_registry().component_names().count(), 8);
+}

@@ -33,6 +33,8 @@ pub(crate) struct ComponentEntry {
     pub normalize: fn(&Value, &Context<'_>) -> Result<Value, FromValueError>,
     /// Inserts a value made by `load` into a live entity.
     pub insert: fn(&mut World, Entity, Boxed),
+    /// Gives the type its component id in a world.
+    pub register: fn(&mut World),
 }
 
 /// How to handle one registered resource type.
@@ -165,6 +167,9 @@ impl SerdeRegistry {
             insert: |world, entity, value| {
                 world.insert(entity, unbox::<T>(value)).expect("components are inserted into live entities");
             },
+            register: |world| {
+                world.register_component::<T>();
+            },
         };
         let entries = Arc::make_mut(&mut self.entries);
         add(
@@ -207,6 +212,14 @@ impl SerdeRegistry {
 
     pub(crate) fn component_by_type(&self, type_id: TypeId) -> Option<&ComponentEntry> {
         self.entries.component_types.get(&type_id).map(|&i| &self.entries.components[i])
+    }
+
+    /// Gives every registered component type its id in `world`, in
+    /// registration order.
+    pub(crate) fn register_components(&self, world: &mut World) {
+        for entry in &self.entries.components {
+            (entry.register)(world);
+        }
     }
 
     pub(crate) fn resources(&self) -> &[ResourceEntry] {

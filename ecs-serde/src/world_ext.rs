@@ -66,7 +66,10 @@ fn registry_mut(world: &mut World) -> &mut SerdeRegistry {
 /// ```
 pub trait SerdeWorldExt: sealed::Sealed {
     /// Registers component `T` under `name` for saves and prefabs. Prefab
-    /// fields that are not given come from `T::default()`.
+    /// fields that are not given come from `T::default()`. Also gives `T`
+    /// its component id now, so worlds that register the same types in the
+    /// same order (a fresh world from [`SerdeWorldExt::load_json`] does)
+    /// number them alike.
     ///
     /// # Panics
     /// If `name` is taken by another type, or `T` has another name.
@@ -148,6 +151,9 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// A fresh world holding the JSON save `text`, every entity under its
     /// saved handle and the allocator as saved (later spawns hand out the
     /// same handles as in the saved world), with a copy of `registry`.
+    ///
+    /// Within each table the entities keep their saved order; tables may
+    /// be visited in another order than in the saved world.
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError>
     where
         Self: Sized;
@@ -182,6 +188,7 @@ pub trait SerdeWorldExt: sealed::Sealed {
 fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<World, LoadError> {
     let document = load::parse(format, data)?;
     let mut world = World::new();
+    registry.register_components(&mut world);
     world.insert_resource(registry.clone());
     load::load(&mut world, &document, Mode::Exact)?;
     Ok(world)
@@ -199,6 +206,7 @@ impl SerdeWorldExt for World {
         T: Component + Serialize + DeserializeOwned + Default,
     {
         registry_mut(self).register::<T>(name);
+        self.register_component::<T>();
         self
     }
 
@@ -207,6 +215,7 @@ impl SerdeWorldExt for World {
         T: Component + Serialize + DeserializeOwned,
     {
         registry_mut(self).register_without_default::<T>(name);
+        self.register_component::<T>();
         self
     }
 

@@ -8,6 +8,12 @@ extern crate self as ecs;
 pub use ecs_core::*;
 pub use ecs_macros::{Bundle, Component, Query, SystemParam};
 
+/// Save games and data-driven prefabs (the default `serde` feature): see
+/// [`ecs_serde`]. The traits that add their methods to `World` and
+/// `Commands` are in the prelude.
+#[cfg(feature = "serde")]
+pub use ecs_serde as serde;
+
 /// Everything a game needs in scope: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use ecs_core::{
@@ -16,4 +22,6 @@ pub mod prelude {
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
     pub use ecs_macros::{Bundle, Component, Query, SystemParam};
+    #[cfg(feature = "serde")]
+    pub use ecs_serde::{Overrides, PrefabCommandsExt, Prefabs, SerdeWorldExt};
 }

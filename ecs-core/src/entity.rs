@@ -6,6 +6,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::{ArchetypeId, Row};
+use crate::error::AllocatorStateError;
 
 /// A handle to an entity: an index into the world's entity table plus the
 /// generation of that slot when the entity was spawned.
@@ -93,6 +94,21 @@ pub(crate) struct EntityLocation {
 impl EntityLocation {
     /// The location of a slot that holds no live entity.
     const VACANT: EntityLocation = EntityLocation { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
+}
+
+/// A copy of a world's entity allocator, from [`World::allocator_state`]:
+/// enough to rebuild a world whose entities get exactly the same handles,
+/// now and in every later spawn (for save games, replays and rollback).
+///
+/// [`World::allocator_state`]: crate::World::allocator_state
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AllocatorState {
+    /// The generation of each slot, by index: the live entity's generation,
+    /// or for a free slot the generation the next entity spawned there gets.
+    pub generations: Vec<NonZeroU32>,
+    /// The free slot indices in allocator order: the last one is reused
+    /// first. A slot that is neither live nor free is never reused.
+    pub free: Vec<u32>,
 }
 
 /// One slot of the entity table: 12 bytes.
@@ -342,6 +358,64 @@ impl Entities {
         AllocatorHooks { entities: self }
     }
 
+    /// A copy of the allocator's state: every slot's generation and the
+    /// free list. Handles reserved but not yet flushed are not included.
+    pub fn state(&self) -> AllocatorState {
+        AllocatorState { generations: self.slots.iter().map(|slot| slot.generation).collect(), free: self.free.clone() }
+    }
+
+    /// Replaces the allocator of a table with no live entity by `state`, and
+    /// makes each of `live` alive where `place` puts it (called once per
+    /// handle, in order). Checks everything before changing anything.
+    pub fn restore(
+        &mut self,
+        state: &AllocatorState,
+        live: &[Entity],
+        mut place: impl FnMut(Entity) -> EntityLocation,
+    ) -> Result<(), AllocatorStateError> {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        debug_assert_eq!(self.live, 0, "restore needs an allocator with no live entity");
+        let len = state.generations.len();
+        if len > self.max_slots as usize {
+            return Err(AllocatorStateError::TooManySlots(len));
+        }
+        const FREE: u8 = 1;
+        const LIVE: u8 = 2;
+        let mut marks = vec![0u8; len];
+        for &index in &state.free {
+            match marks.get_mut(index as usize) {
+                None => return Err(AllocatorStateError::FreeIndexOutOfRange(index)),
+                Some(mark) if *mark != 0 => return Err(AllocatorStateError::DuplicateFreeIndex(index)),
+                Some(mark) => *mark = FREE,
+            }
+        }
+        for &entity in live {
+            let i = entity.index as usize;
+            match marks.get_mut(i) {
+                None => return Err(AllocatorStateError::LiveIndexOutOfRange(entity)),
+                Some(&mut FREE) => return Err(AllocatorStateError::LiveEntityIsFree(entity)),
+                Some(&mut LIVE) => return Err(AllocatorStateError::DuplicateLiveEntity(entity)),
+                Some(_) if state.generations[i] != entity.generation => {
+                    return Err(AllocatorStateError::GenerationMismatch {
+                        entity,
+                        slot_generation: state.generations[i].get(),
+                    })
+                }
+                Some(mark) => *mark = LIVE,
+            }
+        }
+        self.slots.clear();
+        self.slots
+            .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));
+        self.free.clear();
+        self.free.extend_from_slice(&state.free);
+        for &entity in live {
+            self.slots[entity.index as usize].location = place(entity);
+            self.live += 1;
+        }
+        Ok(())
+    }
+
     #[cfg(test)]
     pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: NonZeroU32) {
         self.slots[index as usize].generation = generation;
@@ -480,6 +554,55 @@ mod tests {
         entities.free.pop();
         let problem = entities.check_invariants().unwrap_err();
         assert!(problem.contains("not on the free list"), "{problem}");
+    }
+
+    #[test]
+    fn state_restores_exact_handles() {
+        let mut entities = Entities::default();
+        let handles: Vec<_> = (0..6).map(|i| entities.alloc(loc(i))).collect();
+        entities.free(handles[4]);
+        entities.free(handles[1]);
+        let live: Vec<_> = handles.iter().copied().filter(|&e| entities.get(e).is_some()).collect();
+        let state = entities.state();
+        let mut copy = Entities::default();
+        let mut row = 0;
+        copy.restore(&state, &live, |_| {
+            row += 1;
+            loc(row - 1)
+        })
+        .unwrap();
+        copy.check_invariants().unwrap();
+        assert_eq!(copy.state(), state);
+        assert!(live.iter().all(|&e| copy.get(e).is_some()));
+        assert_eq!((copy.alloc(loc(9)), copy.alloc(loc(9))), (entities.alloc(loc(9)), entities.alloc(loc(9))));
+    }
+
+    #[test]
+    fn restore_rejects_inconsistent_states() {
+        let g = |n| NonZeroU32::new(n).unwrap();
+        let state = AllocatorState { generations: vec![g(1), g(2), g(1)], free: vec![1] };
+        let restore = |state: &AllocatorState, live: &[Entity]| Entities::default().restore(state, live, |_| loc(0));
+        assert_eq!(restore(&state, &[Entity::new(0, g(1))]), Ok(()));
+        assert_eq!(
+            restore(&state, &[Entity::new(3, g(1))]),
+            Err(AllocatorStateError::LiveIndexOutOfRange(Entity::new(3, g(1))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(1, g(2))]),
+            Err(AllocatorStateError::LiveEntityIsFree(Entity::new(1, g(2))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(0, g(1)), Entity::new(0, g(1))]),
+            Err(AllocatorStateError::DuplicateLiveEntity(Entity::new(0, g(1))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(2, g(5))]),
+            Err(AllocatorStateError::GenerationMismatch { entity: Entity::new(2, g(5)), slot_generation: 1 })
+        );
+        let bad_free = AllocatorState { free: vec![1, 7], ..state.clone() };
+        assert_eq!(restore(&bad_free, &[]), Err(AllocatorStateError::FreeIndexOutOfRange(7)));
+        let dup_free = AllocatorState { free: vec![1, 1], ..state };
+        assert_eq!(restore(&dup_free, &[]), Err(AllocatorStateError::DuplicateFreeIndex(1)));
     }
 
     #[test]

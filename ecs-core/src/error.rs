@@ -87,3 +87,50 @@ impl fmt::Display for QueryEntityError {
 }
 
 impl Error for QueryEntityError {}
+
+/// An [`AllocatorState`](crate::AllocatorState) that cannot be restored:
+/// it contradicts itself or the list of live entities, or the world is not
+/// empty. Nothing was changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocatorStateError {
+    /// The world still has live (or reserved) entities.
+    WorldNotEmpty,
+    /// More slots than entity indices exist.
+    TooManySlots(usize),
+    /// The free list names a slot past the end of the table.
+    FreeIndexOutOfRange(u32),
+    /// The free list names a slot twice.
+    DuplicateFreeIndex(u32),
+    /// A live entity's index is past the end of the table.
+    LiveIndexOutOfRange(Entity),
+    /// A live entity's slot is on the free list.
+    LiveEntityIsFree(Entity),
+    /// An entity is listed as live twice.
+    DuplicateLiveEntity(Entity),
+    /// A live entity's generation is not its slot's.
+    GenerationMismatch {
+        /// The entity.
+        entity: Entity,
+        /// The generation the state records for its slot.
+        slot_generation: u32,
+    },
+}
+
+impl fmt::Display for AllocatorStateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AllocatorStateError::WorldNotEmpty => write!(f, "the allocator can only be restored into an empty world"),
+            AllocatorStateError::TooManySlots(n) => write!(f, "{n} entity slots are more than the index space holds"),
+            AllocatorStateError::FreeIndexOutOfRange(i) => write!(f, "free list names slot {i}, past the last slot"),
+            AllocatorStateError::DuplicateFreeIndex(i) => write!(f, "free list names slot {i} twice"),
+            AllocatorStateError::LiveIndexOutOfRange(e) => write!(f, "live entity {e} is past the last slot"),
+            AllocatorStateError::LiveEntityIsFree(e) => write!(f, "live entity {e} is in a slot on the free list"),
+            AllocatorStateError::DuplicateLiveEntity(e) => write!(f, "entity {e} is listed as live twice"),
+            AllocatorStateError::GenerationMismatch { entity, slot_generation } => {
+                write!(f, "live entity {entity} does not match its slot's generation {slot_generation}")
+            }
+        }
+    }
+}
+
+impl Error for AllocatorStateError {}

@@ -28,6 +28,8 @@ mod column;
 mod component;
 mod entity;
 mod entity_ref;
+#[cfg(feature = "serde")]
+mod entity_serde;
 mod error;
 mod event;
 mod graph;
@@ -49,9 +51,11 @@ mod world_tests;
 pub use bundle::Bundle;
 pub use change::Mut;
 pub use component::{Component, ComponentId};
-pub use entity::Entity;
+pub use entity::{AllocatorState, Entity};
 pub use entity_ref::EntityRef;
-pub use error::{ComponentError, EntityError, QueryEntityError};
+#[cfg(feature = "serde")]
+pub use entity_serde::ENTITY_SERDE_NAME;
+pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
 pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};

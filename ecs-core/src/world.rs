@@ -9,9 +9,9 @@ use crate::bundle::{Bundle, BundleId, Bundles};
 use crate::change::Mut;
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
-use crate::entity::{Entities, Entity, EntityLocation};
+use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
-use crate::error::{ComponentError, EntityError, QueryEntityError};
+use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 use crate::event::{Event, Events};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::resource::{Resource, ResourceId, Resources};
@@ -305,6 +305,49 @@ impl World {
             self.entities
                 .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
         }
+    }
+
+    /// A copy of the entity allocator's state: the generation of every slot
+    /// and the free list. With [`World::restore_allocator_state`] it rebuilds
+    /// a world whose entities keep their exact handles, and whose later
+    /// spawns hand out the same handles as this world's would.
+    pub fn allocator_state(&self) -> AllocatorState {
+        self.entities.state()
+    }
+
+    /// Makes this empty world's entity allocator a copy of `state`, with
+    /// each of `live` alive and without components (insert them next).
+    /// Checks first, and on error changes nothing.
+    ///
+    /// ```
+    /// # use ecs::{Component, World};
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let handles: Vec<_> = world.spawn_batch((0..4).map(Hp)).collect();
+    /// world.despawn(handles[1]).unwrap();
+    /// let live: Vec<_> = handles.iter().copied().filter(|&e| world.contains(e)).collect();
+    ///
+    /// let mut copy = World::new();
+    /// copy.restore_allocator_state(&world.allocator_state(), &live).unwrap();
+    /// for &e in &live {
+    ///     copy.insert(e, Hp(7)).unwrap();
+    /// }
+    /// assert_eq!(copy.spawn(Hp(0)), world.spawn(Hp(0)));
+    /// ```
+    pub fn restore_allocator_state(
+        &mut self,
+        state: &AllocatorState,
+        live: &[Entity],
+    ) -> Result<(), AllocatorStateError> {
+        self.flush();
+        if !self.is_empty() {
+            return Err(AllocatorStateError::WorldNotEmpty);
+        }
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        self.entities.restore(state, live, |entity| EntityLocation {
+            archetype: ArchetypeId::EMPTY,
+            row: archetype.push_entity(entity),
+        })
     }
 
     /// Stores `value` as the world's `T` resource, returning the one it

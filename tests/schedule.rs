@@ -505,6 +505,7 @@ fn parallel_runs_equal_single_threaded_runs() {
         populate(&mut parallel_world);
         populate(&mut serial_world);
         let mut parallel = Schedule::new();
+        parallel.set_parallel_threshold(Duration::ZERO);
         let mut serial = Schedule::single_threaded();
         build(&mut parallel);
         build(&mut serial);
@@ -549,9 +550,35 @@ fn systems_that_do_not_conflict_overlap() {
     world.init_resource::<Met>();
     world.init_resource::<AlsoMet>();
     let mut schedule = Schedule::new();
+    schedule.set_parallel_threshold(Duration::ZERO);
     schedule.add_system(|mut met: ResMut<Met>| met.0 = meet(&A_UP, &B_UP));
     schedule.add_system(|mut met: ResMut<AlsoMet>| met.0 = meet(&B_UP, &A_UP));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| schedule.run(&mut world));
     assert!(world.resource::<Met>().0 && world.resource::<AlsoMet>().0);
+}
+
+#[test]
+fn groups_below_the_parallel_threshold_run_on_the_calling_thread() {
+    #[derive(Default)]
+    struct First(Option<std::thread::ThreadId>);
+    #[derive(Default)]
+    struct Second(Option<std::thread::ThreadId>);
+    let mut world = World::new();
+    world.init_resource::<First>();
+    world.init_resource::<Second>();
+    let mut schedule = Schedule::new();
+    schedule.set_parallel_threshold(Duration::from_secs(3600));
+    schedule.add_system(|mut t: ResMut<First>| t.0 = Some(std::thread::current().id()));
+    schedule.add_system(|mut t: ResMut<Second>| t.0 = Some(std::thread::current().id()));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| schedule.run(&mut world));
+    for _ in 0..3 {
+        let caller = pool.install(|| {
+            schedule.run(&mut world);
+            std::thread::current().id()
+        });
+        assert_eq!(world.resource::<First>().0, Some(caller));
+        assert_eq!(world.resource::<Second>().0, Some(caller));
+    }
 }

@@ -63,6 +63,12 @@ pub struct Archetype {
     columns: Box<[Column]>,
     entities: Vec<Entity>,
     bits: BitSet,
+    /// Rows every column and the entity column can hold without growing: a
+    /// lower bound kept by `reserve`, so that a spawn in a reserved batch
+    /// checks one number instead of every column.
+    capacity: usize,
+    /// Whether some column's type has a destructor.
+    drops: bool,
 }
 
 impl Archetype {
@@ -75,9 +81,11 @@ impl Archetype {
         Archetype {
             id,
             columns: components.iter().map(|&c| Column::new(registry.info(c))).collect(),
+            drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some()),
             components,
             entities: Vec::new(),
             bits,
+            capacity: 0,
         }
     }
 
@@ -152,11 +160,25 @@ impl Archetype {
     }
 
     /// Makes room for `additional` more rows in every column.
+    #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
+        // Rows may have been pushed past `capacity` by a growing push, hence
+        // the saturating subtraction.
+        if additional > self.capacity.saturating_sub(self.entities.len()) {
+            self.grow(additional);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
         self.entities.reserve(additional);
+        let mut capacity = self.entities.capacity();
         for column in self.columns.iter_mut() {
             column.reserve(additional);
+            capacity = capacity.min(column.capacity());
         }
+        self.capacity = capacity;
     }
 
     /// Appends `entity` to the entity column and returns its row. The caller
@@ -178,6 +200,16 @@ impl Archetype {
         let r = row.index();
         assert!(r < self.entities.len(), "row out of bounds");
         self.entities.swap_remove(r);
+        if !self.drops {
+            // Nothing to drop: fill the hole with the last row, without
+            // reading the removed values.
+            for column in self.columns.iter_mut() {
+                // SAFETY: every column has `len + 1 > r` rows (invariant), and
+                // the removed value needs no drop.
+                unsafe { column.swap_remove_forget(r) };
+            }
+            return;
+        }
         for column in self.columns.iter_mut() {
             // SAFETY: every column has `len + 1 > r` rows (invariant).
             unsafe { column.swap_remove_to_end(r) };

@@ -79,6 +79,13 @@ impl Column {
         self.data
     }
 
+    /// How many values fit without growing (`usize::MAX` for zero-sized
+    /// types).
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Makes room for `additional` more values.
     #[inline]
     pub fn reserve(&mut self, additional: usize) {

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
@@ -93,6 +93,7 @@ impl Plan {
         entries: &mut [Entry],
         world: &mut World,
         single_threaded: bool,
+        parallel_above: Duration,
         report: &mut CommandReport,
     ) {
         let parallel = !single_threaded && rayon::current_num_threads() > 1;
@@ -102,7 +103,7 @@ impl Plan {
                 Step::Group(group) => {
                     let active: Vec<bool> =
                         group.systems.iter().map(|&i| should_run(&mut entries[i], paused, world)).collect();
-                    if parallel && active.iter().filter(|&&a| a).count() > 1 {
+                    if parallel && group.worth_parallel(entries, &active, parallel_above) {
                         group.run_parallel(entries, &active, world);
                     } else {
                         for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
@@ -168,6 +169,24 @@ impl Group {
             }
         }
         Group { systems, dependents, blockers }
+    }
+
+    /// Whether to spread the group's active systems over the pool: more than
+    /// one of them, and together they took at least `parallel_above` the last
+    /// time they all ran (or some never ran). Waking another core costs
+    /// microseconds; a group of tiny systems finishes sooner on one.
+    fn worth_parallel(&self, entries: &[Entry], active: &[bool], parallel_above: Duration) -> bool {
+        let mut count = 0;
+        let mut last = Duration::ZERO;
+        for (&i, _) in self.systems.iter().zip(active).filter(|(_, &a)| a) {
+            let timing = &entries[i].timing;
+            if timing.runs == 0 {
+                return true;
+            }
+            count += 1;
+            last += timing.last;
+        }
+        count > 1 && last >= parallel_above
     }
 
     /// Runs the active systems of the group on rayon's pool, each as soon as

@@ -9,6 +9,7 @@ mod timing;
 use std::any::TypeId;
 use std::borrow::Cow;
 use std::fmt;
+use std::time::Duration;
 
 use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
 use crate::world::{World, WorldId};
@@ -77,6 +78,9 @@ impl<M, F: IntoSystem<M>> IntoSystemSelector<IsSystemType<M>> for F {
         SystemSelector::Type(TypeId::of::<F>(), std::any::type_name::<F>())
     }
 }
+
+/// See [`Schedule::set_parallel_threshold`].
+const DEFAULT_PARALLEL_ABOVE: Duration = Duration::from_micros(20);
 
 type Hook = Box<dyn FnMut(&mut World) + Send>;
 type Condition = Box<dyn FnMut(&World) -> bool + Send>;
@@ -181,7 +185,10 @@ enum Transition {
 /// Systems whose accesses do not conflict run at the same time on rayon's
 /// thread pool; two that conflict always run in the order above, so a frame
 /// gives the same result as a single-threaded run. Exclusive systems
-/// (`&mut World`) and `apply_deferred` points run alone.
+/// (`&mut World`) and `apply_deferred` points run alone. A group of systems
+/// that took less than a threshold in its last run (20 µs unless
+/// [`set_parallel_threshold`](Schedule::set_parallel_threshold) says
+/// otherwise) runs on the calling thread: waking other cores would cost more.
 ///
 /// # Deferred commands
 /// [`Commands`](crate::Commands) recorded by the systems apply at the end of
@@ -192,6 +199,9 @@ pub struct Schedule {
     entries: Vec<Entry>,
     next_id: u32,
     single_threaded: bool,
+    /// A group of systems runs in parallel only if it took at least this
+    /// long the last time.
+    parallel_above: Duration,
     /// Stand-in world for checking systems' parameters when they are added.
     scratch: World,
     /// The run plan, valid for `plan_world` until the systems change.
@@ -228,6 +238,7 @@ impl Schedule {
             entries: Vec::new(),
             next_id: 0,
             single_threaded: false,
+            parallel_above: DEFAULT_PARALLEL_ABOVE,
             scratch: World::new(),
             plan: None,
             plan_world: None,
@@ -241,6 +252,17 @@ impl Schedule {
     /// An empty schedule that runs one system at a time, in order.
     pub fn single_threaded() -> Self {
         Schedule { single_threaded: true, ..Schedule::new() }
+    }
+
+    /// Sets how long a group of systems that may overlap must have taken in
+    /// its last run for the next run to spread it over the thread pool
+    /// (20 µs by default). Below that, waking other cores costs more than it
+    /// saves, so the group runs on the calling thread, in order. A group
+    /// with a system that never ran goes parallel. `Duration::ZERO` always
+    /// goes parallel; the results are the same either way.
+    pub fn set_parallel_threshold(&mut self, parallel_above: Duration) -> &mut Self {
+        self.parallel_above = parallel_above;
+        self
     }
 
     /// Adds a system; configure it through the returned [`SystemConfig`].
@@ -423,7 +445,7 @@ impl Schedule {
         self.report.clear();
         let plan = self.plan.take().expect("built");
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            plan.run(&mut self.entries, world, self.single_threaded, &mut self.report);
+            plan.run(&mut self.entries, world, self.single_threaded, self.parallel_above, &mut self.report);
         }));
         self.plan = Some(plan);
         if let Err(panic) = result {

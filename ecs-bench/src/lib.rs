@@ -24,6 +24,7 @@ pub mod ours;
 pub mod raw;
 pub mod report;
 pub mod routine;
+pub mod systems;
 pub mod with_bevy;
 pub mod with_hecs;
 pub mod workloads;

@@ -1,7 +1,7 @@
 //! The registry: every workload, and for each implementation the routine
 //! that runs it. The criterion benches and the report both read this list.
 
-use crate::{ours, raw, with_bevy, with_hecs, Routine};
+use crate::{ours, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,5 +179,49 @@ pub fn workloads() -> Vec<Workload> {
             parallel: false,
             routine: |i| per_implementation!(i, despawn_random),
         },
+        Workload {
+            name: "tiny_systems_100",
+            about: "a frame of 100 tiny systems (each sums a query over 10 entities); hecs has no scheduler",
+            iteration: false,
+            parallel: true,
+            routine: |i| tiny_systems(i, 100),
+        },
+        Workload {
+            name: "tiny_systems_1000",
+            about: "a frame of 1,000 tiny systems",
+            iteration: false,
+            parallel: true,
+            routine: |i| tiny_systems(i, 1_000),
+        },
+        Workload {
+            name: "tiny_systems_6000",
+            about: "a frame of 6,000 tiny systems",
+            iteration: false,
+            parallel: true,
+            routine: |i| tiny_systems(i, 6_000),
+        },
+        Workload {
+            name: "two_heavy_systems",
+            about: "two systems of heavy arithmetic on 10,000 entities each, over different components; \
+                    the floor runs both loops on one thread, so ecs / raw is the parallel speed-up",
+            iteration: false,
+            parallel: true,
+            routine: |i| match i {
+                Implementation::Ours => Some(systems::ours::two_heavy_systems()),
+                Implementation::Bevy => Some(systems::bevy::two_heavy_systems()),
+                Implementation::Raw => Some(systems::raw::two_heavy_systems()),
+                Implementation::Hecs => None,
+            },
+        },
     ]
+}
+
+/// The tiny-systems workload of `n` systems, for the engines with a
+/// scheduler.
+fn tiny_systems(which: Implementation, n: usize) -> Option<Box<dyn Routine>> {
+    match which {
+        Implementation::Ours => Some(systems::ours::tiny_systems(n)),
+        Implementation::Bevy => Some(systems::bevy::tiny_systems(n)),
+        Implementation::Hecs | Implementation::Raw => None,
+    }
 }

@@ -3,7 +3,7 @@
 //! step (see `tests/support/harness.rs`). On a failure, proptest shrinks the
 //! sequence to a short one and prints it as a list of `Op`s.
 //!
-//! `PROPTEST_CASES=N` sets the number of sequences (default 256 here, sized
+//! `PROPTEST_CASES=N` sets the number of sequences (default 512 here, sized
 //! for a debug build in CI); a long run: `PROPTEST_CASES=20000 cargo test
 //! --release --test model`.
 
@@ -68,7 +68,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256)
+    std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
 }
 
 proptest! {
@@ -139,4 +139,12 @@ fn fuzz_regressions() {
         println!("replaying {}", path.display());
         harness::run(&harness::decode(&bytes));
     }
+}
+
+/// An insert that overwrites a bomb and, after it in bundle order, values
+/// with destructors: the bomb's panic must not keep them from being dropped.
+#[test]
+fn overwrite_continues_past_a_panicking_destructor() {
+    let shape = Shape::of([Kind::Bomb, Kind::Heap, Kind::Tracked]);
+    harness::run(&[Op::Spawn(shape), Op::Arm(Target::Recent(0)), Op::Insert(Target::Recent(0), shape)]);
 }

@@ -16,6 +16,9 @@ pub enum Kind {
     Marker,
     /// Zero-sized, with a destructor.
     Ghost,
+    /// Its destructor panics once armed. Early in the order, so that a
+    /// bundle overwriting it has values after it to drop.
+    Bomb,
     /// 4 bytes, no destructor.
     Small,
     /// 6 bytes, alignment 2, no destructor.
@@ -31,14 +34,13 @@ pub enum Kind {
     Aligned,
     /// 256 bytes.
     Big,
-    /// Its destructor panics once armed.
-    Bomb,
 }
 
 /// Every kind, in order; bit `i` of a [`Shape`] is `KINDS[i]`.
 pub const KINDS: [Kind; 10] = [
     Kind::Marker,
     Kind::Ghost,
+    Kind::Bomb,
     Kind::Small,
     Kind::Odd,
     Kind::Pair,
@@ -46,7 +48,6 @@ pub const KINDS: [Kind; 10] = [
     Kind::Tracked,
     Kind::Aligned,
     Kind::Big,
-    Kind::Bomb,
 ];
 
 /// Runs `$body` with `$T` naming the component type of `$kind`.
@@ -169,13 +170,13 @@ pub struct Small(pub u32);
 pub struct Odd([u16; 3]);
 
 #[derive(Component)]
-pub struct Pair(u64, u64, Token<4>);
+pub struct Pair(u64, u64, Token<5>);
 
 #[derive(Component)]
-pub struct Heap(String, Token<5>);
+pub struct Heap(String, Token<6>);
 
 #[derive(Component)]
-pub struct Tracked(u64, Token<6>);
+pub struct Tracked(u64, Token<7>);
 
 impl Tracked {
     fn new(serial: u64) -> Self {
@@ -196,16 +197,16 @@ impl Drop for Tracked {
 
 #[derive(Component)]
 #[repr(align(64))]
-pub struct Aligned(u64, Token<7>);
+pub struct Aligned(u64, Token<8>);
 
 #[derive(Component)]
-pub struct Big([u64; 32], Token<8>);
+pub struct Big([u64; 32], Token<9>);
 
 #[derive(Component)]
 pub struct Bomb {
     pub serial: u64,
     pub armed: bool,
-    _token: Token<9>,
+    _token: Token<2>,
 }
 
 /// What a bomb's destructor says when it goes off.

@@ -209,31 +209,31 @@ macro_rules! chain {
 chain! {
     s0_0(Marker) -> s1_1 | s1_0;
     s1_0(Ghost) -> s2_1 | s2_0;
-    s2_0(Small) -> s3_1 | s3_0;
-    s3_0(Odd) -> s4_1 | s4_0;
-    s4_0(Pair) -> s5_1 | s5_0;
-    s5_0(Heap) -> s6_1 | s6_0;
-    s6_0(Tracked) -> s7_1 | s7_0;
-    s7_0(Aligned) -> s8_1 | s8_0;
-    s8_0(Big) -> s9_1 | s9_0;
-    s9_0(Bomb) -> act_on | act_on;
+    s2_0(Bomb) -> s3_1 | s3_0;
+    s3_0(Small) -> s4_1 | s4_0;
+    s4_0(Odd) -> s5_1 | s5_0;
+    s5_0(Pair) -> s6_1 | s6_0;
+    s6_0(Heap) -> s7_1 | s7_0;
+    s7_0(Tracked) -> s8_1 | s8_0;
+    s8_0(Aligned) -> s9_1 | s9_0;
+    s9_0(Big) -> act_on | act_on;
     s1_1(Ghost) -> s2_2 | s2_1;
-    s2_1(Small) -> s3_2 | s3_1;
-    s3_1(Odd) -> s4_2 | s4_1;
-    s4_1(Pair) -> s5_2 | s5_1;
-    s5_1(Heap) -> s6_2 | s6_1;
-    s6_1(Tracked) -> s7_2 | s7_1;
-    s7_1(Aligned) -> s8_2 | s8_1;
-    s8_1(Big) -> s9_2 | s9_1;
-    s9_1(Bomb) -> act_on | act_on;
-    s2_2(Small) -> act_on | s3_2;
-    s3_2(Odd) -> act_on | s4_2;
-    s4_2(Pair) -> act_on | s5_2;
-    s5_2(Heap) -> act_on | s6_2;
-    s6_2(Tracked) -> act_on | s7_2;
-    s7_2(Aligned) -> act_on | s8_2;
-    s8_2(Big) -> act_on | s9_2;
-    s9_2(Bomb) -> act_on | act_on;
+    s2_1(Bomb) -> s3_2 | s3_1;
+    s3_1(Small) -> s4_2 | s4_1;
+    s4_1(Odd) -> s5_2 | s5_1;
+    s5_1(Pair) -> s6_2 | s6_1;
+    s6_1(Heap) -> s7_2 | s7_1;
+    s7_1(Tracked) -> s8_2 | s8_1;
+    s8_1(Aligned) -> s9_2 | s9_1;
+    s9_1(Big) -> act_on | act_on;
+    s2_2(Bomb) -> act_on | s3_2;
+    s3_2(Small) -> act_on | s4_2;
+    s4_2(Odd) -> act_on | s5_2;
+    s5_2(Pair) -> act_on | s6_2;
+    s6_2(Heap) -> act_on | s7_2;
+    s7_2(Tracked) -> act_on | s8_2;
+    s8_2(Aligned) -> act_on | s9_2;
+    s9_2(Big) -> act_on | act_on;
 }
 
 /// Builds the bundle type of `shape` and applies `act` with it.
@@ -603,15 +603,26 @@ impl Harness {
             Op::Arm(target) => {
                 let e = self.resolve(target);
                 let has = self.model.get(&e).and_then(|c| c.get(&Kind::Bomb)).copied();
-                if self.armed.is_none() {
+                if self.armed.is_some() {
+                    assert_eq!(self.world.get::<Bomb>(e).map(|b| b.serial), has, "step {step}: bomb of {e}");
+                } else if has.is_some() {
                     let bomb = self.world.get_mut::<Bomb>(e).map(|mut b| {
                         b.armed = true;
                         b.serial
                     });
                     assert_eq!(bomb, has, "step {step}: arming the bomb of {e}");
                     self.armed = bomb;
+                } else if self.model.contains_key(&e) {
+                    // No bomb yet: insert an armed one.
+                    let serial = self.serial();
+                    let mut bomb = Bomb::make(serial);
+                    bomb.armed = true;
+                    let result = self.world.insert(e, bomb);
+                    assert_eq!(result, Ok(()), "step {step}: inserting an armed bomb into {e}");
+                    self.model.get_mut(&e).unwrap().insert(Kind::Bomb, serial);
+                    self.armed = Some(serial);
                 } else {
-                    assert_eq!(self.world.get::<Bomb>(e).map(|b| b.serial), has, "step {step}: bomb of {e}");
+                    assert!(self.world.get_mut::<Bomb>(e).is_none(), "step {step}: bomb of stale {e}");
                 }
             }
             Op::QueryWrite(filter) => with_filter!(filter, F => self.query_write::<F>(filter)),

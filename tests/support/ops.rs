@@ -104,8 +104,8 @@ pub enum Op {
     Replace(Target, Kind),
     /// `query_one_mut`, then the value changed in place.
     Mutate(Target, Kind),
-    /// Arms the entity's `Bomb`: its destructor will panic (one armed bomb
-    /// at a time; otherwise a no-op).
+    /// Arms the entity's `Bomb`, or inserts an armed one: its destructor
+    /// will panic (one armed bomb at a time; otherwise a no-op).
     Arm(Target),
     /// A mutable filtered query that writes every `Small` (and `Odd`) it
     /// visits.

@@ -238,6 +238,9 @@ pub(crate) fn take<B: Bundle>(
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
     let edge = edges.removing(info.id());
+    // Grow the target before reading: once the values are moved out, an
+    // allocation failure must not unwind and drop them a second time.
+    dst.reserve(1);
     let value = B::read_components(&mut ReadColumns {
         columns: src.columns_mut(),
         sources: &edge.columns,

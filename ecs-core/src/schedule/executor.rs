@@ -203,6 +203,7 @@ impl Group {
             blockers: self.blockers.clone(),
             finished: 0,
             panic: None,
+            unblocked: Vec::new(),
         };
         for k in (0..n).rev() {
             if shared.blockers[k] == 0 {
@@ -276,13 +277,16 @@ struct Shared<'e> {
     blockers: Vec<usize>,
     finished: usize,
     panic: Option<Box<dyn Any + Send>>,
+    /// Scratch for `finish`: inactive systems finished in a cascade.
+    unblocked: Vec<usize>,
 }
 
 impl Shared<'_> {
     /// Marks `k` finished, and readies (or, when inactive, finishes at once)
     /// the systems that waited only for it.
     fn finish(&mut self, group: &Group, active: &[bool], k: usize) {
-        let mut stack = vec![k];
+        let mut stack = std::mem::take(&mut self.unblocked);
+        stack.push(k);
         while let Some(k) = stack.pop() {
             self.finished += 1;
             for &d in group.dependents[k].iter().rev() {
@@ -296,6 +300,7 @@ impl Shared<'_> {
                 }
             }
         }
+        self.unblocked = stack;
     }
 }
 

@@ -268,10 +268,13 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     fn on_clear(&mut self, _: &mut World) {}
 }
 
-struct ExclusiveSystem<F> {
-    func: F,
-    name: Cow<'static, str>,
-    access: SystemAccess,
+/// A function taking `&mut World`, run as a [`System`] without hooks.
+struct ExclusiveFn<F>(F);
+
+impl<F: FnMut(&mut World) + Send + 'static> System for ExclusiveFn<F> {
+    fn run(&mut self, world: &mut World) {
+        (self.0)(world);
+    }
 }
 
 impl<F> IntoSystem<IsExclusiveSystem> for F
@@ -279,58 +282,30 @@ where
     F: FnMut(&mut World) + Send + 'static,
 {
     fn into_system(self) -> BoxedSystem {
-        BoxedSystem {
-            inner: Box::new(ExclusiveSystem {
-                func: self,
-                name: function_name::<F>(),
-                access: SystemAccess::exclusive(),
-            }),
-        }
+        StructSystem::boxed(ExclusiveFn(self), function_name::<F>(), TypeId::of::<F>())
     }
 }
 
-impl<F: FnMut(&mut World) + Send + 'static> AnySystem for ExclusiveSystem<F> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn type_id(&self) -> TypeId {
-        TypeId::of::<F>()
-    }
-
-    fn initialize(&mut self, _: &mut World) -> Result<(), AccessConflict> {
-        Ok(())
-    }
-
-    fn access(&self) -> &SystemAccess {
-        &self.access
-    }
-
-    unsafe fn run_shared(&mut self, _: &World) {
-        unreachable!("exclusive system `{}` run through a shared borrow", self.name)
-    }
-
-    fn run_exclusive(&mut self, world: &mut World) {
-        (self.func)(world);
-    }
-
-    fn apply_deferred(&mut self, _: &mut World, _: &mut CommandReport) {}
-    fn discard_deferred(&mut self) {}
-    fn on_enabled(&mut self, _: &mut World) {}
-    fn on_disabled(&mut self, _: &mut World) {}
-    fn on_clear(&mut self, _: &mut World) {}
-}
-
+/// A [`System`] struct, or a function taking `&mut World`: both run alone.
 struct StructSystem<S> {
     system: S,
     name: Cow<'static, str>,
+    /// What `before`/`after` match the system by: the struct's type, or the
+    /// wrapped function's.
+    type_id: TypeId,
     access: SystemAccess,
+}
+
+impl<S: System> StructSystem<S> {
+    fn boxed(system: S, name: Cow<'static, str>, type_id: TypeId) -> BoxedSystem {
+        BoxedSystem { inner: Box::new(StructSystem { system, name, type_id, access: SystemAccess::exclusive() }) }
+    }
 }
 
 impl<S: System> IntoSystem<IsStructSystem> for S {
     fn into_system(self) -> BoxedSystem {
         let name = self.name();
-        BoxedSystem { inner: Box::new(StructSystem { system: self, name, access: SystemAccess::exclusive() }) }
+        StructSystem::boxed(self, name, TypeId::of::<S>())
     }
 }
 
@@ -340,7 +315,7 @@ impl<S: System> AnySystem for StructSystem<S> {
     }
 
     fn type_id(&self) -> TypeId {
-        TypeId::of::<S>()
+        self.type_id
     }
 
     fn initialize(&mut self, _: &mut World) -> Result<(), AccessConflict> {

@@ -4,6 +4,19 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
+/// A component type whose values carry change ticks:
+/// `#[component(track_changes)]` implements it. [`Added`](crate::Added),
+/// [`Changed`](crate::Changed) and [`Ref`](crate::Ref) need it.
+///
+/// Implemented only by the derive, alongside
+/// [`Component::TRACK_CHANGES`](crate::Component::TRACK_CHANGES).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not track changes",
+    label = "this component has no change ticks",
+    note = "change tracking is opt-in per type: add `#[component(track_changes)]` below `#[derive(Component)]` on `{Self}`"
+)]
+pub trait Tracked: crate::Component {}
+
 /// Mutable access to a component, as returned by [`World::get_mut`] and by
 /// `&mut T` query items. Derefs to `&mut T`.
 ///

@@ -29,7 +29,20 @@ use hashbrown::HashMap;
     label = "not a component",
     note = "add `#[derive(Component)]` to the type's definition"
 )]
-pub trait Component: Send + Sync + 'static {}
+pub trait Component: Send + Sync + 'static {
+    /// Whether the world keeps an added and a changed tick for every value
+    /// of this type, which [`Added`](crate::Added),
+    /// [`Changed`](crate::Changed) and [`Ref`](crate::Ref) read. Off unless
+    /// the derive says `#[component(track_changes)]`: an untracked type
+    /// stores no ticks and its writes cost nothing extra.
+    const TRACK_CHANGES: bool = false;
+
+    /// What happens to a value that leaves the world: `None` drops it,
+    /// `Some` resets it and keeps it in the type's pool for
+    /// `spawn_pooled`. Set by `#[component(pooled)]`.
+    #[doc(hidden)]
+    const POOL: Option<crate::pool::PoolFns> = None;
+}
 
 /// The dense id a world gives a component type the first time it sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -52,6 +65,8 @@ pub struct ComponentInfo {
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
     name: &'static str,
+    track_changes: bool,
+    pool: Option<crate::pool::PoolFns>,
 }
 
 impl ComponentInfo {
@@ -62,6 +77,8 @@ impl ComponentInfo {
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
+            track_changes: T::TRACK_CHANGES,
+            pool: T::POOL,
         }
     }
 
@@ -89,6 +106,25 @@ impl ComponentInfo {
     #[inline]
     pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
         self.drop
+    }
+
+    /// Whether the world keeps change ticks for this type
+    /// ([`Component::TRACK_CHANGES`]).
+    #[inline]
+    pub fn tracks_changes(&self) -> bool {
+        self.track_changes
+    }
+
+    /// Whether values leaving the world are reset and pooled
+    /// (`#[component(pooled)]`).
+    #[inline]
+    pub fn is_pooled(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    #[inline]
+    pub(crate) fn pool_fns(&self) -> Option<crate::pool::PoolFns> {
+        self.pool
     }
 
     /// The type's name, as given by `std::any::type_name`.

@@ -34,6 +34,8 @@ mod error;
 mod event;
 mod graph;
 #[allow(unsafe_code)]
+mod pool;
+#[allow(unsafe_code)]
 pub mod query;
 #[allow(unsafe_code)]
 mod resource;
@@ -49,7 +51,7 @@ mod world;
 mod world_tests;
 
 pub use bundle::Bundle;
-pub use change::Mut;
+pub use change::{Mut, Tracked};
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
 pub use entity_ref::EntityRef;
@@ -57,6 +59,7 @@ pub use entity_ref::EntityRef;
 pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
+pub use pool::Reset;
 pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
@@ -83,5 +86,6 @@ pub mod storage {
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::pool::PoolFns;
     pub use crate::query::{ColumnFetch, MutRef};
 }

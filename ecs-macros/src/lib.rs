@@ -16,7 +16,13 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 /// Implements `Component` for a `'static + Send + Sync` struct or enum.
-#[proc_macro_derive(Component)]
+///
+/// Options, in `#[component(..)]`:
+/// - `track_changes`: the world keeps an added and a changed tick per
+///   value, which `Added<T>`, `Changed<T>` and `Ref<T>` read;
+/// - `pooled`: a value that leaves the world is reset (the type implements
+///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped.
+#[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -17,9 +17,9 @@ pub use ecs_serde as serde;
 /// Everything a game needs in scope: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use ecs_core::{
-        Bundle, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError, EntityRef,
-        EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Res, ResMut,
-        Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
+        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
+        EntityRef, EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState,
+        Ref, RemovedComponents, Res, ResMut, Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
     pub use ecs_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

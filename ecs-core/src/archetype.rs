@@ -153,12 +153,6 @@ impl Archetype {
         self.column(self.column_index(id)?).get(row.index())
     }
 
-    #[inline]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: Row) -> Option<&mut T> {
-        let index = self.column_index(id)?;
-        self.columns[index].get_mut(row.index())
-    }
-
     /// Makes room for `additional` more rows in every column.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
@@ -255,6 +249,14 @@ impl Archetype {
             }
         }
         (new_row, self.entities.get(r).copied())
+    }
+
+    /// Clamps the change ticks of every tracked column (see
+    /// [`World::check_change_ticks`](crate::World::check_change_ticks)).
+    pub(crate) fn check_ticks(&mut self, now: crate::change::Tick) {
+        for column in self.columns.iter_mut().filter(|c| c.is_tracked()) {
+            column.check_ticks(now);
+        }
     }
 
     /// Removes every row, dropping the values and keeping the memory.

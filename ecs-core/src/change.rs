@@ -1,8 +1,126 @@
 //! `Mut`, the handle through which queries and `World::get_mut` hand out
 //! mutable component access.
 
+use std::cell::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+
+/// A point in a world's change history. The world's tick advances once per
+/// system run (and once per [`QueryState`](crate::QueryState) iteration);
+/// component writes are stamped with the tick of the run that made them.
+///
+/// Ticks are `u32` and wrap around. Comparisons are relative to the reader's
+/// current tick, and the world keeps every stored tick within
+/// [`Tick::MAX_AGE`] of the present (see
+/// [`World::check_change_ticks`](crate::World::check_change_ticks)), so
+/// wrapping never makes an old change look new.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tick(u32);
+
+impl Tick {
+    /// How far back a tick can be before it is clamped to that age: older
+    /// changes are all equally old.
+    pub const MAX_AGE: u32 = u32::MAX - 2 * CHECK_INTERVAL;
+
+    /// A tick with the given raw value.
+    #[inline]
+    pub const fn new(value: u32) -> Self {
+        Tick(value)
+    }
+
+    /// The raw value.
+    #[inline]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
+    /// Whether this tick is after `last_run` and not after `this_run`: a
+    /// change that a reader last run at `last_run` has not seen yet.
+    #[inline]
+    pub fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
+        let age = this_run.0.wrapping_sub(self.0);
+        let since_last_run = this_run.0.wrapping_sub(last_run.0);
+        age < since_last_run
+    }
+
+    /// Moves a tick older than [`Tick::MAX_AGE`] relative to `now` up to that
+    /// age. Returns whether it changed.
+    #[inline]
+    pub(crate) fn clamp_age(&mut self, now: Tick) -> bool {
+        if now.0.wrapping_sub(self.0) > Self::MAX_AGE {
+            self.0 = now.0.wrapping_sub(Self::MAX_AGE);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `self`, or the oldest tick still in range if `self` is older than
+    /// [`Tick::MAX_AGE`] relative to `now`.
+    #[inline]
+    pub(crate) fn clamped(mut self, now: Tick) -> Tick {
+        self.clamp_age(now);
+        self
+    }
+}
+
+/// How many ticks may pass between two clamping passes over the stored
+/// ticks; [`Tick::MAX_AGE`] leaves room for that many ticks, twice.
+pub(crate) const CHECK_INTERVAL: u32 = 1 << 29;
+
+/// When a component value was added to its entity and when it was last
+/// changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComponentTicks {
+    /// The tick at which the entity got this component.
+    pub added: Tick,
+    /// The tick of the last write (the insert counts as one).
+    pub changed: Tick,
+}
+
+impl ComponentTicks {
+    /// Ticks of a value added at `tick`.
+    #[inline]
+    pub fn new(tick: Tick) -> Self {
+        ComponentTicks { added: tick, changed: tick }
+    }
+}
+
+/// The ticks of one stored value, writable through a shared borrow of its
+/// column by whoever holds exclusive access to the row.
+#[repr(transparent)]
+pub(crate) struct TickCell(UnsafeCell<ComponentTicks>);
+
+impl TickCell {
+    #[inline]
+    pub fn new(ticks: ComponentTicks) -> Self {
+        TickCell(UnsafeCell::new(ticks))
+    }
+
+    #[inline]
+    pub fn get(&self) -> *mut ComponentTicks {
+        self.0.get()
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self) -> &mut ComponentTicks {
+        self.0.get_mut()
+    }
+}
+
+/// The two ticks a reader compares against: when it last ran and now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunTicks {
+    /// The tick of the reader's previous run; changes after it are new.
+    pub last_run: Tick,
+    /// The tick of this run; writes made now are stamped with it.
+    pub this_run: Tick,
+}
+
+impl RunTicks {
+    /// Both ticks zero: for fetches that never read them.
+    pub const ZERO: RunTicks = RunTicks { last_run: Tick(0), this_run: Tick(0) };
+}
 
 /// A component type whose values carry change ticks:
 /// `#[component(track_changes)]` implements it. [`Added`](crate::Added),
@@ -26,24 +144,60 @@ pub trait Tracked: crate::Component {}
 /// [`World::get_mut`]: crate::World::get_mut
 pub struct Mut<'a, T: ?Sized> {
     value: &'a mut T,
+    /// The value's ticks, for a type that tracks changes.
+    ticks: Option<&'a mut ComponentTicks>,
+    run: RunTicks,
 }
 
 impl<'a, T: ?Sized> Mut<'a, T> {
+    /// A handle that stamps `ticks.changed` with `run.this_run` on write.
     #[inline]
-    pub(crate) fn new(value: &'a mut T) -> Self {
-        Mut { value }
+    pub(crate) fn new(value: &'a mut T, ticks: Option<&'a mut ComponentTicks>, run: RunTicks) -> Self {
+        Mut { value, ticks, run }
     }
 
-    /// The plain mutable reference, for the rest of the borrow.
+    /// The plain mutable reference, for the rest of the borrow. It counts as
+    /// a write: the value is marked changed.
     #[inline]
-    pub fn into_inner(self) -> &'a mut T {
+    pub fn into_inner(mut self) -> &'a mut T {
+        self.set_changed();
         self.value
     }
 
     /// Reborrows for a shorter lifetime, so the `Mut` can be used again after.
     #[inline]
     pub fn reborrow(&mut self) -> Mut<'_, T> {
-        Mut { value: self.value }
+        Mut { value: self.value, ticks: self.ticks.as_deref_mut(), run: self.run }
+    }
+
+    /// Marks the value changed without writing it.
+    #[inline]
+    pub fn set_changed(&mut self) {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.changed = self.run.this_run;
+        }
+    }
+
+    /// The value, mutably, without marking it changed: for writes that
+    /// readers of [`Changed`](crate::Changed) should not see, such as a
+    /// cache refresh. Use sparingly.
+    #[inline]
+    pub fn bypass_change_detection(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+impl<T: ?Sized + crate::Component + Tracked> Mut<'_, T> {
+    /// Whether the entity got the component since the reader last ran.
+    #[inline]
+    pub fn is_added(&self) -> bool {
+        self.ticks.as_ref().is_some_and(|t| t.added.is_newer_than(self.run.last_run, self.run.this_run))
+    }
+
+    /// Whether the value was written (or added) since the reader last ran.
+    #[inline]
+    pub fn is_changed(&self) -> bool {
+        self.ticks.as_ref().is_some_and(|t| t.changed.is_newer_than(self.run.last_run, self.run.this_run))
     }
 }
 
@@ -59,6 +213,7 @@ impl<T: ?Sized> Deref for Mut<'_, T> {
 impl<T: ?Sized> DerefMut for Mut<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        self.set_changed();
         self.value
     }
 }
@@ -71,6 +226,7 @@ impl<T: ?Sized> AsRef<T> for Mut<'_, T> {
 
 impl<T: ?Sized> AsMut<T> for Mut<'_, T> {
     fn as_mut(&mut self) -> &mut T {
+        self.set_changed();
         self.value
     }
 }
@@ -78,5 +234,109 @@ impl<T: ?Sized> AsMut<T> for Mut<'_, T> {
 impl<T: ?Sized + fmt::Debug> fmt::Debug for Mut<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.value.fmt(f)
+    }
+}
+
+/// Read access to a component together with its change ticks: the query
+/// item of `Ref<T>` for a type with `#[component(track_changes)]`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// #[component(track_changes)]
+/// struct Hp(u32);
+///
+/// let mut world = World::new();
+/// world.spawn(Hp(3));
+/// let mut query = QueryState::<Ref<Hp>>::new(&mut world);
+/// let seen: Vec<(u32, bool)> = query.iter(&world).map(|hp| (hp.0, hp.is_added())).collect();
+/// assert_eq!(seen, [(3, true)]);
+/// // The next pass has seen it already.
+/// assert!(query.iter(&world).all(|hp| !hp.is_added()));
+/// ```
+pub struct Ref<'a, T: ?Sized> {
+    value: &'a T,
+    ticks: ComponentTicks,
+    run: RunTicks,
+}
+
+impl<'a, T: ?Sized> Ref<'a, T> {
+    #[inline]
+    pub(crate) fn new(value: &'a T, ticks: ComponentTicks, run: RunTicks) -> Self {
+        Ref { value, ticks, run }
+    }
+
+    /// Whether the entity got the component since the reader last ran.
+    #[inline]
+    pub fn is_added(&self) -> bool {
+        self.ticks.added.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// Whether the value was written (or added) since the reader last ran.
+    #[inline]
+    pub fn is_changed(&self) -> bool {
+        self.ticks.changed.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// The value's added and changed ticks.
+    #[inline]
+    pub fn ticks(&self) -> ComponentTicks {
+        self.ticks
+    }
+
+    /// The plain reference, for the rest of the borrow.
+    #[inline]
+    pub fn into_inner(self) -> &'a T {
+        self.value
+    }
+}
+
+impl<T: ?Sized> Deref for Ref<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: ?Sized> AsRef<T> for Ref<'_, T> {
+    fn as_ref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Ref<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newer_than_is_relative_to_now_and_survives_wrapping() {
+        let t = |v| Tick::new(v);
+        assert!(t(5).is_newer_than(t(4), t(5)));
+        assert!(!t(4).is_newer_than(t(4), t(5)), "a change at the last run was seen then");
+        assert!(!t(6).is_newer_than(t(4), t(5)), "a change after now is not visible yet");
+        // Across the wrap: last run just before `u32::MAX`, now just after 0.
+        assert!(t(2).is_newer_than(t(u32::MAX - 1), t(3)));
+        assert!(t(u32::MAX).is_newer_than(t(u32::MAX - 1), t(3)));
+        assert!(!t(u32::MAX - 2).is_newer_than(t(u32::MAX - 1), t(3)));
+    }
+
+    #[test]
+    fn clamping_keeps_old_ticks_old() {
+        let now = Tick::new(10);
+        let mut old = Tick::new(10u32.wrapping_sub(Tick::MAX_AGE).wrapping_sub(100));
+        assert!(old.clamp_age(now));
+        assert_eq!(now.get().wrapping_sub(old.get()), Tick::MAX_AGE);
+        let mut recent = Tick::new(3);
+        assert!(!recent.clamp_age(now));
+        assert_eq!(recent, Tick::new(3));
     }
 }

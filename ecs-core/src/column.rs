@@ -7,6 +7,7 @@ use std::any::TypeId;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
+use crate::change::{ComponentTicks, Tick, TickCell};
 use crate::component::ComponentInfo;
 
 /// Drops the `T` at `ptr`; stored as a component's type-erased drop function.
@@ -29,7 +30,9 @@ pub(crate) unsafe fn drop_ptr<T>(ptr: *mut u8) {
 /// - rows `0..len` hold initialized values of the type `type_id`; rows
 ///   `len..capacity` are uninitialized;
 /// - the allocation only grows: removing values never frees memory, so a world
-///   that despawns and respawns reuses it.
+///   that despawns and respawns reuses it;
+/// - if the type tracks changes, `ticks[r]` holds the ticks of row `r` and
+///   `ticks.len() == len`; otherwise `ticks` is empty and never allocates.
 pub(crate) struct Column {
     data: NonNull<u8>,
     len: usize,
@@ -37,6 +40,8 @@ pub(crate) struct Column {
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
     type_id: TypeId,
+    tracked: bool,
+    ticks: Vec<TickCell>,
 }
 
 // SAFETY: a column owns values of one component type, and `Component`
@@ -56,6 +61,56 @@ impl Column {
             layout,
             drop: info.drop_fn(),
             type_id: info.type_id(),
+            tracked: info.tracks_changes(),
+            ticks: Vec::new(),
+        }
+    }
+
+    /// Whether the column keeps change ticks.
+    #[inline]
+    pub fn is_tracked(&self) -> bool {
+        self.tracked
+    }
+
+    /// The ticks of every row; empty if the type does not track changes.
+    #[inline]
+    pub fn ticks(&self) -> &[TickCell] {
+        &self.ticks
+    }
+
+    /// The ticks of `row`, if the type tracks changes and the row exists.
+    #[inline]
+    pub fn ticks_at(&self, row: usize) -> Option<ComponentTicks> {
+        // SAFETY: a shared borrow of the column; writers of a row's ticks
+        // hold exclusive access to the row, which excludes this borrow.
+        self.ticks.get(row).map(|cell| unsafe { *cell.get() })
+    }
+
+    /// The value and the ticks of `row` as a `T`, both mutable.
+    #[inline]
+    pub fn get_with_ticks_mut<T: 'static>(&mut self, row: usize) -> Option<(&mut T, Option<&mut ComponentTicks>)> {
+        if row >= self.len || self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        // SAFETY: row `row` holds an initialized `T` (checked above), and the
+        // exclusive borrow of the column makes this the only reference.
+        let value = unsafe { &mut *self.ptr_at(row).cast::<T>() };
+        Some((value, self.ticks.get_mut(row).map(TickCell::get_mut)))
+    }
+
+    /// Clamps every tick older than [`Tick::MAX_AGE`] relative to `now`.
+    pub fn check_ticks(&mut self, now: Tick) {
+        for cell in &mut self.ticks {
+            let ticks = cell.get_mut();
+            ticks.added.clamp_age(now);
+            ticks.changed.clamp_age(now);
+        }
+    }
+
+    #[inline]
+    fn push_ticks(&mut self, tick: Tick) {
+        if self.tracked {
+            self.ticks.push(TickCell::new(ComponentTicks::new(tick)));
         }
     }
 
@@ -64,12 +119,14 @@ impl Column {
         self.len
     }
 
-    /// Bytes held by the allocation (zero for zero-sized types).
+    /// Bytes held by the allocation (zero for zero-sized types), ticks
+    /// included.
     pub fn allocated_bytes(&self) -> usize {
+        let ticks = self.ticks.capacity() * std::mem::size_of::<TickCell>();
         if self.layout.size() == 0 {
-            0
+            ticks
         } else {
-            self.capacity * self.layout.size()
+            self.capacity * self.layout.size() + ticks
         }
     }
 
@@ -91,6 +148,9 @@ impl Column {
     pub fn reserve(&mut self, additional: usize) {
         if additional > self.capacity - self.len {
             self.grow(additional);
+        }
+        if self.tracked {
+            self.ticks.reserve(additional);
         }
     }
 
@@ -127,30 +187,46 @@ impl Column {
     }
 
     /// Appends the value at `src`, moving it in (the caller must not use or
-    /// drop it afterwards).
+    /// drop it afterwards), added and changed at `tick`.
     ///
     /// # Safety
     /// - `src` points to a valid value of this column's type;
     /// - `src` does not point into this column.
     #[inline]
-    pub unsafe fn push(&mut self, src: *const u8) {
-        self.reserve(1);
-        // SAFETY: `reserve` made row `len` part of the allocation, and the
-        // caller guarantees `src` is a distinct valid value of the same layout.
+    pub unsafe fn push(&mut self, src: *const u8, tick: Tick) {
+        self.push_ticks(tick);
+        // SAFETY: forwarded contract.
+        unsafe { self.push_value(src) }
+    }
+
+    /// Appends the value at `src` without touching the ticks.
+    ///
+    /// # Safety
+    /// As for [`Column::push`].
+    #[inline]
+    unsafe fn push_value(&mut self, src: *const u8) {
+        if self.len == self.capacity {
+            self.grow(1);
+        }
+        // SAFETY: the growth check made row `len` part of the allocation, and
+        // the caller guarantees `src` is a distinct valid value of the same layout.
         unsafe { copy_value(src, self.ptr_at(self.len), self.layout.size()) };
         self.len += 1;
     }
 
-    /// Appends `value`.
+    /// Appends `value`, added and changed at `tick`.
     ///
     /// # Safety
     /// `C` is this column's type.
     #[inline]
-    pub unsafe fn push_typed<C: 'static>(&mut self, value: C) {
+    pub unsafe fn push_typed<C: 'static>(&mut self, value: C, tick: Tick) {
         debug_assert_eq!(self.type_id, TypeId::of::<C>());
-        self.reserve(1);
-        // SAFETY: `reserve` made row `len` part of the allocation, which is
-        // aligned for `C` (the caller's type promise).
+        self.push_ticks(tick);
+        if self.len == self.capacity {
+            self.grow(1);
+        }
+        // SAFETY: the growth check made row `len` part of the allocation,
+        // which is aligned for `C` (the caller's type promise).
         unsafe { self.ptr_at(self.len).cast::<C>().write(value) };
         self.len += 1;
     }
@@ -171,14 +247,17 @@ impl Column {
 
     /// Exchanges the value at `row` with the one at `other`: the column takes
     /// the value from `other`, and `other` receives the old one, which the
-    /// caller now owns.
+    /// caller now owns. The row counts as changed at `tick`.
     ///
     /// # Safety
     /// - `row < len`;
     /// - `other` points to a valid value of this column's type, outside it.
     #[inline]
-    pub unsafe fn swap_value(&mut self, row: usize, other: *mut u8) {
+    pub unsafe fn swap_value(&mut self, row: usize, other: *mut u8, tick: Tick) {
         debug_assert!(row < self.len);
+        if let Some(cell) = self.ticks.get_mut(row) {
+            cell.get_mut().changed = tick;
+        }
         // SAFETY: both are valid, distinct values of the same layout.
         unsafe { std::ptr::swap_nonoverlapping(self.ptr_at(row), other, self.layout.size()) }
     }
@@ -191,6 +270,20 @@ impl Column {
     /// as uninitialized).
     #[inline]
     pub unsafe fn swap_remove_forget(&mut self, row: usize) {
+        debug_assert!(row < self.len);
+        if self.tracked {
+            self.ticks.swap_remove(row);
+        }
+        // SAFETY: forwarded contract.
+        unsafe { self.forget_value(row) }
+    }
+
+    /// [`Column::swap_remove_forget`] for the values only, ticks untouched.
+    ///
+    /// # Safety
+    /// As for [`Column::swap_remove_forget`].
+    #[inline]
+    unsafe fn forget_value(&mut self, row: usize) {
         debug_assert!(row < self.len);
         let last = self.len - 1;
         if row != last {
@@ -215,6 +308,9 @@ impl Column {
     #[inline]
     pub unsafe fn swap_remove_to_end(&mut self, row: usize) {
         debug_assert!(row < self.len);
+        if self.tracked {
+            self.ticks.swap_remove(row);
+        }
         let last = self.len - 1;
         if row != last {
             // SAFETY: both rows are in bounds and distinct.
@@ -237,8 +333,8 @@ impl Column {
         }
     }
 
-    /// Moves the value at `row` to the end of `dst` and fills the hole with
-    /// this column's last value.
+    /// Moves the value at `row`, with its ticks, to the end of `dst` and
+    /// fills the hole with this column's last value.
     ///
     /// # Safety
     /// - `row < len`;
@@ -246,11 +342,15 @@ impl Column {
     #[inline]
     pub unsafe fn move_to(&mut self, row: usize, dst: &mut Column) {
         debug_assert_eq!(self.type_id, dst.type_id, "moving a value between columns of different types");
+        if self.tracked {
+            // Same type, so `dst` keeps ticks too.
+            dst.ticks.push(self.ticks.swap_remove(row));
+        }
         // SAFETY: the value at `row` is valid and of `dst`'s type; after the
         // copy it is treated as moved out and the hole is filled.
         unsafe {
-            dst.push(self.ptr_at(row));
-            self.swap_remove_forget(row);
+            dst.push_value(self.ptr_at(row));
+            self.forget_value(row);
         }
     }
 
@@ -266,18 +366,6 @@ impl Column {
         Some(unsafe { &*self.ptr_at(row).cast::<T>() })
     }
 
-    /// The value at `row` as a `&mut T`, if `row` is in bounds and `T` is the
-    /// column's type.
-    #[inline]
-    pub fn get_mut<T: 'static>(&mut self, row: usize) -> Option<&mut T> {
-        if row >= self.len || self.type_id != TypeId::of::<T>() {
-            return None;
-        }
-        // SAFETY: as in `get`, and the exclusive borrow of the column makes
-        // this the only reference to the value.
-        Some(unsafe { &mut *self.ptr_at(row).cast::<T>() })
-    }
-
     /// Checks that the column stores the component described by `info` and
     /// that its length, capacity and pointer agree; for the world's
     /// consistency check.
@@ -291,11 +379,22 @@ impl Column {
         if self.data.as_ptr().addr() % self.layout.align() != 0 {
             return Err(format!("column of `{}`: data misaligned", info.name()));
         }
+        let expected_ticks = if self.tracked { self.len } else { 0 };
+        if self.tracked != info.tracks_changes() || self.ticks.len() != expected_ticks {
+            return Err(format!(
+                "column of `{}`: {} ticks for {} rows (tracked: {})",
+                info.name(),
+                self.ticks.len(),
+                self.len,
+                self.tracked
+            ));
+        }
         Ok(())
     }
 
     /// Drops every value and keeps the memory.
     pub fn clear(&mut self) {
+        self.ticks.clear();
         let len = std::mem::replace(&mut self.len, 0);
         let Some(drop_fn) = self.drop else { return };
         // The length is zero before any destructor runs, so a panicking one
@@ -421,7 +520,7 @@ mod tests {
         for i in 0..10 {
             let value = std::mem::ManuallyDrop::new(Counted(i.to_string(), drops.clone()));
             // SAFETY: a valid `Counted` outside the column, never used again.
-            unsafe { column.push((&*value as *const Counted).cast()) };
+            unsafe { column.push((&*value as *const Counted).cast(), Tick::default()) };
         }
         // SAFETY: row 3 is in bounds; the removed value is dropped right after.
         unsafe {

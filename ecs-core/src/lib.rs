@@ -37,6 +37,7 @@ mod graph;
 mod pool;
 #[allow(unsafe_code)]
 pub mod query;
+mod removed;
 #[allow(unsafe_code)]
 mod resource;
 mod schedule;
@@ -51,7 +52,7 @@ mod world;
 mod world_tests;
 
 pub use bundle::Bundle;
-pub use change::{Mut, Tracked};
+pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
 pub use entity_ref::EntityRef;
@@ -60,14 +61,14 @@ pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
 pub use pool::Reset;
-pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, Res, ResMut, System,
-    SystemParam,
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, RemovedComponents, Res,
+    ResMut, System, SystemParam,
 };
 pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};

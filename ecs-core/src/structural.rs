@@ -8,6 +8,7 @@ use std::mem::ManuallyDrop;
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleInfo, ComponentReader, ComponentWriter};
+use crate::change::Tick;
 use crate::column::Column;
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
@@ -19,6 +20,8 @@ struct PushColumns<'a> {
     /// The column of each bundle component, in component order.
     targets: &'a [u32],
     next: usize,
+    /// The tick the values are added at.
+    tick: Tick,
 }
 
 impl ComponentWriter for PushColumns<'_> {
@@ -29,7 +32,7 @@ impl ComponentWriter for PushColumns<'_> {
         // SAFETY: the `Bundle` contract makes the `next`-th value written a
         // value of the `next`-th component, and `targets` maps it to that
         // component's column (built from the same component order).
-        unsafe { column.push_typed(value) };
+        unsafe { column.push_typed(value, self.tick) };
     }
 }
 
@@ -63,9 +66,10 @@ pub(crate) fn spawn<B: Bundle>(
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &Components,
+    tick: Tick,
 ) -> Entity {
     let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
-    spawn_into(bundle, info, archetypes, entities, target)
+    spawn_into(bundle, info, archetypes, entities, target, tick)
 }
 
 /// Spawns `bundle` into `target`, which must be its spawn archetype (from
@@ -77,6 +81,7 @@ pub(crate) fn spawn_into<B: Bundle>(
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     target: ArchetypeId,
+    tick: Tick,
 ) -> Entity {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
@@ -87,7 +92,12 @@ pub(crate) fn spawn_into<B: Bundle>(
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
-    bundle.write_components(&mut PushColumns { columns: archetype.columns_mut(), targets: &edge.columns, next: 0 });
+    bundle.write_components(&mut PushColumns {
+        columns: archetype.columns_mut(),
+        targets: &edge.columns,
+        next: 0,
+        tick,
+    });
     entity
 }
 
@@ -95,7 +105,8 @@ pub(crate) fn spawn_into<B: Bundle>(
 /// archetype that has the bundle's components as well as its own, then
 /// writes each component, adding it or overwriting (and dropping) the old
 /// value. The tables and the entity table are consistent before any old
-/// value is dropped.
+/// value is dropped. Every written value counts as changed at `tick`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn insert<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
@@ -104,6 +115,7 @@ pub(crate) fn insert<B: Bundle>(
     components: &Components,
     entity: Entity,
     location: EntityLocation,
+    tick: Tick,
 ) {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let source = location.archetype;
@@ -112,7 +124,7 @@ pub(crate) fn insert<B: Bundle>(
         // Every component exists: overwrite in place.
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         let edge = edges.inserting(info.id());
-        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components);
+        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components, tick);
         return;
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
@@ -124,16 +136,17 @@ pub(crate) fn insert<B: Bundle>(
     let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
     record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
     if edge.adds_only {
-        bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0 });
+        bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0, tick });
     } else {
-        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components);
+        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, tick);
     }
 }
 
 /// Writes each component of `bundle` into `row`: appended where `existed`
 /// says the entity lacked it (that column ends at `row`), swapped in where it
 /// had it. Then drops the old values, which the swap left in the bundle's
-/// memory.
+/// memory. Both count as writes at `tick`.
+#[allow(clippy::too_many_arguments)]
 fn overwrite<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
@@ -142,6 +155,7 @@ fn overwrite<B: Bundle>(
     targets: &[u32],
     existed: &[bool],
     components: &Components,
+    tick: Tick,
 ) {
     let r = row.index();
     let mut bundle = ManuallyDrop::new(bundle);
@@ -156,10 +170,10 @@ fn overwrite<B: Bundle>(
             let column = &mut columns[targets[field] as usize];
             if existed[field] {
                 assert!(r < column.len(), "overwritten component has no value");
-                column.swap_value(r, ptr);
+                column.swap_value(r, ptr, tick);
             } else {
                 assert_eq!(column.len(), r, "added component column out of step");
-                column.push(ptr);
+                column.push(ptr, tick);
             }
             field += 1;
         });

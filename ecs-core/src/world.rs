@@ -2,11 +2,11 @@
 //! point of every operation on them.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, Bundles};
-use crate::change::Mut;
+use crate::change::{ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
@@ -14,6 +14,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 use crate::event::{Event, Events};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::removed::Removals;
 use crate::resource::{Resource, ResourceId, Resources};
 use crate::structural;
 use crate::time::Time;
@@ -59,6 +60,13 @@ pub struct World {
     resources: Resources,
     /// One `Events<E>::update` per registered event type, by resource id.
     event_updaters: Vec<(ResourceId, EventUpdater)>,
+    /// The current change tick: writes made now are stamped with it. It
+    /// advances once per system run and query-state pass.
+    change_tick: AtomicU32,
+    /// The tick at which stored ticks were last clamped.
+    last_check_tick: Tick,
+    /// Which entities lost which components, for the types someone reads.
+    removals: Removals,
 }
 
 impl Default for World {
@@ -79,6 +87,9 @@ impl World {
             bundles: Bundles::default(),
             resources: Resources::default(),
             event_updaters: Vec::new(),
+            change_tick: AtomicU32::new(1),
+            last_check_tick: Tick::new(1),
+            removals: Removals::default(),
         };
         world.insert_resource(Time::default());
         world
@@ -101,8 +112,9 @@ impl World {
     /// the bundle is dropped and the world's entities stay as they were.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
+        let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
-        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components)
+        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
     }
 
     /// Spawns one entity per bundle that `bundles` yields. The returned
@@ -149,8 +161,18 @@ impl World {
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
-        structural::insert(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, entity, location);
+        structural::insert(
+            bundle,
+            info,
+            &mut self.archetypes,
+            &mut self.entities,
+            &self.components,
+            entity,
+            location,
+            tick,
+        );
         Ok(())
     }
 
@@ -160,7 +182,12 @@ impl World {
         self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
-        structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)
+        let taken =
+            structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)?;
+        if self.removals.any() {
+            self.removals.record(info.components(), entity);
+        }
+        Ok(taken)
     }
 
     /// Removes `entity` and drops its components. Its handle, and every copy
@@ -169,6 +196,9 @@ impl World {
         self.flush();
         let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let archetype = self.archetypes.get_mut(location.archetype);
+        if self.removals.any() {
+            self.removals.record(archetype.components(), entity);
+        }
         // The last row moves into the hole: record that before any component
         // destructor runs, so the tables stay consistent even if one panics.
         if let Some(&last) = archetype.entities().last() {
@@ -202,12 +232,81 @@ impl World {
         self.archetypes[location.archetype].get(id, location.row)
     }
 
-    /// Mutable access to `entity`'s `T`, if it is alive and has one.
+    /// Mutable access to `entity`'s `T`, if it is alive and has one. A
+    /// write through the returned [`Mut`] marks the value changed, for types
+    /// that track changes.
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let location = self.entities.get(entity)?;
         let id = self.components.id::<T>()?;
-        self.archetypes.get_mut(location.archetype).get_mut(id, location.row).map(Mut::new)
+        let now = self.change_tick();
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let index = archetype.column_index(id)?;
+        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
+        Some(Mut::new(value, ticks, RunTicks { last_run: now, this_run: now }))
+    }
+
+    /// When `entity`'s `T` was added and last changed, if it is alive, has
+    /// one, and `T` tracks changes.
+    pub fn component_ticks<T: Component>(&self, entity: Entity) -> Option<ComponentTicks> {
+        let location = self.entities.get(entity)?;
+        let archetype = &self.archetypes[location.archetype];
+        archetype.column(archetype.column_index(self.components.id::<T>()?)?).ticks_at(location.row.index())
+    }
+
+    /// The world's current change tick: writes made now, outside systems,
+    /// are stamped with it.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.load(Ordering::Relaxed))
+    }
+
+    /// Starts a reader's run: returns the tick of the run and advances the
+    /// world's tick past it, so later writes are newer than the run.
+    #[inline]
+    pub(crate) fn increment_change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Clamps every stored change tick to at most [`Tick::MAX_AGE`] old, so
+    /// that ticks wrapping around never make an old change look new. A
+    /// [`Schedule`](crate::Schedule) calls it when due (every 2^29 ticks);
+    /// call it yourself if the world's tick advances without one.
+    pub fn check_change_ticks(&mut self) {
+        let now = self.change_tick();
+        for archetype in self.archetypes.as_mut_slice() {
+            archetype.check_ticks(now);
+        }
+        self.last_check_tick = now;
+    }
+
+    /// The ticks of a reader without a previous run (`World::query`,
+    /// `query_one`): writes are stamped now, and every change the world
+    /// still remembers counts as new.
+    #[inline]
+    pub(crate) fn one_off_ticks(&self) -> RunTicks {
+        let now = self.change_tick();
+        RunTicks { last_run: Tick::new(now.get().wrapping_sub(Tick::MAX_AGE)), this_run: now }
+    }
+
+    /// Runs [`World::check_change_ticks`] if enough ticks passed since the
+    /// last check; returns the tick it clamped to.
+    pub(crate) fn check_change_ticks_if_due(&mut self) -> Option<Tick> {
+        let now = self.change_tick();
+        if now.get().wrapping_sub(self.last_check_tick.get()) >= CHECK_INTERVAL {
+            self.check_change_ticks();
+            Some(now)
+        } else {
+            None
+        }
+    }
+
+    /// Advances the change tick by `ticks` at once, as if that many systems
+    /// had run: a test hook for tick wrap-around. Not part of the API.
+    #[doc(hidden)]
+    pub fn advance_change_tick(&mut self, ticks: u32) {
+        let tick = self.change_tick.get_mut();
+        *tick = tick.wrapping_add(ticks);
     }
 
     /// A read-only view of `entity`, if it is alive.
@@ -233,6 +332,11 @@ impl World {
     /// stale. Resources and events are kept.
     pub fn clear(&mut self) {
         self.flush();
+        if self.removals.any() {
+            for archetype in self.archetypes.as_slice() {
+                self.removals.record_all(archetype.components(), archetype.entities());
+            }
+        }
         self.entities.clear();
         for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), Archetype::clear);
     }
@@ -448,6 +552,7 @@ impl World {
     /// sent two frames ago are dropped. A [`Schedule`](crate::Schedule)
     /// calls it at the end of every run.
     pub fn update_events(&mut self) {
+        self.removals.update();
         for i in 0..self.event_updaters.len() {
             (self.event_updaters[i].1)(self);
         }
@@ -460,6 +565,38 @@ impl World {
             (self.event_updaters[i].1)(self);
             (self.event_updaters[i].1)(self);
         }
+    }
+
+    /// Starts recording which entities lose a `T` (by `remove`, `despawn`
+    /// or `clear`), for [`World::removed`] and
+    /// [`RemovedComponents`](crate::RemovedComponents), which calls this
+    /// itself. Records live for two frames ([`World::update_events`]).
+    pub fn track_removed<T: Component>(&mut self) -> ComponentId {
+        let id = self.components.register::<T>();
+        self.removals.track(id);
+        id
+    }
+
+    /// The entities that lost a `T` in this frame and the previous one,
+    /// oldest first; empty unless removals of `T` are recorded
+    /// ([`World::track_removed`]).
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// world.track_removed::<Hp>();
+    /// let a = world.spawn(Hp(1));
+    /// world.despawn(a).unwrap();
+    /// assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [a]);
+    /// ```
+    pub fn removed<T: Component>(&self) -> impl Iterator<Item = Entity> + '_ {
+        let log = self.components.id::<T>().and_then(|id| self.removals.log(id));
+        log.into_iter().flat_map(|log| log.all())
+    }
+
+    pub(crate) fn removals(&self) -> &Removals {
+        &self.removals
     }
 
     /// The registry of component types this world has seen.
@@ -576,7 +713,8 @@ where
         let bundle = self.bundles.next()?;
         let world = &mut *self.world;
         let info = world.bundles.get(self.bundle);
-        Some(structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype))
+        let tick = world.change_tick();
+        Some(structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

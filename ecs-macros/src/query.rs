@@ -114,8 +114,9 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     state: &Self::State,
                     cache: Self::Cache,
                     archetype: &'__ecs_w #engine::storage::Archetype,
+                    ticks: #engine::RunTicks,
                 ) -> Self::Fetch<'__ecs_w> {
-                    unsafe { <__Inner as #engine::QueryData>::init_fetch(state, cache, archetype) }
+                    unsafe { <__Inner as #engine::QueryData>::init_fetch(state, cache, archetype, ticks) }
                 }
 
                 #[inline(always)]

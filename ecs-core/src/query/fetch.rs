@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
-use crate::change::Mut;
+use crate::change::{Mut, Ref, RunTicks, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::query::access::Access;
@@ -66,11 +66,17 @@ pub unsafe trait QueryData {
     /// A placeholder fetch that is never read.
     fn dangling_fetch<'w>() -> Self::Fetch<'w>;
 
-    /// The fetch for one archetype.
+    /// The fetch for one archetype, for a reader whose previous and current
+    /// runs are `ticks`.
     ///
     /// # Safety
     /// `cache` was returned by `match_archetype(state, archetype)`.
-    unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    unsafe fn init_fetch<'w>(
+        state: &Self::State,
+        cache: Self::Cache,
+        archetype: &'w Archetype,
+        ticks: RunTicks,
+    ) -> Self::Fetch<'w>;
 
     /// The item of row `row`.
     ///
@@ -162,7 +168,7 @@ unsafe impl<T: Component> QueryData for &T {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
         unsafe { ColumnFetch::new(archetype, index) }
     }
@@ -178,10 +184,51 @@ unsafe impl<T: Component> QueryData for &T {
 // SAFETY: only shared references.
 unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 
-// SAFETY: writes exactly `T`'s column (reported as a write), row `row` only.
+/// Fetch of one column of `T` and, if `T` tracks changes, its ticks.
+pub struct MutFetch<'w, T> {
+    column: ColumnFetch<'w, T>,
+    /// The column's ticks; dangling when `T` does not track changes.
+    ticks: NonNull<TickCell>,
+    run: RunTicks,
+}
+
+impl<'w, T: Component> MutFetch<'w, T> {
+    fn dangling() -> Self {
+        MutFetch { column: ColumnFetch::dangling(), ticks: NonNull::dangling(), run: RunTicks::ZERO }
+    }
+
+    /// # Safety
+    /// Column `index` of `archetype` stores `T`.
+    unsafe fn new(archetype: &'w Archetype, index: usize, run: RunTicks) -> Self {
+        // SAFETY: forwarded contract.
+        let column = unsafe { ColumnFetch::new(archetype, index) };
+        let ticks = NonNull::from(archetype.column(index).ticks()).cast();
+        MutFetch { column, ticks, run }
+    }
+
+    /// The value of `row` and, for a tracked type, its ticks.
+    ///
+    /// # Safety
+    /// `row` is in bounds, the caller has exclusive access to it for `'w`,
+    /// and fetches it once.
+    #[inline(always)]
+    unsafe fn at(&self, row: usize) -> Mut<'w, T> {
+        // SAFETY: in bounds and exclusive (caller). A tracked type's column
+        // has one tick cell per row, and the cell's `UnsafeCell` allows the
+        // write through the shared borrow of the archetype.
+        unsafe {
+            let value = &mut *self.column.at(row);
+            let ticks = if T::TRACK_CHANGES { Some(&mut *(*self.ticks.as_ptr().add(row)).get()) } else { None };
+            Mut::new(value, ticks, self.run)
+        }
+    }
+}
+
+// SAFETY: writes exactly `T`'s column and its ticks (reported as a write),
+// row `row` only.
 unsafe impl<T: Component> QueryData for &mut T {
     type Item<'w> = Mut<'w, T>;
-    type Fetch<'w> = ColumnFetch<'w, T>;
+    type Fetch<'w> = MutFetch<'w, T>;
     type State = ComponentId;
     type Cache = usize;
 
@@ -207,33 +254,38 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
-        ColumnFetch::dangling()
+        MutFetch::dangling()
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(
+        _: &ComponentId,
+        index: usize,
+        archetype: &'w Archetype,
+        run: RunTicks,
+    ) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
-        unsafe { ColumnFetch::new(archetype, index) }
+        unsafe { MutFetch::new(archetype, index, run) }
     }
 
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: `row` is in bounds, the caller has exclusive access to the
         // column for `'w` and fetches each row once.
-        Mut::new(unsafe { &mut *fetch.at(row) })
+        unsafe { fetch.at(row) }
     }
 }
 
 /// Query data that yields a plain `&mut T`. It is what a `&'w mut T` field of
 /// a `#[derive(Query)]` struct fetches; tuple queries use `&mut T`, which
 /// yields [`Mut<T>`]. Writes through a plain reference cannot be observed
-/// one by one, so change detection must count handing it out as a change.
+/// one by one, so handing it out counts as a change.
 pub struct MutRef<T>(PhantomData<fn() -> T>);
 
 // SAFETY: as for `&mut T`, with the reference unwrapped.
 unsafe impl<T: Component> QueryData for MutRef<T> {
     type Item<'w> = &'w mut T;
-    type Fetch<'w> = ColumnFetch<'w, T>;
+    type Fetch<'w> = MutFetch<'w, T>;
     type State = ComponentId;
     type Cache = usize;
 
@@ -259,13 +311,18 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
-        ColumnFetch::dangling()
+        MutFetch::dangling()
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(id: &ComponentId, index: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(
+        id: &ComponentId,
+        index: usize,
+        archetype: &'w Archetype,
+        run: RunTicks,
+    ) -> Self::Fetch<'w> {
         // SAFETY: forwarded contract.
-        unsafe { <&mut T as QueryData>::init_fetch(id, index, archetype) }
+        unsafe { <&mut T as QueryData>::init_fetch(id, index, archetype, run) }
     }
 
     #[inline(always)]
@@ -273,6 +330,85 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
         // SAFETY: forwarded contract.
         unsafe { <&mut T as QueryData>::fetch(fetch, row) }.into_inner()
     }
+}
+
+/// Fetch of one column of a tracked `T` and its ticks.
+pub struct RefFetch<'w, T> {
+    column: ColumnFetch<'w, T>,
+    ticks: NonNull<TickCell>,
+    run: RunTicks,
+}
+
+// SAFETY: reads `T`'s column and its ticks (reported as a read), row `row`
+// only.
+unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
+    type Item<'w> = Ref<'w, T>;
+    type Fetch<'w> = RefFetch<'w, T>;
+    type State = ComponentId;
+    type Cache = usize;
+
+    fn init_state(components: &mut Components) -> ComponentId {
+        assert_tracked::<T>();
+        components.register::<T>()
+    }
+
+    fn get_state(components: &Components) -> Option<ComponentId> {
+        assert_tracked::<T>();
+        components.id::<T>()
+    }
+
+    fn update_access(&id: &ComponentId, _: &Components, access: &mut Access) {
+        access.add_read(id);
+    }
+
+    fn condition(&id: &ComponentId) -> ArchetypeCondition {
+        ArchetypeCondition::with(id)
+    }
+
+    #[inline]
+    fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        archetype.column_index(id)
+    }
+
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        RefFetch { column: ColumnFetch::dangling(), ticks: NonNull::dangling(), run: RunTicks::ZERO }
+    }
+
+    #[inline]
+    unsafe fn init_fetch<'w>(
+        _: &ComponentId,
+        index: usize,
+        archetype: &'w Archetype,
+        run: RunTicks,
+    ) -> Self::Fetch<'w> {
+        // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
+        let column = unsafe { ColumnFetch::new(archetype, index) };
+        RefFetch { column, ticks: NonNull::from(archetype.column(index).ticks()).cast(), run }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds and nothing mutates the row while `'w`
+        // lasts (caller); `T` tracks changes (checked when the state was
+        // built), so its column has one tick cell per row.
+        unsafe { Ref::new(&*fetch.column.at(row), *(*fetch.ticks.as_ptr().add(row)).get(), fetch.run) }
+    }
+}
+
+// SAFETY: only shared references and copies of ticks.
+unsafe impl<T: Component + Tracked> ReadOnlyQueryData for Ref<'_, T> {}
+
+/// Panics unless `T` keeps change ticks: `Tracked` is implemented by the
+/// derive together with `TRACK_CHANGES`, so this fails only for a
+/// hand-written `Tracked` impl that forgot the constant.
+#[track_caller]
+pub(crate) fn assert_tracked<T: Component>() {
+    assert!(
+        T::TRACK_CHANGES,
+        "`{}` implements `Tracked` but `Component::TRACK_CHANGES` is false; derive `Component` with \
+         `#[component(track_changes)]` instead of implementing `Tracked` by hand",
+        std::any::type_name::<T>()
+    );
 }
 
 // SAFETY: reads only the archetype's entity column, which queries never
@@ -301,7 +437,7 @@ unsafe impl QueryData for Entity {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &(), _: (), archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(_: &(), _: (), archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
         NonNull::from(archetype.entities()).cast()
     }
 
@@ -347,10 +483,15 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(
+        state: &Self::State,
+        cache: Self::Cache,
+        archetype: &'w Archetype,
+        run: RunTicks,
+    ) -> Self::Fetch<'w> {
         match (state, cache) {
             // SAFETY: `cache` came from `Q::match_archetype` for this archetype.
-            (Some(state), Some(cache)) => Some(unsafe { Q::init_fetch(state, cache, archetype) }),
+            (Some(state), Some(cache)) => Some(unsafe { Q::init_fetch(state, cache, archetype, run) }),
             _ => None,
         }
     }
@@ -404,10 +545,15 @@ macro_rules! impl_query_data_for_tuple {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(state: &Self::State, cache: Self::Cache, archetype: &'w Archetype) -> Self::Fetch<'w> {
+            unsafe fn init_fetch<'w>(
+                state: &Self::State,
+                cache: Self::Cache,
+                archetype: &'w Archetype,
+                run: RunTicks,
+            ) -> Self::Fetch<'w> {
                 // SAFETY: each element's cache came from its own
                 // `match_archetype` for this archetype.
-                ($(unsafe { $name::init_fetch(&state.$index, cache.$index, archetype) },)*)
+                ($(unsafe { $name::init_fetch(&state.$index, cache.$index, archetype, run) },)*)
             }
 
             #[inline(always)]

@@ -1,11 +1,16 @@
 //! `QueryFilter`: which entities a query visits without fetching anything,
-//! implemented for `With<T>`, `Without<T>`, `Or<(..)>` and tuples (all of).
+//! implemented for `With<T>`, `Without<T>`, `Added<T>`, `Changed<T>`,
+//! `Or<(..)>` and tuples (all of).
 
 use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
+use crate::change::{ComponentTicks, RunTicks, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components};
+use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
+use crate::query::fetch::assert_tracked;
 
 /// A condition on the entities a query visits: [`With<T>`], [`Without<T>`],
 /// [`Or`] of filters, tuples of filters (all must hold), and `()` (none).
@@ -16,6 +21,8 @@ use crate::query::condition::ArchetypeCondition;
 /// # Safety
 /// - `matches` and `filter_row` read no component data other than what
 ///   `init_fetch` points at, and write nothing;
+/// - `update_access` reports as reads the components whose data (or ticks)
+///   `filter_row` reads;
 /// - `condition` covers every archetype that `matches` accepts;
 /// - if `IS_ARCHETYPAL` is true, `filter_row` returns true for every row of
 ///   an archetype that `matches`, so callers may skip calling it.
@@ -46,17 +53,23 @@ pub unsafe trait QueryFilter {
         ArchetypeCondition::any()
     }
 
+    /// Records what the row test reads; archetypal filters read nothing.
+    fn update_access(state: &Self::State, access: &mut Access) {
+        let _ = (state, access);
+    }
+
     /// Whether entities of `archetype` may pass.
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
 
     /// A placeholder fetch that is never read.
     fn dangling_fetch<'w>() -> Self::Fetch<'w>;
 
-    /// The row test's data for an archetype that `matches`.
+    /// The row test's data for an archetype that `matches`, for a reader
+    /// whose previous and current runs are `ticks`.
     ///
     /// # Safety
     /// `matches(state, archetype)` is true.
-    unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w>;
 
     /// Whether row `row` passes.
     ///
@@ -101,7 +114,7 @@ unsafe impl<T: Component> QueryFilter for With<T> {
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {}
 
-    unsafe fn init_fetch<'w>(_: &ComponentId, _: &'w Archetype) -> Self::Fetch<'w> {}
+    unsafe fn init_fetch<'w>(_: &ComponentId, _: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {}
 
     #[inline(always)]
     unsafe fn filter_row(_: &mut (), _: usize) -> bool {
@@ -135,13 +148,137 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {}
 
-    unsafe fn init_fetch<'w>(_: &Option<ComponentId>, _: &'w Archetype) -> Self::Fetch<'w> {}
+    unsafe fn init_fetch<'w>(_: &Option<ComponentId>, _: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {}
 
     #[inline(always)]
     unsafe fn filter_row(_: &mut (), _: usize) -> bool {
         true
     }
 }
+
+/// Passes entities that got component `T` since the reader last ran: a
+/// spawn or an insert of a `T` they lacked. `T` must track changes
+/// (`#[component(track_changes)]`).
+///
+/// Each reader (a system, or a [`QueryState`](crate::QueryState)) sees each
+/// addition exactly once, whatever the order of the systems.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// #[component(track_changes)]
+/// struct Hp(u32);
+///
+/// let mut world = World::new();
+/// let mut added = QueryState::<Entity, Added<Hp>>::new(&mut world);
+/// let a = world.spawn(Hp(1));
+/// assert_eq!(added.iter(&world).collect::<Vec<_>>(), [a]);
+/// assert_eq!(added.iter(&world).count(), 0, "seen once");
+/// ```
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// Passes entities whose `T` was written (through [`Mut`](crate::Mut),
+/// `World::get_mut`, or an insert) or added since the reader last ran. `T`
+/// must track changes (`#[component(track_changes)]`).
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// #[component(track_changes)]
+/// struct Hp(u32);
+///
+/// let mut world = World::new();
+/// let a = world.spawn(Hp(1));
+/// let b = world.spawn(Hp(1));
+/// let mut changed = QueryState::<Entity, Changed<Hp>>::new(&mut world);
+/// assert_eq!(changed.iter(&world).count(), 2, "additions count as changes");
+/// world.get_mut::<Hp>(b).unwrap().0 = 0;
+/// assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
+/// # let _ = a;
+/// ```
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+/// The row test of [`Added`] and [`Changed`]: the column's ticks.
+pub struct TicksFetch<'w> {
+    ticks: NonNull<TickCell>,
+    run: RunTicks,
+    _borrow: PhantomData<&'w ComponentTicks>,
+}
+
+impl TicksFetch<'_> {
+    fn dangling() -> Self {
+        TicksFetch { ticks: NonNull::dangling(), run: RunTicks::ZERO, _borrow: PhantomData }
+    }
+
+    /// # Safety
+    /// `row` is in bounds of a tracked column, and nothing writes its ticks
+    /// while the fetch lives.
+    #[inline(always)]
+    unsafe fn at(&self, row: usize) -> ComponentTicks {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *(*self.ticks.as_ptr().add(row)).get() }
+    }
+}
+
+macro_rules! impl_tick_filter {
+    ($filter:ident, $field:ident) => {
+        // SAFETY: reads only `T`'s ticks, reported as a read of `T`; matches
+        // exactly the archetypes with `T`.
+        unsafe impl<T: Component + Tracked> QueryFilter for $filter<T> {
+            type State = ComponentId;
+            type Fetch<'w> = TicksFetch<'w>;
+            const IS_ARCHETYPAL: bool = false;
+
+            fn init_state(components: &mut Components) -> ComponentId {
+                assert_tracked::<T>();
+                components.register::<T>()
+            }
+
+            fn get_state(components: &Components) -> Option<ComponentId> {
+                assert_tracked::<T>();
+                components.id::<T>()
+            }
+
+            fn condition(&id: &ComponentId) -> ArchetypeCondition {
+                ArchetypeCondition::with(id)
+            }
+
+            fn update_access(&id: &ComponentId, access: &mut Access) {
+                access.add_read(id);
+            }
+
+            #[inline]
+            fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
+                archetype.contains(id)
+            }
+
+            fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+                TicksFetch::dangling()
+            }
+
+            #[inline]
+            unsafe fn init_fetch<'w>(&id: &ComponentId, archetype: &'w Archetype, run: RunTicks) -> Self::Fetch<'w> {
+                let index = archetype.column_index(id).expect("the filter matched an archetype without its component");
+                let ticks = NonNull::from(archetype.column(index).ticks()).cast();
+                TicksFetch { ticks, run, _borrow: PhantomData }
+            }
+
+            #[inline(always)]
+            unsafe fn filter_row(fetch: &mut Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: `row` is in bounds (caller) of `T`'s column, which
+                // has one tick cell per row since `T` tracks changes; the
+                // reported read keeps writers away.
+                let ticks = unsafe { fetch.at(row) };
+                ticks.$field.is_newer_than(fetch.run.last_run, fetch.run.this_run)
+            }
+        }
+    };
+}
+
+impl_tick_filter!(Added, added);
+impl_tick_filter!(Changed, changed);
 
 macro_rules! impl_query_filter_for_tuple {
     ($($name:ident $index:tt),*) => {
@@ -167,6 +304,10 @@ macro_rules! impl_query_filter_for_tuple {
                 condition
             }
 
+            fn update_access(state: &Self::State, access: &mut Access) {
+                $($name::update_access(&state.$index, access);)*
+            }
+
             #[inline]
             fn matches(state: &Self::State, archetype: &Archetype) -> bool {
                 true $(&& $name::matches(&state.$index, archetype))*
@@ -177,9 +318,9 @@ macro_rules! impl_query_filter_for_tuple {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype) -> Self::Fetch<'w> {
+            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
                 // SAFETY: the tuple matches only if every element does.
-                ($(unsafe { $name::init_fetch(&state.$index, archetype) },)*)
+                ($(unsafe { $name::init_fetch(&state.$index, archetype, ticks) },)*)
             }
 
             #[inline(always)]
@@ -216,6 +357,12 @@ macro_rules! impl_query_filter_for_tuple {
                 condition
             }
 
+            fn update_access(state: &Self::State, access: &mut Access) {
+                $(if let Some(s) = &state.$index {
+                    $name::update_access(s, access);
+                })*
+            }
+
             #[inline]
             fn matches(state: &Self::State, archetype: &Archetype) -> bool {
                 false $(|| state.$index.as_ref().is_some_and(|s| $name::matches(s, archetype)))*
@@ -226,12 +373,12 @@ macro_rules! impl_query_filter_for_tuple {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype) -> Self::Fetch<'w> {
+            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
                 ($(
                     match &state.$index {
                         Some(s) if $name::matches(s, archetype) => {
                             // SAFETY: this element matches the archetype.
-                            (true, unsafe { $name::init_fetch(s, archetype) })
+                            (true, unsafe { $name::init_fetch(s, archetype, ticks) })
                         }
                         _ => (false, $name::dangling_fetch()),
                     },

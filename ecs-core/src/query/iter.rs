@@ -4,6 +4,7 @@
 use std::slice;
 
 use crate::archetype::{Archetype, ArchetypeId};
+use crate::change::RunTicks;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::state::init_checked;
@@ -74,6 +75,8 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
     filter: F::Fetch<'w>,
     row: usize,
     len: usize,
+    /// The reader's previous and current runs, for change detection.
+    ticks: RunTicks,
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
@@ -90,6 +93,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         q_state: Q::State,
         f_state: F::State,
         matched: &'s [(ArchetypeId, Q::Cache)],
+        ticks: RunTicks,
     ) -> Self {
         QueryIter {
             archetypes,
@@ -99,6 +103,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             filter: F::dangling_fetch(),
             row: 0,
             len: 0,
+            ticks,
         }
     }
 
@@ -106,7 +111,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     ///
     /// # Safety
     /// As for [`QueryIter::cached`]: the access condition on `Q`.
-    unsafe fn scan(archetypes: &'w [Archetype], states: Option<(Q::State, F::State)>) -> Self {
+    unsafe fn scan(archetypes: &'w [Archetype], states: Option<(Q::State, F::State)>, ticks: RunTicks) -> Self {
         QueryIter {
             archetypes,
             states,
@@ -115,6 +120,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             filter: F::dangling_fetch(),
             row: 0,
             len: 0,
+            ticks,
         }
     }
 
@@ -126,8 +132,10 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     {
         let components = world.components();
         let states = Q::get_state(components).zip(F::get_state(components));
+        // A one-off query has no previous run: every change is new to it.
+        let ticks = world.one_off_ticks();
         // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
-        unsafe { QueryIter::scan(world.archetypes().as_slice(), states) }
+        unsafe { QueryIter::scan(world.archetypes().as_slice(), states, ticks) }
     }
 
     /// A one-off query over `world` with mutable access, which keeps no
@@ -137,10 +145,11 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// If `Q` would alias a component (`(&mut A, &A)`).
     pub(crate) fn over_world_mut(world: &'w mut World) -> Self {
         let states = init_checked::<Q, F>(world.components_mut());
+        let ticks = world.one_off_ticks();
         let world: &'w World = world;
         // SAFETY: the exclusive borrow of the world covers `'w`, and
         // `init_checked` refused aliasing queries.
-        unsafe { QueryIter::scan(world.archetypes().as_slice(), Some(states)) }
+        unsafe { QueryIter::scan(world.archetypes().as_slice(), Some(states), ticks) }
     }
 
     /// Moves to the next matched archetype with rows; false at the end.
@@ -155,8 +164,8 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             // archetype, which passes `F::matches` (constructor contract or
             // the scan in `Cursor::next`).
             unsafe {
-                self.fetch = Q::init_fetch(&states.0, cache, archetype);
-                self.filter = F::init_fetch(&states.1, archetype);
+                self.fetch = Q::init_fetch(&states.0, cache, archetype, self.ticks);
+                self.filter = F::init_fetch(&states.1, archetype, self.ticks);
             }
             self.row = 0;
             self.len = archetype.len();

@@ -18,8 +18,8 @@ mod state;
 
 pub use access::Access;
 pub use condition::ArchetypeCondition;
-pub use fetch::{ColumnFetch, MutRef, QueryData, ReadOnlyQueryData};
-pub use filter::{Or, QueryFilter, With, Without};
+pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch};
+pub use filter::{Added, Changed, Or, QueryFilter, TicksFetch, With, Without};
 pub use iter::QueryIter;
 pub(crate) use one::{query_one, query_one_mut};
 pub use state::QueryState;

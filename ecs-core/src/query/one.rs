@@ -44,7 +44,7 @@ unsafe fn fetch_one<'w, Q: QueryData>(
     // SAFETY: `cache` was made for this archetype, and `location.row` is the
     // entity's live row; the access condition is the caller's.
     unsafe {
-        let mut fetch = Q::init_fetch(state, cache, archetype);
+        let mut fetch = Q::init_fetch(state, cache, archetype, world.one_off_ticks());
         Ok(Q::fetch(&mut fetch, location.row.index()))
     }
 }

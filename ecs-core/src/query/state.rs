@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::archetype::ArchetypeId;
+use crate::change::RunTicks;
 use crate::component::Components;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
@@ -50,6 +51,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     archetypes_seen: usize,
     /// The matching archetypes in increasing id order, with their caches.
     matched: Vec<(ArchetypeId, Q::Cache)>,
+    /// The reader's previous run and the current (or latest) one: changes
+    /// after `last_run` are new to it.
+    ticks: RunTicks,
 }
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -60,7 +64,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// If the query would alias a component (see the type's docs).
     pub fn new(world: &mut World) -> Self {
         let (q_state, f_state) = init_checked::<Q, F>(world.components_mut());
-        let mut state = QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new() };
+        // Never run: every change the world remembers is new to it.
+        let never = world.one_off_ticks().last_run;
+        let ticks = RunTicks { last_run: never, this_run: never };
+        let mut state =
+            QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new(), ticks };
         state.update(world);
         state
     }
@@ -99,23 +107,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         Q: ReadOnlyQueryData,
     {
         self.update(world);
+        self.begin_run(world);
         // SAFETY: `matched` was built from this world's archetypes with these
         // states (`update` checked the world), and `Q` is read-only.
-        unsafe {
-            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
-        }
+        unsafe { self.iter_unchecked(world) }
     }
 
     /// Iterates the matching entities of `world`, with mutable access.
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         self.update(world);
+        self.begin_run(world);
         let world: &'w World = world;
         // SAFETY: `matched` was built from this world's archetypes with these
         // states; the exclusive borrow of the world gives exclusive access
         // for `'w`, and `new` refused conflicting access.
-        unsafe {
-            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
-        }
+        unsafe { self.iter_unchecked(world) }
     }
 
     /// Calls `f` on every matching entity of `world`, read-only.
@@ -138,14 +144,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         self.update(world);
         // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
-        unsafe { self.get_unchecked(world, entity) }
+        unsafe { self.get_unchecked_at(world, entity, self.lookup_ticks(world)) }
     }
 
     /// The query's item for `entity`, with mutable access.
     pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
         self.update(world);
+        let ticks = self.lookup_ticks(world);
         // SAFETY: the exclusive borrow of the world covers `'w`.
-        unsafe { self.get_unchecked(world, entity) }
+        unsafe { self.get_unchecked_at(world, entity, ticks) }
     }
 
     /// # Safety
@@ -155,6 +162,20 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         &self,
         world: &'w World,
         entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.get_unchecked_at(world, entity, self.ticks) }
+    }
+
+    /// [`QueryState::get_unchecked`] with the given ticks.
+    ///
+    /// # Safety
+    /// As for [`QueryState::get_unchecked`].
+    unsafe fn get_unchecked_at<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ticks: RunTicks,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
         let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
         let index = self
@@ -167,11 +188,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cache` was made for this archetype, which passes `F`'s
         // archetype test; `row` is the entity's live row.
         unsafe {
-            let mut filter = F::init_fetch(&self.f_state, archetype);
+            let mut filter = F::init_fetch(&self.f_state, archetype, ticks);
             if !F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row) {
                 return Err(QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() });
             }
-            let mut fetch = Q::init_fetch(&self.q_state, cache, archetype);
+            let mut fetch = Q::init_fetch(&self.q_state, cache, archetype, ticks);
             Ok(Q::fetch(&mut fetch, row))
         }
     }
@@ -187,8 +208,35 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `matched` was built from this world's archetypes with these
         // states (`update` checked the world); the access is the caller's.
         unsafe {
-            QueryIter::cached(world.archetypes().as_slice(), self.q_state.clone(), self.f_state.clone(), &self.matched)
+            QueryIter::cached(
+                world.archetypes().as_slice(),
+                self.q_state.clone(),
+                self.f_state.clone(),
+                &self.matched,
+                self.ticks,
+            )
         }
+    }
+
+    /// Starts a pass of this state's own (outside a system): the previous
+    /// pass becomes the last run, and the world's tick advances.
+    fn begin_run(&mut self, world: &World) {
+        let this_run = world.increment_change_tick();
+        self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
+    }
+
+    /// Sets the ticks the next `*_unchecked` calls compare against: a
+    /// system's runs.
+    #[inline]
+    pub(crate) fn set_ticks(&mut self, ticks: RunTicks) {
+        self.ticks = ticks;
+    }
+
+    /// The ticks of a single-entity lookup between passes: changes after
+    /// the last pass are new, and writes are stamped now.
+    fn lookup_ticks(&self, world: &World) -> RunTicks {
+        let now = world.change_tick();
+        RunTicks { last_run: self.ticks.this_run.clamped(now), this_run: now }
     }
 
     /// Calls `f` on every matching entity of `world`, read-only, spreading
@@ -198,6 +246,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         Q: ReadOnlyQueryData,
     {
         self.update(world);
+        self.begin_run(world);
         // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
         unsafe { self.par_for_each_unchecked(world, f) }
     }
@@ -217,6 +266,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// ```
     pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
         self.update(world);
+        self.begin_run(world);
         // SAFETY: the exclusive borrow of the world covers `'w`.
         unsafe { self.par_for_each_unchecked(world, f) }
     }
@@ -243,15 +293,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 start = end;
             }
         }
-        let (q_state, f_state) = (&self.q_state, &self.f_state);
+        let (q_state, f_state, ticks) = (&self.q_state, &self.f_state, self.ticks);
         batches.into_par_iter().for_each(|(id, cache, start, end)| {
             let archetype = &archetypes[id.index()];
             // SAFETY: `cache` is `match_archetype`'s for this archetype, which
             // passes `F`; the batches split each archetype's rows, so every
             // row is fetched once, by one thread; the access is the caller's.
             unsafe {
-                let mut fetch = Q::init_fetch(q_state, cache, archetype);
-                let mut filter = F::init_fetch(f_state, archetype);
+                let mut fetch = Q::init_fetch(q_state, cache, archetype, ticks);
+                let mut filter = F::init_fetch(f_state, archetype, ticks);
                 for row in start..end {
                     if F::IS_ARCHETYPAL || F::filter_row(&mut filter, row) {
                         f(Q::fetch(&mut fetch, row));
@@ -266,6 +316,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub(crate) fn access(&self, components: &Components) -> (Access, ArchetypeCondition) {
         let mut access = Access::new();
         Q::update_access(&self.q_state, components, &mut access);
+        // The filter's reads (change ticks) matter against other systems'
+        // writes; within the query they never overlap a fetched item.
+        F::update_access(&self.f_state, &mut access);
         (access, Q::condition(&self.q_state).and(&F::condition(&self.f_state)))
     }
 

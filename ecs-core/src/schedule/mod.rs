@@ -452,6 +452,11 @@ impl Schedule {
             std::panic::resume_unwind(panic);
         }
         world.update_events();
+        if let Some(now) = world.check_change_ticks_if_due() {
+            for entry in &mut self.entries {
+                entry.system.check_ticks(now);
+            }
+        }
         self.frames += 1;
     }
 

@@ -5,6 +5,7 @@ use std::any::{type_name, TypeId};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use crate::change::Tick;
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::CommandReport;
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
@@ -109,6 +110,11 @@ pub(crate) trait AnySystem: Send {
     fn on_enabled(&mut self, world: &mut World);
     fn on_disabled(&mut self, world: &mut World);
     fn on_clear(&mut self, world: &mut World);
+    /// Clamps the system's stored ticks to at most `Tick::MAX_AGE` before
+    /// `now`.
+    fn check_ticks(&mut self, now: Tick) {
+        let _ = now;
+    }
 }
 
 /// A function whose parameters are all [`SystemParam`]s. `Marker` is the
@@ -215,6 +221,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
             return Ok(());
         }
         let mut meta = SystemMeta::new(Cow::Owned(self.meta.name().to_string()));
+        meta.reset_ticks(world);
         let state = F::init_params(world, &mut meta)?;
         self.meta = meta;
         self.state = Some(state);
@@ -235,6 +242,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
             self.meta.name()
         );
         let state = self.state.as_mut().expect("initialized above");
+        self.meta.begin_run(world);
         // SAFETY: the state was built for this world (checked above), and the
         // caller guarantees that nothing running alongside conflicts with the
         // access the states recorded.
@@ -266,6 +274,10 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     fn on_enabled(&mut self, _: &mut World) {}
     fn on_disabled(&mut self, _: &mut World) {}
     fn on_clear(&mut self, _: &mut World) {}
+
+    fn check_ticks(&mut self, now: Tick) {
+        self.meta.check_ticks(now);
+    }
 }
 
 /// A function taking `&mut World`, run as a [`System`] without hooks.

@@ -3,7 +3,8 @@
 //!
 //! A system is a plain function (or closure) whose parameters are
 //! [`SystemParam`]s: [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`,
-//! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`], tuples of
+//! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`],
+//! [`RemovedComponents`], tuples of
 //! these and `#[derive(SystemParam)]` structs. A function taking only
 //! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
 //!
@@ -20,6 +21,7 @@ mod events;
 mod function;
 mod param;
 mod query;
+mod removed;
 
 pub use access::{AccessConflict, SystemAccess};
 pub use commands::{CommandQueue, CommandReport, Commands, EntityCommands, SkippedCommand};
@@ -30,3 +32,4 @@ pub use function::{
 };
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use query::{Query, QuerySingleError};
+pub use removed::RemovedComponents;

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
+use crate::change::{RunTicks, Tick};
 use crate::resource::{Resource, ResourceId};
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::CommandReport;
@@ -16,11 +17,40 @@ use crate::world::World;
 pub struct SystemMeta {
     name: Cow<'static, str>,
     access: SystemAccess,
+    /// The system's previous run and its current (or latest) one.
+    ticks: RunTicks,
 }
 
 impl SystemMeta {
     pub(crate) fn new(name: Cow<'static, str>) -> Self {
-        SystemMeta { name, access: SystemAccess::default() }
+        SystemMeta { name, access: SystemAccess::default(), ticks: RunTicks::ZERO }
+    }
+
+    /// The system's previous run and its current one: what change
+    /// detection in its parameters compares against.
+    #[inline]
+    pub fn ticks(&self) -> RunTicks {
+        self.ticks
+    }
+
+    /// Makes every change the world remembers new to the system: for a
+    /// system that has never run.
+    pub(crate) fn reset_ticks(&mut self, world: &World) {
+        let never = world.one_off_ticks().last_run;
+        self.ticks = RunTicks { last_run: never, this_run: never };
+    }
+
+    /// Starts a run: the previous run becomes the last one.
+    #[inline]
+    pub(crate) fn begin_run(&mut self, world: &World) {
+        let this_run = world.increment_change_tick();
+        self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
+    }
+
+    /// Clamps the last-run tick (see `World::check_change_ticks`).
+    pub(crate) fn check_ticks(&mut self, now: Tick) {
+        self.ticks.this_run.clamp_age(now);
+        self.ticks.last_run.clamp_age(now);
     }
 
     /// The system's name (its function's path, shortened).

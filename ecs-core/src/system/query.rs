@@ -191,9 +191,10 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     unsafe fn get_param<'w, 's>(
         state: &'s mut Self::State,
         world: &'w World,
-        _: &'s SystemMeta,
+        meta: &'s SystemMeta,
     ) -> Query<'w, 's, Q, F> {
         state.update(world);
+        state.set_ticks(meta.ticks());
         Query { world, state }
     }
 }

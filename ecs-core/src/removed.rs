@@ -1,0 +1,139 @@
+//! The record of which entities lost which components, read by
+//! [`RemovedComponents`](crate::RemovedComponents).
+//!
+//! Recording is per component type and starts when the first reader of the
+//! type appears, so a world without readers pays one flag test per despawn
+//! or removal. Like events, a record lives for two frames
+//! ([`World::update_events`](crate::World::update_events)): a reader that
+//! runs every frame sees each removal exactly once.
+
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// The removals of one component type: this frame's and last frame's.
+#[derive(Debug, Default)]
+pub(crate) struct RemovalLog {
+    older: Vec<Entity>,
+    newer: Vec<Entity>,
+    /// The sequence number of `older[0]`; `newer` continues the numbering.
+    older_start: u64,
+}
+
+impl RemovalLog {
+    #[inline]
+    fn end(&self) -> u64 {
+        self.older_start + (self.older.len() + self.newer.len()) as u64
+    }
+
+    /// The removals a reader at `cursor` has not seen, and moves the cursor
+    /// past them.
+    pub fn read(&self, cursor: &mut u64) -> impl Iterator<Item = Entity> + '_ {
+        let unread = self.unread(*cursor);
+        *cursor = self.end();
+        let from_older = unread.saturating_sub(self.newer.len());
+        let from_newer = unread - from_older;
+        self.older[self.older.len() - from_older..].iter().chain(&self.newer[self.newer.len() - from_newer..]).copied()
+    }
+
+    /// How many removals a reader at `cursor` has not seen.
+    pub fn unread(&self, cursor: u64) -> usize {
+        (self.end() - cursor.clamp(self.older_start, self.end())) as usize
+    }
+
+    /// Every removal still recorded, oldest first.
+    pub fn all(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.older.iter().chain(&self.newer).copied()
+    }
+
+    fn update(&mut self) {
+        self.older_start += self.older.len() as u64;
+        std::mem::swap(&mut self.older, &mut self.newer);
+        self.newer.clear();
+    }
+}
+
+/// Every component type's removal log, by component id.
+#[derive(Debug, Default)]
+pub(crate) struct Removals {
+    logs: Vec<Option<RemovalLog>>,
+    /// Whether any type is recorded: the one test on the despawn path.
+    any: bool,
+}
+
+impl Removals {
+    /// Starts recording removals of `id`.
+    pub fn track(&mut self, id: ComponentId) {
+        if self.logs.len() <= id.index() {
+            self.logs.resize_with(id.index() + 1, || None);
+        }
+        self.logs[id.index()].get_or_insert_with(RemovalLog::default);
+        self.any = true;
+    }
+
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.any
+    }
+
+    pub fn log(&self, id: ComponentId) -> Option<&RemovalLog> {
+        self.logs.get(id.index())?.as_ref()
+    }
+
+    /// Records that `entity` lost each of `ids` that is tracked.
+    pub fn record(&mut self, ids: &[ComponentId], entity: Entity) {
+        for id in ids {
+            if let Some(Some(log)) = self.logs.get_mut(id.index()) {
+                log.newer.push(entity);
+            }
+        }
+    }
+
+    /// Records that every one of `entities` lost each of `ids` that is
+    /// tracked.
+    pub fn record_all(&mut self, ids: &[ComponentId], entities: &[Entity]) {
+        for id in ids {
+            if let Some(Some(log)) = self.logs.get_mut(id.index()) {
+                log.newer.extend_from_slice(entities);
+            }
+        }
+    }
+
+    /// Ends a frame: removals recorded two frames ago are forgotten.
+    pub fn update(&mut self) {
+        for log in self.logs.iter_mut().flatten() {
+            log.update();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(index: u32) -> Entity {
+        Entity::new(index, std::num::NonZeroU32::MIN)
+    }
+
+    #[test]
+    fn readers_see_each_removal_once_within_two_frames() {
+        let mut removals = Removals::default();
+        let id = ComponentId(0);
+        removals.track(id);
+        let (mut early, mut late) = (0, 0);
+        removals.record(&[id], e(1));
+        let log = removals.log(id).unwrap();
+        assert_eq!(log.read(&mut early).collect::<Vec<_>>(), [e(1)]);
+        removals.update();
+        removals.record(&[id, ComponentId(5)], e(2));
+        let log = removals.log(id).unwrap();
+        assert_eq!(log.read(&mut early).collect::<Vec<_>>(), [e(2)]);
+        assert_eq!(log.read(&mut late).collect::<Vec<_>>(), [e(1), e(2)]);
+        removals.update();
+        removals.update();
+        removals.record(&[id], e(3));
+        let log = removals.log(id).unwrap();
+        assert_eq!(log.unread(early), 1, "older records are gone, the new one is there");
+        assert_eq!(log.read(&mut early).collect::<Vec<_>>(), [e(3)]);
+        assert_eq!(log.all().collect::<Vec<_>>(), [e(3)]);
+    }
+}

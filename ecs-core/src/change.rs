@@ -86,24 +86,24 @@ impl ComponentTicks {
     }
 }
 
-/// The ticks of one stored value, writable through a shared borrow of its
-/// column by whoever holds exclusive access to the row.
+/// One stored tick, writable through a shared borrow of its column by
+/// whoever holds exclusive access to the row.
 #[repr(transparent)]
-pub(crate) struct TickCell(UnsafeCell<ComponentTicks>);
+pub(crate) struct TickCell(UnsafeCell<Tick>);
 
 impl TickCell {
     #[inline]
-    pub fn new(ticks: ComponentTicks) -> Self {
-        TickCell(UnsafeCell::new(ticks))
+    pub fn new(tick: Tick) -> Self {
+        TickCell(UnsafeCell::new(tick))
     }
 
     #[inline]
-    pub fn get(&self) -> *mut ComponentTicks {
+    pub fn get(&self) -> *mut Tick {
         self.0.get()
     }
 
     #[inline]
-    pub fn get_mut(&mut self) -> &mut ComponentTicks {
+    pub fn get_mut(&mut self) -> &mut Tick {
         self.0.get_mut()
     }
 }
@@ -144,38 +144,68 @@ pub trait Tracked: crate::Component {}
 /// [`World::get_mut`]: crate::World::get_mut
 pub struct Mut<'a, T: ?Sized> {
     value: &'a mut T,
-    /// The value's ticks, for a type that tracks changes.
-    ticks: Option<&'a mut ComponentTicks>,
+    mark: ChangeMark<'a>,
+}
+
+/// The change-detection half of a [`Mut`]: where to stamp the change, and
+/// whether it is stamped already. Only the first write through a handle
+/// stores the tick, so a loop body that writes several fields stores one.
+pub(crate) struct ChangeMark<'a> {
+    /// The value's changed tick, for a type that tracks changes.
+    changed: Option<&'a mut Tick>,
+    /// The value's added tick (unused for untracked types).
+    added: Tick,
     run: RunTicks,
+    written: bool,
+}
+
+impl<'a> ChangeMark<'a> {
+    #[inline(always)]
+    pub fn new(changed: Option<&'a mut Tick>, added: Tick, run: RunTicks) -> Self {
+        ChangeMark { changed, added, run, written: false }
+    }
+}
+
+impl ChangeMark<'_> {
+    /// Stamps the change, once per handle.
+    #[inline(always)]
+    fn mark(&mut self) {
+        if !self.written {
+            self.written = true;
+            if let Some(changed) = &mut self.changed {
+                **changed = self.run.this_run;
+            }
+        }
+    }
 }
 
 impl<'a, T: ?Sized> Mut<'a, T> {
-    /// A handle that stamps `ticks.changed` with `run.this_run` on write.
-    #[inline]
-    pub(crate) fn new(value: &'a mut T, ticks: Option<&'a mut ComponentTicks>, run: RunTicks) -> Self {
-        Mut { value, ticks, run }
+    /// A handle that stamps the changed tick with the run's tick if written.
+    #[inline(always)]
+    pub(crate) fn new(value: &'a mut T, mark: ChangeMark<'a>) -> Self {
+        Mut { value, mark }
     }
 
     /// The plain mutable reference, for the rest of the borrow. It counts as
     /// a write: the value is marked changed.
     #[inline]
-    pub fn into_inner(mut self) -> &'a mut T {
-        self.set_changed();
-        self.value
+    pub fn into_inner(self) -> &'a mut T {
+        let Mut { value, mut mark } = self;
+        mark.mark();
+        value
     }
 
     /// Reborrows for a shorter lifetime, so the `Mut` can be used again after.
     #[inline]
     pub fn reborrow(&mut self) -> Mut<'_, T> {
-        Mut { value: self.value, ticks: self.ticks.as_deref_mut(), run: self.run }
+        let mark = ChangeMark::new(self.mark.changed.as_deref_mut(), self.mark.added, self.mark.run);
+        Mut { value: self.value, mark }
     }
 
     /// Marks the value changed without writing it.
     #[inline]
     pub fn set_changed(&mut self) {
-        if let Some(ticks) = &mut self.ticks {
-            ticks.changed = self.run.this_run;
-        }
+        self.mark.mark();
     }
 
     /// The value, mutably, without marking it changed: for writes that
@@ -191,13 +221,14 @@ impl<T: ?Sized + crate::Component + Tracked> Mut<'_, T> {
     /// Whether the entity got the component since the reader last ran.
     #[inline]
     pub fn is_added(&self) -> bool {
-        self.ticks.as_ref().is_some_and(|t| t.added.is_newer_than(self.run.last_run, self.run.this_run))
+        self.mark.added.is_newer_than(self.mark.run.last_run, self.mark.run.this_run)
     }
 
-    /// Whether the value was written (or added) since the reader last ran.
+    /// Whether the value was written (or added) since the reader last ran,
+    /// writes through this handle included.
     #[inline]
     pub fn is_changed(&self) -> bool {
-        self.ticks.as_ref().is_some_and(|t| t.changed.is_newer_than(self.run.last_run, self.run.this_run))
+        self.mark.changed.as_deref().is_some_and(|t| t.is_newer_than(self.mark.run.last_run, self.mark.run.this_run))
     }
 }
 
@@ -213,7 +244,7 @@ impl<T: ?Sized> Deref for Mut<'_, T> {
 impl<T: ?Sized> DerefMut for Mut<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        self.set_changed();
+        self.mark.mark();
         self.value
     }
 }
@@ -226,7 +257,7 @@ impl<T: ?Sized> AsRef<T> for Mut<'_, T> {
 
 impl<T: ?Sized> AsMut<T> for Mut<'_, T> {
     fn as_mut(&mut self) -> &mut T {
-        self.set_changed();
+        self.mark.mark();
         self.value
     }
 }

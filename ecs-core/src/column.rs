@@ -31,8 +31,9 @@ pub(crate) unsafe fn drop_ptr<T>(ptr: *mut u8) {
 ///   `len..capacity` are uninitialized;
 /// - the allocation only grows: removing values never frees memory, so a world
 ///   that despawns and respawns reuses it;
-/// - if the type tracks changes, `ticks[r]` holds the ticks of row `r` and
-///   `ticks.len() == len`; otherwise `ticks` is empty and never allocates.
+/// - if the type tracks changes, `ticks` holds the added and changed ticks
+///   of every row (`ticks.len() == len`); otherwise it is empty and never
+///   allocates.
 pub(crate) struct Column {
     data: NonNull<u8>,
     len: usize,
@@ -41,7 +42,57 @@ pub(crate) struct Column {
     drop: Option<unsafe fn(*mut u8)>,
     type_id: TypeId,
     tracked: bool,
-    ticks: Vec<TickCell>,
+    ticks: TickColumns,
+}
+
+/// The added and changed ticks of a column's rows, as two arrays: a write
+/// in a query loop stores one `u32` into a dense array.
+#[derive(Default)]
+struct TickColumns {
+    added: Vec<TickCell>,
+    changed: Vec<TickCell>,
+}
+
+impl TickColumns {
+    #[inline]
+    fn len(&self) -> usize {
+        self.changed.len()
+    }
+
+    #[inline]
+    fn push(&mut self, ticks: ComponentTicks) {
+        self.added.push(TickCell::new(ticks.added));
+        self.changed.push(TickCell::new(ticks.changed));
+    }
+
+    #[inline]
+    fn swap_remove(&mut self, row: usize) -> ComponentTicks {
+        let mut added = self.added.swap_remove(row);
+        let mut changed = self.changed.swap_remove(row);
+        ComponentTicks { added: *added.get_mut(), changed: *changed.get_mut() }
+    }
+
+    #[inline]
+    fn get(&self, row: usize) -> Option<ComponentTicks> {
+        // SAFETY: a shared borrow of the column; writers of a row's ticks
+        // hold exclusive access to the row, which excludes this borrow.
+        let read = |cell: &TickCell| unsafe { *cell.get() };
+        Some(ComponentTicks { added: read(self.added.get(row)?), changed: read(self.changed.get(row)?) })
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.added.reserve(additional);
+        self.changed.reserve(additional);
+    }
+
+    fn clear(&mut self) {
+        self.added.clear();
+        self.changed.clear();
+    }
+
+    fn allocated_bytes(&self) -> usize {
+        (self.added.capacity() + self.changed.capacity()) * std::mem::size_of::<TickCell>()
+    }
 }
 
 // SAFETY: a column owns values of one component type, and `Component`
@@ -62,7 +113,7 @@ impl Column {
             drop: info.drop_fn(),
             type_id: info.type_id(),
             tracked: info.tracks_changes(),
-            ticks: Vec::new(),
+            ticks: TickColumns::default(),
         }
     }
 
@@ -72,45 +123,55 @@ impl Column {
         self.tracked
     }
 
-    /// The ticks of every row; empty if the type does not track changes.
+    /// The added tick of every row; empty if the type does not track
+    /// changes.
     #[inline]
-    pub fn ticks(&self) -> &[TickCell] {
-        &self.ticks
+    pub fn added_ticks(&self) -> &[TickCell] {
+        &self.ticks.added
+    }
+
+    /// The changed tick of every row; empty if the type does not track
+    /// changes.
+    #[inline]
+    pub fn changed_ticks(&self) -> &[TickCell] {
+        &self.ticks.changed
     }
 
     /// The ticks of `row`, if the type tracks changes and the row exists.
     #[inline]
     pub fn ticks_at(&self, row: usize) -> Option<ComponentTicks> {
-        // SAFETY: a shared borrow of the column; writers of a row's ticks
-        // hold exclusive access to the row, which excludes this borrow.
-        self.ticks.get(row).map(|cell| unsafe { *cell.get() })
+        self.ticks.get(row)
     }
 
-    /// The value and the ticks of `row` as a `T`, both mutable.
+    /// The value of `row` as a `T`, mutably, with its added tick and its
+    /// changed tick (mutable) if the type tracks changes.
     #[inline]
-    pub fn get_with_ticks_mut<T: 'static>(&mut self, row: usize) -> Option<(&mut T, Option<&mut ComponentTicks>)> {
+    #[allow(clippy::type_complexity)]
+    pub fn get_with_ticks_mut<T: 'static>(&mut self, row: usize) -> Option<(&mut T, Option<(Tick, &mut Tick)>)> {
         if row >= self.len || self.type_id != TypeId::of::<T>() {
             return None;
         }
         // SAFETY: row `row` holds an initialized `T` (checked above), and the
         // exclusive borrow of the column makes this the only reference.
         let value = unsafe { &mut *self.ptr_at(row).cast::<T>() };
-        Some((value, self.ticks.get_mut(row).map(TickCell::get_mut)))
+        let ticks = match (self.ticks.added.get_mut(row), self.ticks.changed.get_mut(row)) {
+            (Some(added), Some(changed)) => Some((*added.get_mut(), changed.get_mut())),
+            _ => None,
+        };
+        Some((value, ticks))
     }
 
     /// Clamps every tick older than [`Tick::MAX_AGE`] relative to `now`.
     pub fn check_ticks(&mut self, now: Tick) {
-        for cell in &mut self.ticks {
-            let ticks = cell.get_mut();
-            ticks.added.clamp_age(now);
-            ticks.changed.clamp_age(now);
+        for cell in self.ticks.added.iter_mut().chain(&mut self.ticks.changed) {
+            cell.get_mut().clamp_age(now);
         }
     }
 
     #[inline]
     fn push_ticks(&mut self, tick: Tick) {
         if self.tracked {
-            self.ticks.push(TickCell::new(ComponentTicks::new(tick)));
+            self.ticks.push(ComponentTicks::new(tick));
         }
     }
 
@@ -122,7 +183,7 @@ impl Column {
     /// Bytes held by the allocation (zero for zero-sized types), ticks
     /// included.
     pub fn allocated_bytes(&self) -> usize {
-        let ticks = self.ticks.capacity() * std::mem::size_of::<TickCell>();
+        let ticks = self.ticks.allocated_bytes();
         if self.layout.size() == 0 {
             ticks
         } else {
@@ -255,8 +316,8 @@ impl Column {
     #[inline]
     pub unsafe fn swap_value(&mut self, row: usize, other: *mut u8, tick: Tick) {
         debug_assert!(row < self.len);
-        if let Some(cell) = self.ticks.get_mut(row) {
-            cell.get_mut().changed = tick;
+        if let Some(cell) = self.ticks.changed.get_mut(row) {
+            *cell.get_mut() = tick;
         }
         // SAFETY: both are valid, distinct values of the same layout.
         unsafe { std::ptr::swap_nonoverlapping(self.ptr_at(row), other, self.layout.size()) }
@@ -344,7 +405,8 @@ impl Column {
         debug_assert_eq!(self.type_id, dst.type_id, "moving a value between columns of different types");
         if self.tracked {
             // Same type, so `dst` keeps ticks too.
-            dst.ticks.push(self.ticks.swap_remove(row));
+            let ticks = self.ticks.swap_remove(row);
+            dst.ticks.push(ticks);
         }
         // SAFETY: the value at `row` is valid and of `dst`'s type; after the
         // copy it is treated as moved out and the hole is filled.

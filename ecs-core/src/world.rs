@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, Bundles};
-use crate::change::{ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
+use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
@@ -243,7 +243,12 @@ impl World {
         let archetype = self.archetypes.get_mut(location.archetype);
         let index = archetype.column_index(id)?;
         let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
-        Some(Mut::new(value, ticks, RunTicks { last_run: now, this_run: now }))
+        let run = RunTicks { last_run: now, this_run: now };
+        let mark = match ticks {
+            Some((added, changed)) => ChangeMark::new(Some(changed), added, run),
+            None => ChangeMark::new(None, Tick::default(), run),
+        };
+        Some(Mut::new(value, mark))
     }
 
     /// When `entity`'s `T` was added and last changed, if it is alive, has

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
-use crate::change::{Mut, Ref, RunTicks, TickCell, Tracked};
+use crate::change::{ChangeMark, ComponentTicks, Mut, Ref, RunTicks, Tick, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::query::access::Access;
@@ -187,14 +187,50 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 /// Fetch of one column of `T` and, if `T` tracks changes, its ticks.
 pub struct MutFetch<'w, T> {
     column: ColumnFetch<'w, T>,
-    /// The column's ticks; dangling when `T` does not track changes.
-    ticks: NonNull<TickCell>,
+    /// The column's added and changed ticks; dangling when `T` does not
+    /// track changes.
+    ticks: TickFetch,
     run: RunTicks,
+}
+
+/// Pointers to the start of a column's added and changed tick arrays.
+#[derive(Clone, Copy)]
+pub struct TickFetch {
+    added: NonNull<TickCell>,
+    changed: NonNull<TickCell>,
+}
+
+impl TickFetch {
+    fn dangling() -> Self {
+        TickFetch { added: NonNull::dangling(), changed: NonNull::dangling() }
+    }
+
+    fn new(archetype: &Archetype, index: usize) -> Self {
+        let column = archetype.column(index);
+        TickFetch {
+            added: NonNull::from(column.added_ticks()).cast(),
+            changed: NonNull::from(column.changed_ticks()).cast(),
+        }
+    }
+
+    /// # Safety
+    /// `row` is in bounds of a tracked column, and nothing writes its ticks
+    /// while the returned copy is made.
+    #[inline(always)]
+    unsafe fn get(&self, row: usize) -> ComponentTicks {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            ComponentTicks {
+                added: *(*self.added.as_ptr().add(row)).get(),
+                changed: *(*self.changed.as_ptr().add(row)).get(),
+            }
+        }
+    }
 }
 
 impl<'w, T: Component> MutFetch<'w, T> {
     fn dangling() -> Self {
-        MutFetch { column: ColumnFetch::dangling(), ticks: NonNull::dangling(), run: RunTicks::ZERO }
+        MutFetch { column: ColumnFetch::dangling(), ticks: TickFetch::dangling(), run: RunTicks::ZERO }
     }
 
     /// # Safety
@@ -202,8 +238,7 @@ impl<'w, T: Component> MutFetch<'w, T> {
     unsafe fn new(archetype: &'w Archetype, index: usize, run: RunTicks) -> Self {
         // SAFETY: forwarded contract.
         let column = unsafe { ColumnFetch::new(archetype, index) };
-        let ticks = NonNull::from(archetype.column(index).ticks()).cast();
-        MutFetch { column, ticks, run }
+        MutFetch { column, ticks: TickFetch::new(archetype, index), run }
     }
 
     /// The value of `row` and, for a tracked type, its ticks.
@@ -218,8 +253,13 @@ impl<'w, T: Component> MutFetch<'w, T> {
         // write through the shared borrow of the archetype.
         unsafe {
             let value = &mut *self.column.at(row);
-            let ticks = if T::TRACK_CHANGES { Some(&mut *(*self.ticks.as_ptr().add(row)).get()) } else { None };
-            Mut::new(value, ticks, self.run)
+            let mark = if T::TRACK_CHANGES {
+                let added = *(*self.ticks.added.as_ptr().add(row)).get();
+                ChangeMark::new(Some(&mut *(*self.ticks.changed.as_ptr().add(row)).get()), added, self.run)
+            } else {
+                ChangeMark::new(None, Tick::default(), self.run)
+            };
+            Mut::new(value, mark)
         }
     }
 }
@@ -335,7 +375,7 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
 /// Fetch of one column of a tracked `T` and its ticks.
 pub struct RefFetch<'w, T> {
     column: ColumnFetch<'w, T>,
-    ticks: NonNull<TickCell>,
+    ticks: TickFetch,
     run: RunTicks,
 }
 
@@ -371,7 +411,7 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
-        RefFetch { column: ColumnFetch::dangling(), ticks: NonNull::dangling(), run: RunTicks::ZERO }
+        RefFetch { column: ColumnFetch::dangling(), ticks: TickFetch::dangling(), run: RunTicks::ZERO }
     }
 
     #[inline]
@@ -383,7 +423,7 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
     ) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
         let column = unsafe { ColumnFetch::new(archetype, index) };
-        RefFetch { column, ticks: NonNull::from(archetype.column(index).ticks()).cast(), run }
+        RefFetch { column, ticks: TickFetch::new(archetype, index), run }
     }
 
     #[inline(always)]
@@ -391,7 +431,7 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
         // SAFETY: `row` is in bounds and nothing mutates the row while `'w`
         // lasts (caller); `T` tracks changes (checked when the state was
         // built), so its column has one tick cell per row.
-        unsafe { Ref::new(&*fetch.column.at(row), *(*fetch.ticks.as_ptr().add(row)).get(), fetch.run) }
+        unsafe { Ref::new(&*fetch.column.at(row), fetch.ticks.get(row), fetch.run) }
     }
 }
 

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
-use crate::change::{ComponentTicks, RunTicks, TickCell, Tracked};
+use crate::change::{RunTicks, Tick, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
@@ -200,11 +200,12 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
-/// The row test of [`Added`] and [`Changed`]: the column's ticks.
+/// The row test of [`Added`] and [`Changed`]: the column's added or
+/// changed ticks.
 pub struct TicksFetch<'w> {
     ticks: NonNull<TickCell>,
     run: RunTicks,
-    _borrow: PhantomData<&'w ComponentTicks>,
+    _borrow: PhantomData<&'w Tick>,
 }
 
 impl TicksFetch<'_> {
@@ -216,14 +217,14 @@ impl TicksFetch<'_> {
     /// `row` is in bounds of a tracked column, and nothing writes its ticks
     /// while the fetch lives.
     #[inline(always)]
-    unsafe fn at(&self, row: usize) -> ComponentTicks {
+    unsafe fn at(&self, row: usize) -> Tick {
         // SAFETY: guaranteed by the caller.
         unsafe { *(*self.ticks.as_ptr().add(row)).get() }
     }
 }
 
 macro_rules! impl_tick_filter {
-    ($filter:ident, $field:ident) => {
+    ($filter:ident, $ticks:ident) => {
         // SAFETY: reads only `T`'s ticks, reported as a read of `T`; matches
         // exactly the archetypes with `T`.
         unsafe impl<T: Component + Tracked> QueryFilter for $filter<T> {
@@ -261,7 +262,7 @@ macro_rules! impl_tick_filter {
             #[inline]
             unsafe fn init_fetch<'w>(&id: &ComponentId, archetype: &'w Archetype, run: RunTicks) -> Self::Fetch<'w> {
                 let index = archetype.column_index(id).expect("the filter matched an archetype without its component");
-                let ticks = NonNull::from(archetype.column(index).ticks()).cast();
+                let ticks = NonNull::from(archetype.column(index).$ticks()).cast();
                 TicksFetch { ticks, run, _borrow: PhantomData }
             }
 
@@ -270,15 +271,15 @@ macro_rules! impl_tick_filter {
                 // SAFETY: `row` is in bounds (caller) of `T`'s column, which
                 // has one tick cell per row since `T` tracks changes; the
                 // reported read keeps writers away.
-                let ticks = unsafe { fetch.at(row) };
-                ticks.$field.is_newer_than(fetch.run.last_run, fetch.run.this_run)
+                let tick = unsafe { fetch.at(row) };
+                tick.is_newer_than(fetch.run.last_run, fetch.run.this_run)
             }
         }
     };
 }
 
-impl_tick_filter!(Added, added);
-impl_tick_filter!(Changed, changed);
+impl_tick_filter!(Added, added_ticks);
+impl_tick_filter!(Changed, changed_ticks);
 
 macro_rules! impl_query_filter_for_tuple {
     ($($name:ident $index:tt),*) => {

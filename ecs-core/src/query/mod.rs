@@ -18,7 +18,7 @@ mod state;
 
 pub use access::Access;
 pub use condition::ArchetypeCondition;
-pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch};
+pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch, TickFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TicksFetch, With, Without};
 pub use iter::QueryIter;
 pub(crate) use one::{query_one, query_one_mut};

@@ -33,6 +33,7 @@ mod entity_serde;
 mod error;
 mod event;
 mod graph;
+mod hooks;
 #[allow(unsafe_code)]
 mod pool;
 #[allow(unsafe_code)]
@@ -60,6 +61,7 @@ pub use entity_ref::EntityRef;
 pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
+pub use hooks::{ComponentHooks, HookWorld};
 pub use pool::Reset;
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
-use crate::bundle::{Bundle, BundleId, Bundles};
+use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
@@ -13,6 +13,7 @@ use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 use crate::event::{Event, Events};
+use crate::hooks::Hooks;
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::removed::Removals;
 use crate::resource::{Resource, ResourceId, Resources};
@@ -67,6 +68,8 @@ pub struct World {
     last_check_tick: Tick,
     /// Which entities lost which components, for the types someone reads.
     removals: Removals,
+    /// Component lifecycle hooks (see `hooks.rs`).
+    pub(crate) hooks: Hooks,
 }
 
 impl Default for World {
@@ -90,6 +93,7 @@ impl World {
             change_tick: AtomicU32::new(1),
             last_check_tick: Tick::new(1),
             removals: Removals::default(),
+            hooks: Hooks::default(),
         };
         world.insert_resource(Time::default());
         world
@@ -104,6 +108,9 @@ impl World {
     /// Spawns an entity with the components of `bundle`: one component, a
     /// tuple, or a `#[derive(Bundle)]` struct.
     ///
+    /// Runs the components' `on_add`, then `on_insert` hooks, if any (see
+    /// [`World::register_component_hooks`]).
+    ///
     /// # Panics
     /// If the bundle holds one component type twice, or if the entity index
     /// space is exhausted: `u32::MAX` indices, each retired after about four
@@ -111,6 +118,15 @@ impl World {
     /// gets there. Either panic happens before any entity or table changes:
     /// the bundle is dropped and the world's entities stay as they were.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        if self.hooks.is_active() {
+            return self.spawn_hooked(bundle);
+        }
+        self.spawn_unhooked(bundle)
+    }
+
+    /// [`World::spawn`] without running hooks.
+    #[inline]
+    pub(crate) fn spawn_unhooked<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
@@ -121,6 +137,8 @@ impl World {
     /// iterator yields the new handles as it spawns; dropping it early still
     /// spawns the rest (so do not pass an endless iterator and stop early).
     /// The tables grow once up front when the iterator knows its length.
+    /// With hooks registered, each entity's spawn hooks (and the commands
+    /// they queue) run before the next entity is spawned.
     ///
     /// # Panics
     /// As [`World::spawn`]; the entities spawned before the panic stay.
@@ -159,6 +177,15 @@ impl World {
     /// Adds the components of `bundle` to `entity`, overwriting (and
     /// dropping) the ones it already has.
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        if self.hooks.is_active() {
+            return self.insert_hooked(entity, bundle);
+        }
+        self.insert_unhooked(entity, bundle)
+    }
+
+    /// [`World::insert`] without running hooks.
+    #[inline]
+    pub(crate) fn insert_unhooked<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let tick = self.change_tick();
@@ -179,6 +206,15 @@ impl World {
     /// Removes the components of bundle `B` (one component or several) from
     /// `entity` and returns them. The entity must have all of them.
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        if self.hooks.is_active() {
+            return self.remove_hooked(entity);
+        }
+        self.remove_unhooked(entity)
+    }
+
+    /// [`World::remove`] without running hooks.
+    #[inline]
+    pub(crate) fn remove_unhooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
@@ -193,6 +229,15 @@ impl World {
     /// Removes `entity` and drops its components. Its handle, and every copy
     /// of it, becomes stale.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        if self.hooks.is_active() {
+            return self.despawn_hooked(entity);
+        }
+        self.despawn_unhooked(entity)
+    }
+
+    /// [`World::despawn`] without running hooks.
+    #[inline]
+    pub(crate) fn despawn_unhooked(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let archetype = self.archetypes.get_mut(location.archetype);
@@ -334,8 +379,19 @@ impl World {
 
     /// Despawns every entity. The tables keep their memory for the next
     /// level's entities, query states stay valid, and every old handle stays
-    /// stale. Resources and events are kept.
+    /// stale. Resources and events are kept. Runs the despawn hooks of every
+    /// entity first (see [`World::register_component_hooks`]); the commands
+    /// they queue apply after the clear, except that the entities they
+    /// spawn are cleared with the rest (their spawn commands are skipped).
     pub fn clear(&mut self) {
+        if self.hooks.is_active() {
+            return self.clear_hooked();
+        }
+        self.clear_unhooked();
+    }
+
+    /// [`World::clear`] without running hooks.
+    pub(crate) fn clear_unhooked(&mut self) {
         self.flush();
         if self.removals.any() {
             for archetype in self.archetypes.as_slice() {
@@ -626,6 +682,16 @@ impl World {
         &self.archetypes
     }
 
+    /// The info of bundle `B`, registering it if needed.
+    pub(crate) fn register_bundle<B: Bundle>(&mut self) -> &BundleInfo {
+        self.bundles.register::<B>(&mut self.components)
+    }
+
+    /// The components of a registered bundle, in bundle order.
+    pub(crate) fn bundle_components(&self, bundle: BundleId) -> &[ComponentId] {
+        self.bundles.get(bundle).components()
+    }
+
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
         self.entities.get(entity)
@@ -719,7 +785,12 @@ where
         let world = &mut *self.world;
         let info = world.bundles.get(self.bundle);
         let tick = world.change_tick();
-        Some(structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick))
+        let entity =
+            structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick);
+        if world.hooks.is_active() {
+            world.after_spawn_hooks(self.bundle, entity);
+        }
+        Some(entity)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

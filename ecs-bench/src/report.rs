@@ -519,9 +519,11 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
         }
         let _ = writeln!(
             w,
-            "\nAn ecs save also holds its format tag and version, the component names, the entity allocator and \
-             one line per component in the text formats; a hecs row save holds each entity's handle and its \
-             components, a column save the handles and one tuple per component type.\n"
+            "\nAn ecs save also holds a format tag and version, the component names and the entity allocator; its text \
+             forms put each component on a line of its own, indented, and its binary form goes through a \
+             self-describing value, so enum variants are written by name. hecs writes compact text (no spaces or \
+             newlines) holding each entity's handle and its components, and postcard columns with enum variants \
+             as indices.\n"
         );
     }
 }

@@ -3,7 +3,8 @@
 //! sizes.
 
 use crate::raw::{RawBodies, RawMovers, RawSchedule, RawTables};
-use crate::{frag, ours, with_bevy, with_hecs, workloads, Implementation};
+use crate::save_load::{self, Direction, Format};
+use crate::{frag, ours, with_bevy, with_hecs, workloads, Implementation, Section};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
@@ -27,6 +28,72 @@ fn iteration_moves_every_entity_alike() {
     assert!(close(with_hecs::position_sum(&mut hecs), want));
     assert!(close(bevy.position_sum(), want));
     assert_eq!(ours.world.len(), n);
+}
+
+#[test]
+fn tracked_iteration_moves_every_entity_as_untracked_does() {
+    let n = 100;
+    let mut tracked = ours::TrackedMovers::new(ours::spawn_tracked_bodies(n));
+    let mut untracked = ours::Movers::new(ours::spawn_bodies(n));
+    let mut bevy = with_bevy::Movers::new(with_bevy::spawn_bodies(n));
+    for _ in 0..3 {
+        tracked.step();
+        untracked.step();
+        bevy.step();
+    }
+    let want = untracked.position_sum();
+    assert!(close(tracked.position_sum(), want));
+    assert!(close(bevy.position_sum(), want));
+    assert_eq!(tracked.world.len(), n);
+    let components = tracked.world.components();
+    let id = components.id::<ours::TrackedPosition>().expect("registered");
+    assert!(components.info(id).tracks_changes());
+    let id = untracked.world.components().id::<crate::Position>().expect("registered");
+    assert!(!untracked.world.components().info(id).tracks_changes());
+}
+
+#[test]
+fn save_and_load_round_trips_restore_the_same_data() {
+    use ecs::serde::SerdeWorldExt;
+
+    let n = 500;
+    let want_sum: f64 = save_load::entities(n).iter().map(|(p, v, h, t)| save_load::field_sum(p, v, h, t)).sum();
+    let ours_world = save_load::ours::world(n);
+    let hecs_world = save_load::with_hecs::world(n);
+    assert_eq!(save_load::ours::checksum(&ours_world), (n, want_sum));
+    assert_eq!(save_load::with_hecs::checksum(&hecs_world), (n, want_sum));
+    let registry = ours_world.serde_registry();
+    for format in Format::ALL {
+        let saved = save_load::ours::save(&ours_world, format);
+        let loaded = save_load::ours::load(&registry, format, &saved);
+        assert_eq!(save_load::ours::checksum(&loaded), (n, want_sum), "ecs, {format:?}");
+
+        let saved = save_load::with_hecs::save(&hecs_world, format);
+        let loaded = save_load::with_hecs::load(format, &saved);
+        assert_eq!(save_load::with_hecs::checksum(&loaded), (n, want_sum), "hecs, {format:?}");
+        assert_eq!(loaded.len() as usize, n);
+        // The handles survive too.
+        for entity in hecs_world.iter().map(|e| e.entity()) {
+            assert_eq!(
+                *loaded.get::<&save_load::Position>(entity).expect("saved entity"),
+                *hecs_world.get::<&save_load::Position>(entity).expect("entity")
+            );
+        }
+    }
+}
+
+#[test]
+fn save_and_load_workloads_cover_every_format_on_ecs_and_hecs() {
+    for format in Format::ALL {
+        for direction in [Direction::Save, Direction::Load] {
+            let section = Section::SaveLoad(format, direction);
+            let workload = workloads().into_iter().find(|w| w.section == section).expect("a workload per cell");
+            assert_eq!(workload.section.name(), Some("save_load"));
+            assert!(workload.name.starts_with("save_load_"));
+            assert!((workload.routine)(Implementation::Bevy).is_none());
+            assert!((workload.routine)(Implementation::Raw).is_none());
+        }
+    }
 }
 
 #[test]
@@ -196,6 +263,12 @@ fn every_small_routine_runs_with_its_set_up() {
             let mut routine = (workload.routine)(which).unwrap_or_else(|| panic!("{} has {:?}", workload.name, which));
             crate::routine::time_runs(routine.as_mut(), 2);
         }
+    }
+    let tracked = workloads().into_iter().find(|w| w.name == "tracked_iter").expect("listed");
+    assert_eq!(tracked.baseline, Some("simple_iter"));
+    assert!((tracked.routine)(Implementation::Hecs).is_none(), "hecs does not track changes");
+    for which in [Implementation::Ours, Implementation::Bevy, Implementation::Raw] {
+        crate::routine::time_runs((tracked.routine)(which).expect("present").as_mut(), 2);
     }
     let names: Vec<_> = workloads().iter().map(|w| w.name).collect();
     for name in ["first_query_10k_archetypes", "despawn_100k_random"] {

@@ -5,7 +5,9 @@
 //! simple iteration, fragmented iteration, heavy compute, schedule,
 //! add/remove), re-implemented here, plus scale curves (iteration from
 //! 10^3 to 10^6 entities, a big spawn, a sparse query, a first query over
-//! many archetypes, despawning in random order).
+//! many archetypes, despawning in random order), the price of change
+//! tracking (`tracked_iter` beside `simple_iter`), and saving and loading a
+//! world ([`save_load`], ecs and hecs only).
 //!
 //! Each workload is written once per implementation, in one module each:
 //! [`ours`], [`with_hecs`], [`with_bevy`] and [`raw`]. The registry in
@@ -24,6 +26,7 @@ pub mod ours;
 pub mod raw;
 pub mod report;
 pub mod routine;
+pub mod save_load;
 pub mod systems;
 pub mod with_bevy;
 pub mod with_hecs;
@@ -33,7 +36,7 @@ pub mod workloads;
 mod agreement_tests;
 
 pub use routine::Routine;
-pub use workloads::{workloads, Implementation, Workload};
+pub use workloads::{workloads, Implementation, Section, Workload};
 
 /// Entities of the simple insert, simple iteration and add/remove workloads.
 pub const N: usize = 10_000;

@@ -8,7 +8,19 @@ use ecs::{Entity, Query, QueryState, World};
 use crate::markers::{self, Marker, MarkerSink};
 use crate::routine::{Build, Prepared, Steady};
 use crate::{body, frag, heavy, mover, step, swap_ab, swap_cd, swap_ce, Routine};
-use crate::{Position, Transform, Velocity, A, B, C, D, E};
+use crate::{Position, Rotation, Transform, Velocity, A, B, C, D, E};
+
+/// `Position` with change tracking: the world keeps an added and a changed
+/// tick per value. Only ours has the option (`bevy_ecs` tracks every
+/// component, hecs none), so the type derives only our `Component`.
+#[derive(ecs::Component, Clone, Copy, Debug, PartialEq)]
+#[component(track_changes)]
+pub struct TrackedPosition(pub Position);
+
+/// `Velocity` with change tracking; see [`TrackedPosition`].
+#[derive(ecs::Component, Clone, Copy, Debug, PartialEq)]
+#[component(track_changes)]
+pub struct TrackedVelocity(pub Velocity);
 
 /// A world with `n` bodies spawned by one `spawn_batch`.
 pub fn spawn_bodies(n: usize) -> World {
@@ -48,6 +60,46 @@ impl Movers {
     pub fn position_sum(&mut self) -> f64 {
         let mut sum = 0.0;
         self.query.for_each_mut(&mut self.world, |(position, _)| sum += position.0.iter().sum::<f32>() as f64);
+        sum
+    }
+}
+
+/// A world of `n` bodies whose position and velocity track changes,
+/// spawned by one `spawn_batch`: the bodies of [`spawn_bodies`] otherwise.
+pub fn spawn_tracked_bodies(n: usize) -> World {
+    let mut world = World::new();
+    let tracked = |(transform, position, rotation, velocity): (Transform, Position, Rotation, Velocity)| {
+        (transform, TrackedPosition(position), rotation, TrackedVelocity(velocity))
+    };
+    world.spawn_batch((0..n).map(body).map(tracked)).for_each(drop);
+    world
+}
+
+/// [`Movers`] over the tracked types: the kept query
+/// `(&mut TrackedPosition, &TrackedVelocity)`.
+pub struct TrackedMovers {
+    /// The world.
+    pub world: World,
+    query: QueryState<(&'static mut TrackedPosition, &'static TrackedVelocity)>,
+}
+
+impl TrackedMovers {
+    /// Prepares the movement query over `world`.
+    pub fn new(mut world: World) -> Self {
+        let query = QueryState::new(&mut world);
+        TrackedMovers { world, query }
+    }
+
+    /// Adds velocity to position for every entity the query matches.
+    #[inline]
+    pub fn step(&mut self) {
+        self.query.for_each_mut(&mut self.world, |(mut position, velocity)| step(&mut position.0, &velocity.0));
+    }
+
+    /// Sum of every matched position's coordinates, to compare engines.
+    pub fn position_sum(&mut self) -> f64 {
+        let mut sum = 0.0;
+        self.query.for_each_mut(&mut self.world, |(position, _)| sum += position.0 .0.iter().sum::<f32>() as f64);
         sum
     }
 }
@@ -264,6 +316,11 @@ pub fn simple_insert() -> Box<dyn Routine> {
 /// Steps 10,000 bodies.
 pub fn simple_iter() -> Box<dyn Routine> {
     Box::new(Steady::new(Movers::new(spawn_bodies(crate::N)), Movers::step))
+}
+
+/// Steps 10,000 bodies whose position and velocity track changes.
+pub fn tracked_iter() -> Box<dyn Routine> {
+    Box::new(Steady::new(TrackedMovers::new(spawn_tracked_bodies(crate::N)), TrackedMovers::step))
 }
 
 /// Doubles `Data` over 26 small archetypes.

@@ -1,13 +1,15 @@
 //! The report: a short timing of every routine ([`sample`]),
 //! the machine it ran on ([`Machine`]), and the rendering of the results as a
 //! Markdown page ([`markdown`]) and a hand-written SVG bar chart ([`svg`]).
+//! The page holds the main table, the save and load section, and memory.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::memory::{self, Measurement, Scenario};
 use crate::routine::time_runs;
-use crate::{Implementation, Routine};
+use crate::save_load::{self, Direction, Format, Sizes};
+use crate::{Implementation, Routine, Section};
 
 /// How long the implementations of one workload are sampled in all, at
 /// least (plus their untimed set-up and their processes' start).
@@ -16,6 +18,13 @@ pub const BUDGET: Duration = Duration::from_secs(6);
 /// processes, the implementations taking turns, so that a change in the
 /// machine's load falls on all of them alike.
 pub const ROUNDS: usize = 6;
+/// A workload stops taking rounds once its processes have taken this long
+/// in all, after at least [`MIN_ROUNDS`]: a round of the slowest save and
+/// load workloads takes several seconds (three samples of a run of a
+/// second, plus building the save).
+pub const WORKLOAD_CAP: Duration = Duration::from_secs(12);
+/// See [`WORKLOAD_CAP`].
+pub const MIN_ROUNDS: usize = 2;
 /// Fewest samples per process, even when that overruns the budget.
 pub const MIN_SAMPLES: usize = 3;
 /// Most samples per process.
@@ -195,6 +204,11 @@ pub struct Row {
     pub about: &'static str,
     /// Whether the workload is held to the 1.2x floor goal.
     pub iteration: bool,
+    /// Where the page shows it.
+    pub section: Section,
+    /// The workload it is a variant of (see
+    /// [`Workload::baseline`](crate::Workload::baseline)).
+    pub baseline: Option<&'static str>,
     /// Timings in [`Implementation::ALL`] order.
     pub timings: [Option<Timing>; 4],
 }
@@ -219,6 +233,18 @@ impl Row {
     /// Ours divided by the raw floor.
     pub fn vs_floor(&self) -> Option<f64> {
         Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Raw)?.as_secs_f64())
+    }
+
+    /// Ours divided by hecs.
+    pub fn vs_hecs(&self) -> Option<f64> {
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Hecs)?.as_secs_f64())
+    }
+
+    /// Ours on this workload divided by ours on its baseline, found among
+    /// `rows`.
+    pub fn vs_baseline(&self, rows: &[Row]) -> Option<f64> {
+        let baseline = rows.iter().find(|r| Some(r.name) == self.baseline)?;
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / baseline.time(Implementation::Ours)?.as_secs_f64())
     }
 }
 
@@ -254,25 +280,52 @@ pub fn format_duration(d: Duration) -> String {
     format!("{value:.digits$} {unit}")
 }
 
+/// `n` with a comma between groups of three digits.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// From this ratio up (1.01x once rounded), ecs is reported slower.
 const SLOWER: f64 = 1.005;
+
+/// The goal for iteration workloads: at most this multiple of the raw
+/// floor; also the goal for change tracking over untracked iteration.
+pub const ITERATION_GOAL: f64 = 1.2;
 
 fn format_ratio(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "–".to_owned(), |r| format!("{r:.2}x"))
 }
 
 /// The Markdown report: the machine, the timing table, the chart link, the
+/// save and load tables (with `sizes`, when there are such rows), the
 /// memory table and the notes. `elapsed` is how long the whole run took.
-pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &str, elapsed: Duration) -> String {
+pub fn markdown(
+    machine: &Machine,
+    rows: &[Row],
+    sizes: &[Sizes],
+    memory: &[MemoryRow],
+    chart: &str,
+    elapsed: Duration,
+) -> String {
     let mut md = String::new();
     let w = &mut md;
     let _ = writeln!(w, "# Benchmark report\n");
     let _ = writeln!(
         w,
         "Written by `cargo run -p ecs-bench --release --bin report` (a short run: median of a few samples per \
-         cell, each implementation in {} fresh processes taking turns with the others'; {:.0} s in all). For careful numbers run `cargo bench -p ecs-bench`, which times the same \
+         cell, each implementation in {} fresh processes taking turns with the others' (at least \
+         {MIN_ROUNDS} for workloads whose rounds pass {} s); {:.0} s in all). For careful numbers run `cargo bench -p ecs-bench`, which times the same \
          routines with criterion.\n",
         ROUNDS,
+        WORKLOAD_CAP.as_secs(),
         elapsed.as_secs_f64()
     );
     let _ = writeln!(w, "| | |\n| --- | --- |");
@@ -297,7 +350,8 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
     );
     let _ = writeln!(w, "| workload | ecs | hecs | bevy_ecs | raw floor | ecs / best peer | ecs / raw |");
     let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for row in rows {
+    let suite: Vec<&Row> = rows.iter().filter(|r| r.section == Section::Suite).collect();
+    for row in &suite {
         let cell = |which| row.time(which).map_or_else(|| "–".to_owned(), format_duration);
         let best = row.best_peer().map(|(p, _)| p);
         let peer_cell = |which: Implementation| {
@@ -331,26 +385,44 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
         "\nThe faster peer of each row is in bold. On a 2-core machine shared with other work, differences of a \
          few percent are within run-to-run noise.\n"
     );
-    let slower: Vec<String> = rows
+    let slower: Vec<String> = suite
         .iter()
         .filter_map(|row| row.vs_best_peer().filter(|&r| r >= SLOWER).map(|r| format!("`{}` ({r:.2}x)", row.name)))
         .collect();
-    let above_floor: Vec<String> = rows
+    let above_floor: Vec<String> = suite
         .iter()
         .filter(|row| row.iteration)
-        .filter_map(|row| row.vs_floor().filter(|&r| r > 1.2).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .filter_map(|row| row.vs_floor().filter(|&r| r > ITERATION_GOAL).map(|r| format!("`{}` ({r:.2}x)", row.name)))
         .collect();
     let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(", ") };
     let _ = writeln!(w, "- ecs slower than the best peer: {}.", list(slower));
-    let _ = writeln!(w, "- iteration workloads above 1.2x the raw floor: {}.\n", list(above_floor));
-    let _ = writeln!(w, "![ecs / best peer and ecs / raw floor, per workload]({chart})\n");
+    let _ = writeln!(w, "- iteration workloads above 1.2x the raw floor: {}.", list(above_floor));
+    for row in suite.iter().filter(|r| r.baseline.is_some()) {
+        let baseline = row.baseline.unwrap_or_default();
+        let _ = writeln!(
+            w,
+            "- `{}` / `{baseline}` on ecs: {} (goal: at most {ITERATION_GOAL}x{}).",
+            row.name,
+            format_ratio(row.vs_baseline(rows)),
+            match row.vs_baseline(rows) {
+                Some(r) if r > ITERATION_GOAL => ", missed",
+                Some(_) => ", met",
+                None => "; not measured together",
+            }
+        );
+    }
+    let _ = writeln!(w, "\n![ecs / best peer and ecs / raw floor, per workload]({chart})\n");
+
+    if rows.iter().any(|r| r.section != Section::Suite) || !sizes.is_empty() {
+        save_load_section(w, rows, sizes);
+    }
 
     let _ = writeln!(w, "## What each workload does\n");
     for row in rows {
         let _ = writeln!(w, "- `{}`: {}.", row.name, row.about);
     }
 
-    let _ = writeln!(w, "\n## Memory: {} entities of (Position, Velocity)\n", memory::ENTITIES);
+    let _ = writeln!(w, "\n## Memory: {} entities of (Position, Velocity)\n", thousands(memory::ENTITIES));
     let _ = writeln!(
         w,
         "Growth of the peak resident set (`VmHWM`) while spawning, per entity, each implementation in a fresh \
@@ -387,6 +459,75 @@ pub fn markdown(machine: &Machine, rows: &[Row], memory: &[MemoryRow], chart: &s
     md
 }
 
+/// The "Save and load" section: time per format and direction on ecs and
+/// hecs, then the size of each save.
+fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
+    let _ = writeln!(w, "## Save and load: {} entities of 4 components\n", thousands(save_load::ENTITIES));
+    let _ = writeln!(
+        w,
+        "The world of `ecs-serde`'s `save_load_speed` example (position, velocity, health, team), saved to \
+         memory and loaded into a fresh world. ecs uses `ecs-serde` (`save_json` / `World::load_json` and the \
+         same for RON and binary); hecs uses `hecs::serialize` with serde_json, ron and postcard: the row \
+         layout for JSON and RON, the column layout for binary (postcard cannot write the row layout's maps of \
+         unknown length). bevy_ecs is left out: it has no world serialization without `bevy_scene` and \
+         `bevy_reflect`. There is no floor.\n"
+    );
+    let find =
+        |format: Format, direction: Direction| rows.iter().find(|r| r.section == Section::SaveLoad(format, direction));
+    let cell =
+        |row: Option<&Row>, which| row.and_then(|r| r.time(which)).map_or_else(|| "–".to_owned(), format_duration);
+    let ratio = |row: Option<&Row>| format_ratio(row.and_then(Row::vs_hecs));
+    let measured: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| find(f, Direction::Save).is_some() || find(f, Direction::Load).is_some())
+        .collect();
+    if !measured.is_empty() {
+        let _ = writeln!(w, "| format | ecs save | hecs save | ecs / hecs | ecs load | hecs load | ecs / hecs |");
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        for format in measured {
+            let (save, load) = (find(format, Direction::Save), find(format, Direction::Load));
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                format.name(),
+                cell(save, Implementation::Ours),
+                cell(save, Implementation::Hecs),
+                ratio(save),
+                cell(load, Implementation::Ours),
+                cell(load, Implementation::Hecs),
+                ratio(load),
+            );
+        }
+        let _ = writeln!(w);
+    }
+    if !sizes.is_empty() {
+        let n = save_load::ENTITIES as f64;
+        let _ =
+            writeln!(w, "| format | ecs size | ecs bytes / entity | hecs size | hecs bytes / entity | hecs layout |");
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | --- |");
+        for s in sizes {
+            let _ = writeln!(
+                w,
+                "| {} | {:.2} MB | {:.1} | {:.2} MB | {:.1} | {} |",
+                s.format.name(),
+                s.ours as f64 / 1e6,
+                s.ours as f64 / n,
+                s.hecs as f64 / 1e6,
+                s.hecs as f64 / n,
+                s.format.hecs_layout(),
+            );
+        }
+        let _ = writeln!(
+            w,
+            "\nAn ecs save also holds a format tag and version, the component names and the entity allocator; its text \
+             forms put each component on a line of its own, indented, and its binary form goes through a \
+             self-describing value, so enum variants are written by name. hecs writes compact text (no spaces or \
+             newlines) holding each entity's handle and its components, and postcard columns with enum variants \
+             as indices.\n"
+        );
+    }
+}
+
 /// How the implementations are driven, for the report's readers.
 pub const NOTES: &str = "\
 - **ecs**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
@@ -404,12 +545,18 @@ across runs (`iter_mut().for_each`); `entity_mut().insert` / `remove`; `despawn`
 `heavy_compute` with rayon; `schedule` one loop after another; `add_remove` moves rows between two hand-made \
 tables with a location array; `sparse_query` iterates only the matching tables. There is no floor for \
 `first_query_10k_archetypes` and `despawn_100k_random`.
+- `tracked_iter` is `simple_iter` over `TrackedPosition` and `TrackedVelocity`, which wrap the same values and \
+carry `#[component(track_changes)]`; bevy_ecs tracks changes on every component, so its cell is its \
+`simple_iter`; hecs has no change tracking; the floor is `simple_iter`'s.
+- Save workloads drop the bytes they wrote inside the timing; load workloads drop the loaded world outside it.
 - `first_query_10k_archetypes` and `despawn_100k_random` build a fresh world before each run, outside the \
 timing; spawn workloads drop their world outside the timing.";
 
 /// The chart: per workload, ecs / best peer and ecs / raw floor as bars from
 /// 1 on a log scale (left of 1: ecs faster).
+/// Only the main table's rows are drawn.
 pub fn svg(rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows.iter().filter(|r| r.section == Section::Suite).collect();
     const WIDTH: f64 = 960.0;
     const LABEL: f64 = 250.0;
     const RIGHT: f64 = 70.0;
@@ -515,7 +662,14 @@ mod tests {
     fn row(times_us: [Option<u64>; 4]) -> Row {
         let timing =
             |us: Option<u64>| us.map(|us| Timing { median: Duration::from_micros(us), samples: 5, runs_per_sample: 1 });
-        Row { name: "w", about: "a workload", iteration: true, timings: times_us.map(timing) }
+        Row {
+            name: "w",
+            about: "a workload",
+            iteration: true,
+            section: Section::Suite,
+            baseline: None,
+            timings: times_us.map(timing),
+        }
     }
 
     #[test]
@@ -536,6 +690,10 @@ mod tests {
         assert_eq!(format_duration(Duration::from_nanos(1_234)), "1.23 µs");
         assert_eq!(format_duration(Duration::from_micros(45_600)), "45.6 ms");
         assert_eq!(format_duration(Duration::from_nanos(312)), "312 ns");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_000_000), "1,000,000");
     }
 
     #[test]
@@ -553,9 +711,43 @@ mod tests {
             bevy_ecs: "2".into(),
             load: "0.00".into(),
         };
-        let page = markdown(&machine, &rows, &[], "report.svg", Duration::from_secs(1));
+        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
         assert!(page.contains("| w † | 30.0 µs | 60.0 µs | **40.0 µs** | 20.0 µs | 0.75x | 1.50x |"), "{page}");
         assert!(page.contains("![ecs / best peer and ecs / raw floor, per workload](report.svg)"));
+    }
+
+    #[test]
+    fn the_page_shows_baselines_and_the_save_and_load_tables() {
+        let mut simple = row([Some(10), Some(12), Some(11), Some(9)]);
+        simple.name = "simple_iter";
+        let mut tracked = row([Some(11), None, Some(11), Some(9)]);
+        tracked.name = "tracked_iter";
+        tracked.baseline = Some("simple_iter");
+        let mut save = row([Some(300), Some(100), None, None]);
+        save.name = "save_load_json_save";
+        save.section = Section::SaveLoad(Format::Json, Direction::Save);
+        let mut load = row([Some(200), Some(400), None, None]);
+        load.name = "save_load_json_load";
+        load.section = Section::SaveLoad(Format::Json, Direction::Load);
+        let rows = [simple, tracked, save, load];
+        assert!((rows[1].vs_baseline(&rows).expect("both measured") - 1.1).abs() < 1e-12);
+        assert_eq!(rows[0].vs_baseline(&rows), None, "no baseline");
+        let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000 }];
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        };
+        let page = markdown(&machine, &rows, &sizes, &[], "report.svg", Duration::from_secs(1));
+        assert!(page.contains("- `tracked_iter` / `simple_iter` on ecs: 1.10x (goal: at most 1.2x, met)."), "{page}");
+        assert!(page.contains("| JSON | 300 µs | 100 µs | 3.00x | 200 µs | 400 µs | 0.50x |"), "{page}");
+        assert!(page.contains("| JSON | 2.00 MB | 20.0 | 1.50 MB | 15.0 | row |"), "{page}");
+        assert!(!page.contains("| save_load_json_save"), "save and load rows stay out of the main table");
+        assert_eq!(svg(&rows).matches("<title>").count(), 4, "two bars for each main row only");
     }
 
     #[test]

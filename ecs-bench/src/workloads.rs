@@ -1,6 +1,7 @@
 //! The registry: every workload, and for each implementation the routine
 //! that runs it. The criterion benches and the report both read this list.
 
+use crate::save_load::{self, Direction, Format};
 use crate::{ours, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
@@ -40,6 +41,26 @@ impl Implementation {
     }
 }
 
+/// Where a workload's row goes in the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Section {
+    /// The main table: ecs beside the peers and the raw floor.
+    Suite,
+    /// "Save and load": a world saved in, or loaded from, one format.
+    SaveLoad(Format, Direction),
+}
+
+impl Section {
+    /// The name that selects every workload of the section on the report's
+    /// command line (`report -- save_load`), if it has one.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Section::Suite => None,
+            Section::SaveLoad(..) => Some("save_load"),
+        }
+    }
+}
+
 /// One workload of the suite.
 pub struct Workload {
     /// Identifier, as in bench ids and the report.
@@ -51,6 +72,12 @@ pub struct Workload {
     pub iteration: bool,
     /// Whether it uses more than one thread where the implementation can.
     pub parallel: bool,
+    /// Where the report shows it.
+    pub section: Section,
+    /// The workload this one is a variant of, if any: the report divides
+    /// ecs' time on this one by ecs' time on that one (`tracked_iter` by
+    /// `simple_iter`: the price of change tracking).
+    pub baseline: Option<&'static str>,
     /// Builds the routine of one implementation: `None` where it has none
     /// (no floor for some workloads).
     pub routine: fn(Implementation) -> Option<Box<dyn Routine>>,
@@ -60,6 +87,22 @@ impl std::fmt::Debug for Workload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Workload").field("name", &self.name).finish_non_exhaustive()
     }
+}
+
+/// The workload `$name` that saves (or loads) a world in one format, on ecs
+/// and hecs.
+macro_rules! save_load {
+    ($name:literal, $format:ident, $direction:ident, $about:literal) => {
+        Workload {
+            name: $name,
+            about: $about,
+            iteration: false,
+            parallel: false,
+            section: Section::SaveLoad(Format::$format, Direction::$direction),
+            baseline: None,
+            routine: |i| save_load_routine(i, Format::$format, Direction::$direction),
+        }
+    };
 }
 
 /// Picks the routine of `which` among one function per implementation.
@@ -78,7 +121,7 @@ macro_rules! per_implementation {
 }
 
 /// Every workload, in report order: the community suite, then the scale
-/// curves.
+/// curves, the schedule workloads, and saving and loading.
 pub fn workloads() -> Vec<Workload> {
     vec![
         Workload {
@@ -86,6 +129,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "spawn 10,000 (Transform, Position, Rotation, Velocity) into a fresh world",
             iteration: false,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, simple_insert),
         },
         Workload {
@@ -93,13 +138,32 @@ pub fn workloads() -> Vec<Workload> {
             about: "10,000 bodies: position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, simple_iter),
+        },
+        Workload {
+            name: "tracked_iter",
+            about: "simple_iter with Position and Velocity tracking changes (`#[component(track_changes)]`) on ecs; \
+                    bevy_ecs always tracks, so its cell is its simple_iter; hecs does not track",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("simple_iter"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::tracked_iter()),
+                Implementation::Bevy => Some(with_bevy::simple_iter()),
+                Implementation::Raw => Some(raw::simple_iter()),
+                Implementation::Hecs => None,
+            },
         },
         Workload {
             name: "frag_iter",
             about: "26 archetypes of 20 entities: double every Data",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, frag_iter),
         },
         Workload {
@@ -107,6 +171,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "1,000 bodies, in parallel: invert the matrix 100 times, position += velocity",
             iteration: true,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, heavy_compute),
         },
         Workload {
@@ -114,6 +180,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "4 x 10,000 entities: systems ab, cd, ce swap two components each",
             iteration: true,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, schedule),
         },
         Workload {
@@ -121,6 +189,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "10,000 entities of (A): insert B into each, then remove it",
             iteration: false,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, add_remove),
         },
         Workload {
@@ -128,6 +198,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "1,000 (Position, Velocity): position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, iter_movers(1_000)),
         },
         Workload {
@@ -135,6 +207,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "10,000 (Position, Velocity): position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, iter_movers(10_000)),
         },
         Workload {
@@ -142,6 +216,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "100,000 (Position, Velocity): position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, iter_movers(100_000)),
         },
         Workload {
@@ -149,6 +225,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "1,000,000 (Position, Velocity): position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, iter_movers(1_000_000)),
         },
         Workload {
@@ -156,6 +234,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "spawn 1,000,000 (Position, Velocity) into a fresh world",
             iteration: false,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, spawn_big),
         },
         Workload {
@@ -163,6 +243,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "kept query matching 1% of 100,000 entities over 1,000 archetypes: position += velocity",
             iteration: true,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, sparse_query),
         },
         Workload {
@@ -170,6 +252,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "build a query over 10,000 archetypes (one entity each) and iterate once",
             iteration: false,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, first_query_many_archetypes),
         },
         Workload {
@@ -177,6 +261,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "despawn 100,000 (Position, Velocity) in random order",
             iteration: false,
             parallel: false,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| per_implementation!(i, despawn_random),
         },
         Workload {
@@ -184,6 +270,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "a frame of 100 tiny systems (each sums a query over 10 entities); hecs has no scheduler",
             iteration: false,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| tiny_systems(i, 100),
         },
         Workload {
@@ -191,6 +279,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "a frame of 1,000 tiny systems",
             iteration: false,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| tiny_systems(i, 1_000),
         },
         Workload {
@@ -198,6 +288,8 @@ pub fn workloads() -> Vec<Workload> {
             about: "a frame of 6,000 tiny systems",
             iteration: false,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| tiny_systems(i, 6_000),
         },
         Workload {
@@ -206,6 +298,8 @@ pub fn workloads() -> Vec<Workload> {
                     the floor runs both loops on one thread, so ecs / raw is the parallel speed-up",
             iteration: false,
             parallel: true,
+            section: Section::Suite,
+            baseline: None,
             routine: |i| match i {
                 Implementation::Ours => Some(systems::ours::two_heavy_systems()),
                 Implementation::Bevy => Some(systems::bevy::two_heavy_systems()),
@@ -213,7 +307,28 @@ pub fn workloads() -> Vec<Workload> {
                 Implementation::Hecs => None,
             },
         },
+        save_load!(
+            "save_load_json_save",
+            Json,
+            Save,
+            "save 100,000 entities of 4 components (positions, velocities, health, team) as JSON"
+        ),
+        save_load!("save_load_json_load", Json, Load, "load that JSON save into a fresh world"),
+        save_load!("save_load_ron_save", Ron, Save, "save the same world as RON"),
+        save_load!("save_load_ron_load", Ron, Load, "load that RON save into a fresh world"),
+        save_load!("save_load_binary_save", Binary, Save, "save the same world in binary (postcard)"),
+        save_load!("save_load_binary_load", Binary, Load, "load that binary save into a fresh world"),
     ]
+}
+
+/// The save and load routines: ecs and hecs only (bevy_ecs needs
+/// bevy_scene and reflection to save a world; there is no floor).
+fn save_load_routine(which: Implementation, format: Format, direction: Direction) -> Option<Box<dyn Routine>> {
+    match which {
+        Implementation::Ours => Some(save_load::ours::routine(format, direction)),
+        Implementation::Hecs => Some(save_load::with_hecs::routine(format, direction)),
+        Implementation::Bevy | Implementation::Raw => None,
+    }
 }
 
 /// The tiny-systems workload of `n` systems, for the engines with a

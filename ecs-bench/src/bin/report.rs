@@ -6,7 +6,11 @@
 //! ```text
 //! cargo run -p ecs-bench --release --bin report                      # everything, writes the report
 //! cargo run -p ecs-bench --release --bin report -- simple_iter frag_iter   # some workloads, prints only
+//! cargo run -p ecs-bench --release --bin report -- save_load               # a section's workloads
 //! ```
+//!
+//! A workload with a baseline (`tracked_iter`, against `simple_iter`) brings
+//! its baseline along, so the page can show their ratio.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -14,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use ecs_bench::memory::{self, Scenario};
 use ecs_bench::report::{self, Machine, MemoryRow, Row, Samples};
-use ecs_bench::{workloads, Implementation};
+use ecs_bench::{save_load, workloads, Implementation, Section, Workload};
 
 /// The argument that makes this program a memory-measuring child.
 const MEMORY_CHILD: &str = "--memory-child";
@@ -32,24 +36,34 @@ fn main() -> ExitCode {
         _ => {}
     }
     let all = workloads();
-    if let Some(unknown) = args.iter().find(|a| !all.iter().any(|w| w.name == a.as_str())) {
+    let named = |w: &Workload, arg: &str| w.name == arg || w.section.name() == Some(arg);
+    if let Some(unknown) = args.iter().find(|a| !all.iter().any(|w| named(w, a))) {
         let names: Vec<_> = all.iter().map(|w| w.name).collect();
-        eprintln!("unknown workload `{unknown}`; expected some of {names:?}, or nothing for the full report");
+        eprintln!(
+            "unknown workload `{unknown}`; expected some of {names:?}, `save_load`, or nothing for the full report"
+        );
         return ExitCode::FAILURE;
     }
     let full = args.is_empty();
+    let asked = |w: &Workload| full || args.iter().any(|a| named(w, a));
+    let selected: Vec<&Workload> =
+        all.iter().filter(|w| asked(w) || all.iter().any(|v| asked(v) && v.baseline == Some(w.name))).collect();
     let started = Instant::now();
     let machine = Machine::detect();
     eprintln!("{} on {} cores, {}", machine.cpu, machine.cores, machine.rustc);
 
     let exe = std::env::current_exe().expect("path of this program");
     let mut rows = Vec::new();
-    for workload in all.iter().filter(|w| full || args.iter().any(|a| a == w.name)) {
+    for workload in selected.iter().copied() {
         let present: Vec<Implementation> =
             Implementation::ALL.into_iter().filter(|&which| (workload.routine)(which).is_some()).collect();
         let budget = report::BUDGET / (report::ROUNDS * present.len()) as u32;
         let mut samples: Vec<Vec<Samples>> = vec![Vec::new(); present.len()];
+        let workload_started = Instant::now();
         for round in 0..report::ROUNDS {
+            if round >= report::MIN_ROUNDS && workload_started.elapsed() > report::WORKLOAD_CAP {
+                break;
+            }
             for k in 0..present.len() {
                 let k = (k + round) % present.len();
                 match time_in_child(&exe, workload.name, present[k], budget) {
@@ -75,8 +89,26 @@ fn main() -> ExitCode {
             let index = Implementation::ALL.iter().position(|&i| i == which).expect("listed");
             timings[index] = Some(timing);
         }
-        rows.push(Row { name: workload.name, about: workload.about, iteration: workload.iteration, timings });
+        rows.push(Row {
+            name: workload.name,
+            about: workload.about,
+            iteration: workload.iteration,
+            section: workload.section,
+            baseline: workload.baseline,
+            timings,
+        });
     }
+
+    // Sizes are not timings: measured here, once.
+    let sizes = if selected.iter().any(|w| matches!(w.section, Section::SaveLoad(..))) {
+        let sizes = save_load::sizes();
+        for s in &sizes {
+            eprintln!("size {:<18} ecs {:>10} B   hecs {:>10} B", s.format.name(), s.ours, s.hecs);
+        }
+        sizes
+    } else {
+        Vec::new()
+    };
 
     let mut memory_rows = Vec::new();
     if full {
@@ -97,7 +129,7 @@ fn main() -> ExitCode {
         }
     }
 
-    let page = report::markdown(&machine, &rows, &memory_rows, CHART, started.elapsed());
+    let page = report::markdown(&machine, &rows, &sizes, &memory_rows, CHART, started.elapsed());
     println!("{page}");
     if full {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -19,7 +19,7 @@ pub mod prelude {
     pub use ecs_core::{
         Bundle, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError, EntityRef,
         EventReader, EventWriter, Events, IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Res, ResMut,
-        Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
+        Reset, Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
     pub use ecs_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

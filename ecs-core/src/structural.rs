@@ -12,6 +12,7 @@ use crate::column::Column;
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
+use crate::pool::Pools;
 
 /// Appends each value it receives to the next column of a list.
 struct PushColumns<'a> {
@@ -93,9 +94,11 @@ pub(crate) fn spawn_into<B: Bundle>(
 
 /// Inserts `bundle` into the live `entity` at `location`: moves it to the
 /// archetype that has the bundle's components as well as its own, then
-/// writes each component, adding it or overwriting (and dropping) the old
-/// value. The tables and the entity table are consistent before any old
-/// value is dropped.
+/// writes each component, adding it or overwriting the old value, which is
+/// dropped (or reset and pooled, for a pooled type). The tables and the
+/// entity table are consistent before any old value is dropped or reset.
+// The world's parts travel separately so each can be borrowed on its own.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn insert<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
@@ -104,6 +107,7 @@ pub(crate) fn insert<B: Bundle>(
     components: &Components,
     entity: Entity,
     location: EntityLocation,
+    pools: &mut Pools,
 ) {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let source = location.archetype;
@@ -112,7 +116,7 @@ pub(crate) fn insert<B: Bundle>(
         // Every component exists: overwrite in place.
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         let edge = edges.inserting(info.id());
-        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components);
+        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components, pools);
         return;
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
@@ -126,14 +130,16 @@ pub(crate) fn insert<B: Bundle>(
     if edge.adds_only {
         bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0 });
     } else {
-        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components);
+        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, pools);
     }
 }
 
 /// Writes each component of `bundle` into `row`: appended where `existed`
 /// says the entity lacked it (that column ends at `row`), swapped in where it
-/// had it. Then drops the old values, which the swap left in the bundle's
-/// memory.
+/// had it. Then drops the old values (or pools them), which the swap left in
+/// the bundle's memory.
+// As for `insert`: the world's parts travel separately.
+#[allow(clippy::too_many_arguments)]
 fn overwrite<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
@@ -142,6 +148,7 @@ fn overwrite<B: Bundle>(
     targets: &[u32],
     existed: &[bool],
     components: &Components,
+    pools: &mut Pools,
 ) {
     let r = row.index();
     let mut bundle = ManuallyDrop::new(bundle);
@@ -167,17 +174,19 @@ fn overwrite<B: Bundle>(
     // Every table is consistent now; drop the replaced values, which sit in
     // the bundle's memory. If one destructor panics, the guard drops the
     // rest while unwinding.
-    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, done: 0 };
+    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, pools, done: 0 };
     old.drop_remaining();
 }
 
-/// Drops the replaced values left in a bundle's memory by [`overwrite`],
-/// resuming after the last one attempted if dropped during unwinding.
+/// Drops (or pools) the replaced values left in a bundle's memory by
+/// [`overwrite`], resuming after the last one attempted if dropped during
+/// unwinding.
 struct DropReplaced<'a, B: Bundle> {
     bundle: *mut B,
     info: &'a BundleInfo,
     existed: &'a [bool],
     components: &'a Components,
+    pools: &'a mut Pools,
     /// Fields below `done` have been handled.
     done: usize,
 }
@@ -185,22 +194,21 @@ struct DropReplaced<'a, B: Bundle> {
 impl<B: Bundle> DropReplaced<'_, B> {
     fn drop_remaining(&mut self) {
         let (bundle, info, existed, components) = (self.bundle, self.info, self.existed, self.components);
+        let pools = &mut *self.pools;
         let done = &mut self.done;
         let mut field = 0;
         // SAFETY: `bundle` points to the `ManuallyDrop` bundle of
         // `overwrite`, still alive. The fields of existing components hold
         // the old values (swapped in), valid and owned by nobody else; `done`
-        // moves past each field before its destructor runs, so each is
-        // dropped at most once even if one panics. The other fields were
-        // moved into columns and are not touched.
+        // moves past each field before it is released (dropped or pooled),
+        // so each is released at most once even if one panics. The other
+        // fields were moved into columns and are not touched.
         unsafe {
             B::get_components(bundle, &mut |ptr| {
                 if field == *done {
                     *done += 1;
                     if existed[field] {
-                        if let Some(drop) = components.info(info.components()[field]).drop_fn() {
-                            drop(ptr);
-                        }
+                        pools.release(components.info(info.components()[field]), ptr);
                     }
                 }
                 field += 1;

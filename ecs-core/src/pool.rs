@@ -105,7 +105,7 @@ unsafe fn reset_ptr<T: Reset>(ptr: *mut u8) {
 /// ```
 ///
 /// A `#[derive(Bundle)]` struct can implement it by hand, taking each field
-/// from the [`PoolSource`](crate::storage::PoolSource).
+/// from the [`PoolSource`](crate::storage::PoolSource) (see there).
 pub trait PooledBundle: Bundle + Sized {
     /// What the initializer receives: `&mut T` for one component, a tuple of
     /// those for a tuple.
@@ -121,6 +121,45 @@ pub trait PooledBundle: Bundle + Sized {
 /// Hands out component values for [`PooledBundle::from_pools`]: a pooled,
 /// reset value if the type's pool has one, else `C::default()`.
 /// Implemented by the world.
+///
+/// A derived bundle becomes a [`PooledBundle`] by taking each field:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::storage::PoolSource;
+/// use ecs::PooledBundle;
+///
+/// #[derive(Component, Default)]
+/// #[component(pooled)]
+/// struct Trail(Vec<[f32; 2]>);
+/// impl Reset for Trail {
+///     fn reset(&mut self) {
+///         self.0.clear();
+///     }
+/// }
+/// #[derive(Component, Default)]
+/// struct Life(f32);
+///
+/// #[derive(Bundle)]
+/// struct Shot {
+///     life: Life,
+///     trail: Trail,
+/// }
+///
+/// impl PooledBundle for Shot {
+///     type Refs<'a> = &'a mut Shot;
+///     fn from_pools(source: &mut impl PoolSource) -> Self {
+///         Shot { life: source.take(), trail: source.take() }
+///     }
+///     fn refs(&mut self) -> &mut Shot {
+///         self
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.spawn_pooled::<Shot>(|shot| shot.life.0 = 2.0);
+/// assert_eq!(world.get::<Life>(e).unwrap().0, 2.0);
+/// ```
 pub trait PoolSource {
     /// A value of `C`, from its pool or `C::default()`.
     fn take<C: Component + Default>(&mut self) -> C;

@@ -19,7 +19,7 @@ pub mod prelude {
     pub use ecs_core::{
         Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
         EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
-        QueryState, Ref, RemovedComponents, Res, ResMut, Schedule, ScheduleError, System, SystemId, Time, With,
+        QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
         Without, World,
     };
     pub use ecs_macros::{Bundle, Component, Query, SystemParam};

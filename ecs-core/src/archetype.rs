@@ -12,6 +12,7 @@ use crate::column::{for_each_unwinding, Column};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 use crate::graph::{Edges, NO_COLUMN};
+use crate::pool::Pools;
 
 /// The index of an archetype in its world. Archetypes are never removed, so an
 /// id stays valid for the world's lifetime.
@@ -67,8 +68,10 @@ pub struct Archetype {
     /// lower bound kept by `reserve`, so that a spawn in a reserved batch
     /// checks one number instead of every column.
     capacity: usize,
-    /// Whether some column's type has a destructor.
+    /// Whether some column's type has a destructor or a pool.
     drops: bool,
+    /// Whether some column's type is pooled (`#[component(pooled)]`).
+    pooled: bool,
 }
 
 impl Archetype {
@@ -81,7 +84,8 @@ impl Archetype {
         Archetype {
             id,
             columns: components.iter().map(|&c| Column::new(registry.info(c))).collect(),
-            drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some()),
+            drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some() || registry.info(c).is_pooled()),
+            pooled: components.iter().any(|&c| registry.info(c).is_pooled()),
             components,
             entities: Vec::new(),
             bits,
@@ -184,13 +188,14 @@ impl Archetype {
         row
     }
 
-    /// Removes `row` and drops its values; the last row moves into its place
-    /// (the caller records that move in the entity table first).
+    /// Removes `row` and drops its values, or resets and pools the values
+    /// of pooled types; the last row moves into its place (the caller
+    /// records that move in the entity table first).
     ///
     /// Every column and the entity column are made consistent before the
-    /// first destructor runs, and a destructor that panics does not stop the
+    /// first destructor or reset runs, and one that panics does not stop the
     /// others from running.
-    pub(crate) fn remove_row(&mut self, row: Row) {
+    pub(crate) fn remove_row(&mut self, row: Row, pools: &mut Pools, registry: &Components) {
         let r = row.index();
         assert!(r < self.entities.len(), "row out of bounds");
         self.entities.swap_remove(r);
@@ -207,6 +212,17 @@ impl Archetype {
         for column in self.columns.iter_mut() {
             // SAFETY: every column has `len + 1 > r` rows (invariant).
             unsafe { column.swap_remove_to_end(r) };
+        }
+        if self.pooled {
+            let ids = &self.components;
+            for_each_unwinding(self.columns.iter_mut().zip(ids.iter()), |(column, &id)| {
+                // SAFETY: the value just past the column's end is the removed
+                // one, valid and of component `id`'s type; `release` takes it
+                // over, and the column never touches it again (this replaces
+                // `drop_past_end`).
+                unsafe { pools.release(registry.info(id), column.ptr_at(column.len())) }
+            });
+            return;
         }
         for_each_unwinding(self.columns.iter_mut(), |column| {
             // SAFETY: each column had its removed value moved past its end
@@ -259,10 +275,23 @@ impl Archetype {
         }
     }
 
-    /// Removes every row, dropping the values and keeping the memory.
-    pub(crate) fn clear(&mut self) {
+    /// Removes every row, dropping the values (or resetting and pooling
+    /// those of pooled types) and keeping the memory.
+    pub(crate) fn clear(&mut self, pools: &mut Pools, registry: &Components) {
         self.entities.clear();
-        for_each_unwinding(self.columns.iter_mut(), Column::clear);
+        if !self.pooled {
+            for_each_unwinding(self.columns.iter_mut(), Column::clear);
+            return;
+        }
+        let ids = &self.components;
+        for_each_unwinding(self.columns.iter_mut().zip(ids.iter()), |(column, &id)| {
+            let info = registry.info(id);
+            if info.is_pooled() {
+                pools.absorb(info, column);
+            } else {
+                column.clear();
+            }
+        });
     }
 
     /// Bytes held by the columns, entity column included.
@@ -288,6 +317,9 @@ impl Archetype {
             column
                 .check_invariants(registry.info(self.components[i]))
                 .map_err(|e| format!("archetype {:?}: {e}", self.id))?;
+            if column.is_tracked() != registry.info(self.components[i]).tracks_changes() {
+                return Err(format!("archetype {:?}: column {i} keeps ticks unlike its type", self.id));
+            }
             if column.len() != self.entities.len() {
                 return Err(format!(
                     "archetype {:?}: column {i} has {} rows, entity column {}",

@@ -117,6 +117,14 @@ impl Column {
         }
     }
 
+    /// A column that keeps no change ticks even if the type tracks changes:
+    /// storage outside the tables (pools), which nothing queries.
+    pub fn without_ticks(info: &ComponentInfo) -> Self {
+        let mut column = Column::new(info);
+        column.tracked = false;
+        column
+    }
+
     /// Whether the column keeps change ticks.
     #[inline]
     pub fn is_tracked(&self) -> bool {
@@ -442,7 +450,7 @@ impl Column {
             return Err(format!("column of `{}`: data misaligned", info.name()));
         }
         let expected_ticks = if self.tracked { self.len } else { 0 };
-        if self.tracked != info.tracks_changes() || self.ticks.len() != expected_ticks {
+        if (self.tracked && !info.tracks_changes()) || self.ticks.len() != expected_ticks {
             return Err(format!(
                 "column of `{}`: {} ticks for {} rows (tracked: {})",
                 info.name(),

@@ -4,7 +4,7 @@
 //! derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `bundle`, `structural`, `resource`), the query and system-parameter fetch
+//! `bundle`, `structural`, `pool`, `resource`), the query and system-parameter fetch
 //! modules (`query`, `system`), and the schedule's executor, which runs
 //! systems through a shared world once their accesses are proven disjoint;
 //! each of those opts in with `#[allow(unsafe_code)]`, and every block
@@ -62,7 +62,7 @@ pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
 pub use hooks::{ComponentHooks, HookWorld};
-pub use pool::Reset;
+pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
@@ -84,6 +84,7 @@ pub mod storage {
     pub use crate::bitset::BitSet;
     pub use crate::bundle::{BundleId, BundleInfo, ComponentReader, ComponentWriter};
     pub use crate::component::{ComponentInfo, Components};
+    pub use crate::pool::PoolSource;
 }
 
 /// Items the derive macros' output names; not part of the public API.

@@ -13,6 +13,7 @@ use crate::column::Column;
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
+use crate::pool::Pools;
 
 /// Appends each value it receives to the next column of a list.
 struct PushColumns<'a> {
@@ -103,9 +104,11 @@ pub(crate) fn spawn_into<B: Bundle>(
 
 /// Inserts `bundle` into the live `entity` at `location`: moves it to the
 /// archetype that has the bundle's components as well as its own, then
-/// writes each component, adding it or overwriting (and dropping) the old
-/// value. The tables and the entity table are consistent before any old
-/// value is dropped. Every written value counts as changed at `tick`.
+/// writes each component, adding it or overwriting the old value, which is
+/// dropped (or reset and pooled, for a pooled type). The tables and the
+/// entity table are consistent before any old value is dropped or reset.
+/// Every written value counts as changed at `tick`.
+// The world's parts travel separately so each can be borrowed on its own.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn insert<B: Bundle>(
     bundle: B,
@@ -116,6 +119,7 @@ pub(crate) fn insert<B: Bundle>(
     entity: Entity,
     location: EntityLocation,
     tick: Tick,
+    pools: &mut Pools,
 ) {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let source = location.archetype;
@@ -124,7 +128,17 @@ pub(crate) fn insert<B: Bundle>(
         // Every component exists: overwrite in place.
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         let edge = edges.inserting(info.id());
-        overwrite(bundle, info, archetype.columns_mut(), location.row, &edge.columns, &edge.existed, components, tick);
+        overwrite(
+            bundle,
+            info,
+            archetype.columns_mut(),
+            location.row,
+            &edge.columns,
+            &edge.existed,
+            components,
+            tick,
+            pools,
+        );
         return;
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
@@ -138,14 +152,15 @@ pub(crate) fn insert<B: Bundle>(
     if edge.adds_only {
         bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0, tick });
     } else {
-        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, tick);
+        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, tick, pools);
     }
 }
 
 /// Writes each component of `bundle` into `row`: appended where `existed`
 /// says the entity lacked it (that column ends at `row`), swapped in where it
-/// had it. Then drops the old values, which the swap left in the bundle's
-/// memory. Both count as writes at `tick`.
+/// had it. Then drops the old values (or pools them), which the swap left in
+/// the bundle's memory. Both count as writes at `tick`.
+// As for `insert`: the world's parts travel separately.
 #[allow(clippy::too_many_arguments)]
 fn overwrite<B: Bundle>(
     bundle: B,
@@ -156,6 +171,7 @@ fn overwrite<B: Bundle>(
     existed: &[bool],
     components: &Components,
     tick: Tick,
+    pools: &mut Pools,
 ) {
     let r = row.index();
     let mut bundle = ManuallyDrop::new(bundle);
@@ -181,17 +197,19 @@ fn overwrite<B: Bundle>(
     // Every table is consistent now; drop the replaced values, which sit in
     // the bundle's memory. If one destructor panics, the guard drops the
     // rest while unwinding.
-    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, done: 0 };
+    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, pools, done: 0 };
     old.drop_remaining();
 }
 
-/// Drops the replaced values left in a bundle's memory by [`overwrite`],
-/// resuming after the last one attempted if dropped during unwinding.
+/// Drops (or pools) the replaced values left in a bundle's memory by
+/// [`overwrite`], resuming after the last one attempted if dropped during
+/// unwinding.
 struct DropReplaced<'a, B: Bundle> {
     bundle: *mut B,
     info: &'a BundleInfo,
     existed: &'a [bool],
     components: &'a Components,
+    pools: &'a mut Pools,
     /// Fields below `done` have been handled.
     done: usize,
 }
@@ -199,22 +217,21 @@ struct DropReplaced<'a, B: Bundle> {
 impl<B: Bundle> DropReplaced<'_, B> {
     fn drop_remaining(&mut self) {
         let (bundle, info, existed, components) = (self.bundle, self.info, self.existed, self.components);
+        let pools = &mut *self.pools;
         let done = &mut self.done;
         let mut field = 0;
         // SAFETY: `bundle` points to the `ManuallyDrop` bundle of
         // `overwrite`, still alive. The fields of existing components hold
         // the old values (swapped in), valid and owned by nobody else; `done`
-        // moves past each field before its destructor runs, so each is
-        // dropped at most once even if one panics. The other fields were
-        // moved into columns and are not touched.
+        // moves past each field before it is released (dropped or pooled),
+        // so each is released at most once even if one panics. The other
+        // fields were moved into columns and are not touched.
         unsafe {
             B::get_components(bundle, &mut |ptr| {
                 if field == *done {
                     *done += 1;
                     if existed[field] {
-                        if let Some(drop) = components.info(info.components()[field]).drop_fn() {
-                            drop(ptr);
-                        }
+                        pools.release(components.info(info.components()[field]), ptr);
                     }
                 }
                 field += 1;

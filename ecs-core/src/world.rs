@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
+use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
@@ -14,6 +14,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 use crate::event::{Event, Events};
 use crate::hooks::Hooks;
+use crate::pool::{FromPools, PooledBundle, Pools};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::removed::Removals;
 use crate::resource::{Resource, ResourceId, Resources};
@@ -70,6 +71,8 @@ pub struct World {
     removals: Removals,
     /// Component lifecycle hooks (see `hooks.rs`).
     pub(crate) hooks: Hooks,
+    /// The reset values of pooled component types, for `spawn_pooled`.
+    pools: Pools,
 }
 
 impl Default for World {
@@ -94,6 +97,7 @@ impl World {
             last_check_tick: Tick::new(1),
             removals: Removals::default(),
             hooks: Hooks::default(),
+            pools: Pools::default(),
         };
         world.insert_resource(Time::default());
         world
@@ -175,7 +179,7 @@ impl World {
     }
 
     /// Adds the components of `bundle` to `entity`, overwriting (and
-    /// dropping) the ones it already has.
+    /// dropping, or pooling) the ones it already has.
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         if self.hooks.is_active() {
             return self.insert_hooked(entity, bundle);
@@ -190,16 +194,8 @@ impl World {
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
-        structural::insert(
-            bundle,
-            info,
-            &mut self.archetypes,
-            &mut self.entities,
-            &self.components,
-            entity,
-            location,
-            tick,
-        );
+        let (archetypes, entities, components) = (&mut self.archetypes, &mut self.entities, &self.components);
+        structural::insert(bundle, info, archetypes, entities, components, entity, location, tick, &mut self.pools);
         Ok(())
     }
 
@@ -226,8 +222,9 @@ impl World {
         Ok(taken)
     }
 
-    /// Removes `entity` and drops its components. Its handle, and every copy
-    /// of it, becomes stale.
+    /// Removes `entity` and drops its components (pooled ones are reset and
+    /// kept in their pools). Its handle, and every copy of it, becomes
+    /// stale.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         if self.hooks.is_active() {
             return self.despawn_hooked(entity);
@@ -251,7 +248,7 @@ impl World {
                 self.entities.set_location(last.index(), location);
             }
         }
-        archetype.remove_row(location.row);
+        archetype.remove_row(location.row, &mut self.pools, &self.components);
         Ok(())
     }
 
@@ -379,10 +376,11 @@ impl World {
 
     /// Despawns every entity. The tables keep their memory for the next
     /// level's entities, query states stay valid, and every old handle stays
-    /// stale. Resources and events are kept. Runs the despawn hooks of every
-    /// entity first (see [`World::register_component_hooks`]); the commands
-    /// they queue apply after the clear, except that the entities they
-    /// spawn are cleared with the rest (their spawn commands are skipped).
+    /// stale. Resources, events and the values in pools are kept. Runs the
+    /// despawn hooks of every entity first (see
+    /// [`World::register_component_hooks`]); the commands they queue apply
+    /// after the clear, except that the entities they spawn are cleared
+    /// with the rest (their spawn commands are skipped).
     pub fn clear(&mut self) {
         if self.hooks.is_active() {
             return self.clear_hooked();
@@ -399,7 +397,8 @@ impl World {
             }
         }
         self.entities.clear();
-        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), Archetype::clear);
+        let (pools, components) = (&mut self.pools, &self.components);
+        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), |archetype| archetype.clear(pools, components));
     }
 
     /// Iterates the entities that match the read-only query `Q`.
@@ -719,6 +718,7 @@ impl World {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.entities.check_invariants()?;
         self.archetypes.check_invariants(&self.components, &self.bundles)?;
+        self.pools.check_invariants()?;
         let mut rows = 0;
         for archetype in self.archetypes.as_slice() {
             for (r, &entity) in archetype.entities().iter().enumerate() {
@@ -737,6 +737,216 @@ impl World {
             return Err(format!("{rows} rows but {} live entities", self.len()));
         }
         Ok(())
+    }
+}
+
+/// Pools: values of `#[component(pooled)]` types that leave the world are
+/// reset and kept per type, and `spawn_pooled` hands them out again, so a
+/// game that spawns and despawns the same kinds of entities every frame
+/// stops allocating.
+impl World {
+    /// How many values each type's pool keeps unless
+    /// [`World::set_pool_cap`] says otherwise.
+    pub const DEFAULT_POOL_CAP: usize = crate::pool::DEFAULT_POOL_CAP;
+
+    /// Spawns an entity whose components come from their pools (already
+    /// reset), or from `Default` when a pool is empty or the type is not
+    /// pooled. `init` sets them up through `&mut` references before the
+    /// entity exists.
+    ///
+    /// If `init` panics, the values taken are dropped and no entity is
+    /// spawned.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component, Default)]
+    /// struct Particle { life: f32 }
+    ///
+    /// #[derive(Component, Default)]
+    /// #[component(pooled)]
+    /// struct Trail { points: Vec<[f32; 2]> }
+    ///
+    /// impl Reset for Trail {
+    ///     fn reset(&mut self) {
+    ///         self.points.clear();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_pooled::<(Particle, Trail)>(|(p, t)| {
+    ///     p.life = 3.0;
+    ///     t.points.push([0.0, 1.0]);
+    /// });
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    ///
+    /// // The next one reuses the trail, empty but with its memory.
+    /// world.spawn_pooled::<(Particle, Trail)>(|(_, t)| {
+    ///     assert!(t.points.is_empty() && t.points.capacity() > 0);
+    /// });
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`World::spawn`], before anything is taken from a pool.
+    pub fn spawn_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> Entity {
+        self.flush();
+        let bundle = self.take_pooled::<B>(init);
+        self.spawn(bundle)
+    }
+
+    /// Adds the components of `B` to `entity`, taken from their pools as by
+    /// [`World::spawn_pooled`] and set up by `init`; components the entity
+    /// already has are overwritten (and the old values pooled or dropped).
+    /// Nothing is taken if the entity is gone.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(3));
+    /// world.insert_pooled::<Trail>(e, |t| t.0.push(1)).unwrap();
+    /// assert_eq!(world.get::<Trail>(e).unwrap().0, [1]);
+    /// ```
+    pub fn insert_pooled<B: PooledBundle>(
+        &mut self,
+        entity: Entity,
+        init: impl FnOnce(B::Refs<'_>),
+    ) -> Result<(), EntityError> {
+        self.flush();
+        if !self.contains(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let bundle = self.take_pooled::<B>(init);
+        self.insert(entity, bundle)
+    }
+
+    /// Builds a `B` from the pools and runs `init` on it.
+    fn take_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> B {
+        // Registering first makes a bundle that names a type twice panic
+        // before anything leaves a pool.
+        self.bundles.register::<B>(&mut self.components);
+        let mut bundle = B::from_pools(&mut FromPools { pools: &mut self.pools, components: &mut self.components });
+        init(bundle.refs());
+        bundle
+    }
+
+    /// Removes the components of bundle `B` from `entity` and disposes of
+    /// them: pooled ones are reset and kept, the others dropped. The entity
+    /// must have all of them. ([`World::remove`] returns the values instead,
+    /// and so pools nothing.)
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Hp(3), Trail(vec![1, 2])));
+    /// world.discard::<Trail>(e).unwrap();
+    /// assert!(!world.has::<Trail>(e));
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// assert!(world.discard::<Trail>(e).is_err());
+    /// ```
+    pub fn discard<B: Bundle>(&mut self, entity: Entity) -> Result<(), ComponentError> {
+        // Through `remove`, so hooks fire and removals are recorded.
+        let values: B = self.remove(entity)?;
+        // The entity has moved and the tables are consistent: only now run
+        // resets and destructors.
+        let info = self.bundles.register::<B>(&mut self.components);
+        self.pools.release_bundle(values, info, &self.components);
+        Ok(())
+    }
+
+    /// Sets how many values `T`'s pool keeps (by default
+    /// [`World::DEFAULT_POOL_CAP`]); values that leave the world while the
+    /// pool is full are dropped. Lowering the cap drops the values over it
+    /// now.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// world.set_pool_cap::<Trail>(2);
+    /// for _ in 0..5 {
+    ///     world.spawn(Trail(vec![1]));
+    /// }
+    /// world.clear();
+    /// assert_eq!((world.pool_len::<Trail>(), world.pool_cap::<Trail>()), (2, 2));
+    /// world.set_pool_cap::<Trail>(1);
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// If `T` is not pooled (`#[component(pooled)]`).
+    #[track_caller]
+    pub fn set_pool_cap<T: Component>(&mut self, cap: usize) {
+        assert!(
+            T::POOL.is_some(),
+            "component `{}` is not pooled; add `#[component(pooled)]` to its derive",
+            std::any::type_name::<T>()
+        );
+        let id = self.components.register::<T>();
+        self.pools.set_cap(self.components.info(id), cap);
+    }
+
+    /// How many reset values `T`'s pool holds (zero for a type that is not
+    /// pooled).
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// let e = world.spawn(Trail(vec![1]));
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// ```
+    pub fn pool_len<T: Component>(&self) -> usize {
+        self.components.id::<T>().map_or(0, |id| self.pools.len(id))
+    }
+
+    /// The most values `T`'s pool keeps: [`World::DEFAULT_POOL_CAP`] unless
+    /// [`World::set_pool_cap`] changed it, zero for a type that is not
+    /// pooled.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// assert_eq!(world.pool_cap::<Trail>(), World::DEFAULT_POOL_CAP);
+    /// assert_eq!(world.pool_cap::<Hp>(), 0);
+    /// ```
+    pub fn pool_cap<T: Component>(&self) -> usize {
+        if T::POOL.is_none() {
+            return 0;
+        }
+        self.components.id::<T>().map_or(Self::DEFAULT_POOL_CAP, |id| self.pools.cap(id))
+    }
+
+    /// Drops every pooled value of every type and frees the pools' memory,
+    /// for example between levels. Caps are kept.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// world.spawn(Trail(vec![1]));
+    /// world.clear();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// world.trim_pools();
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// ```
+    pub fn trim_pools(&mut self) {
+        self.pools.trim();
     }
 }
 

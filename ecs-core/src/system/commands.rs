@@ -6,6 +6,7 @@ use std::fmt;
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::event::Event;
+use crate::pool::PooledBundle;
 use crate::resource::Resource;
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
@@ -201,6 +202,40 @@ impl<'w, 's> Commands<'w, 's> {
         EntityCommands { entity, queue: self.queue }
     }
 
+    /// Spawns an entity whose components come from their pools, as
+    /// [`World::spawn_pooled`] does. The handle is valid at once; `init`
+    /// runs, and the entity exists, once the commands apply.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// #[derive(Component, Default)]
+    /// #[component(pooled)]
+    /// struct Trail(Vec<[f32; 2]>);
+    /// impl Reset for Trail {
+    ///     fn reset(&mut self) {
+    ///         self.0.clear();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let e = Commands::new(&mut queue, &world).spawn_pooled::<Trail>(|t| t.0.push([1.0, 2.0])).id();
+    /// assert!(!world.contains(e));
+    /// queue.apply(&mut world);
+    /// assert_eq!(world.get::<Trail>(e).unwrap().0, [[1.0, 2.0]]);
+    /// ```
+    pub fn spawn_pooled<B: PooledBundle>(
+        &mut self,
+        init: impl FnOnce(B::Refs<'_>) + Send + 'static,
+    ) -> EntityCommands<'_> {
+        let entity = self.world.reserve_entity();
+        self.queue.push(move |world| {
+            world.flush();
+            world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity })
+        });
+        EntityCommands { entity, queue: self.queue }
+    }
+
     /// Spawns an entity with no components.
     pub fn spawn_empty(&mut self) -> EntityCommands<'_> {
         let entity = self.world.reserve_entity();
@@ -269,14 +304,12 @@ impl EntityCommands<'_> {
         self
     }
 
-    /// Removes (and drops) the components of `B`; skipped if the entity is
-    /// gone or lacks one of them.
+    /// Removes the components of `B` and drops them (pooled ones are reset
+    /// and kept, as by [`World::discard`]); skipped if the entity is gone or
+    /// lacks one of them.
     pub fn remove<B: Bundle>(&mut self) -> &mut Self {
         let entity = self.entity;
-        self.queue.push(move |world| match world.remove::<B>(entity) {
-            Ok(_) => Ok(()),
-            Err(_) => Err(Skip { command: "remove", entity }),
-        });
+        self.queue.push(move |world| world.discard::<B>(entity).map_err(|_| Skip { command: "remove", entity }));
         self
     }
 

@@ -20,6 +20,7 @@
 //! no engine: the fastest a workload can go with this data layout, so `ecs
 //! time / floor time` is the price of the engine.
 
+pub mod churn;
 pub mod frag;
 pub mod memory;
 pub mod ours;

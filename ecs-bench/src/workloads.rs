@@ -2,7 +2,7 @@
 //! that runs it. The criterion benches and the report both read this list.
 
 use crate::save_load::{self, Direction, Format};
-use crate::{ours, raw, systems, with_bevy, with_hecs, Routine};
+use crate::{churn, ours, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -155,6 +155,35 @@ pub fn workloads() -> Vec<Workload> {
                 Implementation::Bevy => Some(with_bevy::simple_iter()),
                 Implementation::Raw => Some(raw::simple_iter()),
                 Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "bullet_churn_unpooled",
+            about: "spawn 10,000 bullets with a 4-point Vec trail, then despawn them all",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(churn::ours_plain()),
+                Implementation::Hecs => Some(churn::hecs()),
+                Implementation::Bevy => Some(churn::bevy()),
+                Implementation::Raw => Some(churn::raw()),
+            },
+        },
+        Workload {
+            name: "bullet_churn",
+            about: "bullet_churn_unpooled with the trail pooled on ecs (`#[component(pooled)]`, `spawn_pooled`); \
+                    the peers have no pools, so their cells are their bullet_churn_unpooled",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("bullet_churn_unpooled"),
+            routine: |i| match i {
+                Implementation::Ours => Some(churn::ours_pooled()),
+                Implementation::Hecs => Some(churn::hecs()),
+                Implementation::Bevy => Some(churn::bevy()),
+                Implementation::Raw => Some(churn::raw()),
             },
         },
         Workload {

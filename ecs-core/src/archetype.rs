@@ -209,25 +209,73 @@ impl Archetype {
             }
             return;
         }
+        if self.pooled {
+            self.remove_row_pooled(r, pools, registry);
+            return;
+        }
         for column in self.columns.iter_mut() {
             // SAFETY: every column has `len + 1 > r` rows (invariant).
             unsafe { column.swap_remove_to_end(r) };
-        }
-        if self.pooled {
-            let ids = &self.components;
-            for_each_unwinding(self.columns.iter_mut().zip(ids.iter()), |(column, &id)| {
-                // SAFETY: the value just past the column's end is the removed
-                // one, valid and of component `id`'s type; `release` takes it
-                // over, and the column never touches it again (this replaces
-                // `drop_past_end`).
-                unsafe { pools.release(registry.info(id), column.ptr_at(column.len())) }
-            });
-            return;
         }
         for_each_unwinding(self.columns.iter_mut(), |column| {
             // SAFETY: each column had its removed value moved past its end
             // above, and it is dropped once here.
             unsafe { column.drop_past_end() }
+        });
+    }
+
+    /// [`Archetype::remove_row`] for a table with pooled columns. First,
+    /// with no user code: each pooled value with room in its pool moves
+    /// straight there from row `r` (the last row fills the hole), and every
+    /// other value moves past its column's end. Then the pooled values are
+    /// reset and the others dropped; a panic there does not stop the rest.
+    fn remove_row_pooled(&mut self, r: usize, pools: &mut Pools, registry: &Components) {
+        // Room first: once values start moving, nothing may panic.
+        for &id in self.components.iter() {
+            let info = registry.info(id);
+            if info.is_pooled() {
+                pools.reserve_one(info);
+            }
+        }
+        // Bit `i`: column `i` is done (its value went to its pool, or needs
+        // no drop). Columns from 64 on take the slower way, past the end
+        // and through `release`.
+        let mut pooled_now = 0u64;
+        let mut forgotten = 0u64;
+        for (i, (column, &id)) in self.columns.iter_mut().zip(self.components.iter()).enumerate() {
+            let info = registry.info(id);
+            // SAFETY: every column has `len + 1 > r` rows (invariant); a
+            // value `accept` took is moved out, and one without a destructor
+            // may be forgotten, so `swap_remove_forget` forgets both; any
+            // other moves past the end for below.
+            unsafe {
+                if i < 64 && info.is_pooled() && pools.accept(info, column.ptr_at(r)) {
+                    column.swap_remove_forget(r);
+                    pooled_now |= 1 << i;
+                } else if i < 64 && info.drop_fn().is_none() {
+                    column.swap_remove_forget(r);
+                    forgotten |= 1 << i;
+                } else {
+                    column.swap_remove_to_end(r);
+                }
+            }
+        }
+        let (ids, columns) = (&self.components, &mut self.columns);
+        for_each_unwinding(0..columns.len(), |i| {
+            let bit = if i < 64 { 1 << i } else { 0 };
+            if forgotten & bit != 0 {
+                return;
+            }
+            let info = registry.info(ids[i]);
+            if pooled_now & bit != 0 {
+                pools.reset_last(info);
+            } else {
+                let column = &columns[i];
+                // SAFETY: the value just past the column's end is the removed
+                // one, valid and of the column's type; `release` takes it
+                // over, and the column never touches it again.
+                unsafe { pools.release(info, column.ptr_at(column.len())) }
+            }
         });
     }
 

@@ -354,14 +354,91 @@ impl Pools {
             return;
         }
         pool.values.reserve(1);
-        // SAFETY: a valid value of the pool's type, borrowed by nothing
-        // (caller).
-        unsafe { (pool.reset)(value) };
         // SAFETY: a valid value of the column's type from outside it; room
         // was reserved, so the push does not panic between the copy and the
         // `forget` below.
         unsafe { pool.values.push(value, Tick::default()) };
         std::mem::forget(owned);
+        // Reset in the pool, after the move: the copy then reads the value
+        // before the reset writes to it, not right after.
+        let last = pool.values.len() - 1;
+        // If the reset panics, the value leaves the pool and is dropped.
+        struct PopOnPanic<'a>(&'a mut Column);
+        impl Drop for PopOnPanic<'_> {
+            fn drop(&mut self) {
+                let last = self.0.len() - 1;
+                // SAFETY: `last` is in bounds; the value moved past the end
+                // is dropped once, right after.
+                unsafe {
+                    self.0.swap_remove_to_end(last);
+                    self.0.drop_past_end();
+                }
+            }
+        }
+        let reset = pool.reset;
+        let guard = PopOnPanic(&mut pool.values);
+        // SAFETY: an in-bounds, valid value of the pool's type, borrowed by
+        // nothing else.
+        unsafe { reset(guard.0.ptr_at(last)) };
+        std::mem::forget(guard);
+    }
+
+    /// Makes room for one more value in the pool of the pooled component
+    /// `info` describes, unless it is at its cap.
+    #[inline]
+    pub fn reserve_one(&mut self, info: &ComponentInfo) {
+        let pool = self.pool_mut(info);
+        if pool.values.len() < pool.cap {
+            pool.values.reserve(1);
+        }
+    }
+
+    /// Moves the value at `src` into the pool of the pooled component
+    /// `info` describes, without resetting it yet, if the pool has room;
+    /// returns whether it did. Runs no user code: a caller moving values
+    /// out of a table calls [`Pools::reset_last`] once the table is
+    /// consistent.
+    ///
+    /// # Safety
+    /// `src` points to a valid value of `info`'s type outside the pool; if
+    /// this returns true, the pool owns it and the caller must treat `src`
+    /// as moved out.
+    #[inline]
+    pub unsafe fn accept(&mut self, info: &ComponentInfo, src: *const u8) -> bool {
+        let pool = self.pool_mut(info);
+        if pool.values.len() >= pool.cap {
+            return false;
+        }
+        // SAFETY: a valid value of the pool's type from outside it (caller);
+        // with room reserved (`reserve_one`) the push does not grow.
+        unsafe { pool.values.push(src, Tick::default()) };
+        true
+    }
+
+    /// Resets the value [`Pools::accept`] last moved into `info`'s pool. If
+    /// the reset panics, the value leaves the pool and is dropped.
+    #[inline]
+    pub fn reset_last(&mut self, info: &ComponentInfo) {
+        let pool = self.pool_mut(info);
+        let Some(last) = pool.values.len().checked_sub(1) else { return };
+        struct PopOnPanic<'a>(&'a mut Column);
+        impl Drop for PopOnPanic<'_> {
+            fn drop(&mut self) {
+                let last = self.0.len() - 1;
+                // SAFETY: `last` is in bounds; the value moved past the end
+                // is dropped once, right after.
+                unsafe {
+                    self.0.swap_remove_to_end(last);
+                    self.0.drop_past_end();
+                }
+            }
+        }
+        let reset = pool.reset;
+        let guard = PopOnPanic(&mut pool.values);
+        // SAFETY: an in-bounds, valid value of the pool's type, borrowed by
+        // nothing else.
+        unsafe { reset(guard.0.ptr_at(last)) };
+        std::mem::forget(guard);
     }
 
     /// Moves every value of `column` (of the pooled type `info` describes)
@@ -474,16 +551,26 @@ impl Pools {
 /// The world's [`PoolSource`]: takes from its pools.
 pub(crate) struct FromPools<'a> {
     pub pools: &'a mut Pools,
-    pub components: &'a mut Components,
+    pub components: &'a Components,
+    /// The bundle's components in order: the `n`-th value taken is
+    /// usually the `n`-th of them, which saves looking its id up.
+    pub ids: &'a [ComponentId],
+    pub next: usize,
 }
 
 impl PoolSource for FromPools<'_> {
     #[inline]
     fn take<C: Component + Default>(&mut self) -> C {
+        let expected = self.ids.get(self.next).copied();
+        self.next += 1;
         if C::POOL.is_none() {
             return C::default();
         }
-        let id = self.components.register::<C>();
-        self.pools.take::<C>(id).unwrap_or_default()
+        let id = match expected {
+            Some(id) if self.components.info(id).type_id() == TypeId::of::<C>() => Some(id),
+            // A hand-written `PooledBundle` may take in another order.
+            _ => self.components.id::<C>(),
+        };
+        id.and_then(|id| self.pools.take::<C>(id)).unwrap_or_default()
     }
 }

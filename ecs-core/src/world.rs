@@ -792,8 +792,18 @@ impl World {
     /// As [`World::spawn`], before anything is taken from a pool.
     pub fn spawn_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> Entity {
         self.flush();
-        let bundle = self.take_pooled::<B>(init);
-        self.spawn(bundle)
+        if self.hooks.is_active() {
+            let bundle = self.take_pooled::<B>(init);
+            return self.spawn(bundle);
+        }
+        // One bundle lookup for taking and spawning.
+        let tick = self.change_tick();
+        let info = self.bundles.register::<B>(&mut self.components);
+        let mut source =
+            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
+        let mut bundle = B::from_pools(&mut source);
+        init(bundle.refs());
+        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
     }
 
     /// Adds the components of `B` to `entity`, taken from their pools as by
@@ -828,8 +838,10 @@ impl World {
     fn take_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> B {
         // Registering first makes a bundle that names a type twice panic
         // before anything leaves a pool.
-        self.bundles.register::<B>(&mut self.components);
-        let mut bundle = B::from_pools(&mut FromPools { pools: &mut self.pools, components: &mut self.components });
+        let info = self.bundles.register::<B>(&mut self.components);
+        let mut source =
+            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
+        let mut bundle = B::from_pools(&mut source);
         init(bundle.refs());
         bundle
     }

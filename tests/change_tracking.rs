@@ -327,3 +327,47 @@ fn ticks_survive_wrapping_around() {
     schedule.run(&mut world);
     assert_eq!(take(&steady), [vec![e], vec![]]);
 }
+
+#[derive(Component, Debug, Default, PartialEq)]
+#[component(track_changes, pooled)]
+struct Trail(Vec<u32>);
+
+impl Reset for Trail {
+    fn reset(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// A pooled value that comes back is a fresh addition to every reader, its
+/// removal is recorded, and hooks see both.
+#[test]
+fn pooled_tracked_values_are_added_and_removed_like_any_other() {
+    let mut world = World::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (on_add, on_remove) = (log.clone(), log.clone());
+    world
+        .register_component_hooks::<Trail>()
+        .on_add(move |_, e| on_add.lock().unwrap().push(("add", e)))
+        .on_remove(move |_, e| on_remove.lock().unwrap().push(("remove", e)));
+    world.track_removed::<Trail>();
+    let mut added = QueryState::<Entity, Added<Trail>>::new(&mut world);
+    let mut changed = QueryState::<Entity, Changed<Trail>>::new(&mut world);
+
+    let a = world.spawn_pooled::<Trail>(|t| t.0.push(1));
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), [a]);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a]);
+    world.despawn(a).unwrap();
+    assert_eq!(world.pool_len::<Trail>(), 1);
+    let b = world.spawn_pooled::<Trail>(|t| {
+        assert!(t.0.is_empty() && t.0.capacity() >= 1, "the reset value, memory kept");
+        t.0.push(2);
+    });
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), [b], "a reused value is a new addition");
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
+    world.get_mut::<Trail>(b).unwrap().0.push(3);
+    assert_eq!(added.iter(&world).count(), 0);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
+    assert_eq!(world.removed::<Trail>().collect::<Vec<_>>(), [a]);
+    assert_eq!(*log.lock().unwrap(), [("add", a), ("remove", a), ("add", b)]);
+    world.check_invariants().unwrap();
+}

@@ -243,7 +243,19 @@ impl Pool {
 
 impl Pools {
     /// The pool of the component `info` describes, created empty if needed.
+    #[inline]
     fn pool_mut(&mut self, info: &ComponentInfo) -> &mut Pool {
+        let index = info.id().index();
+        match self.pools.get_mut(index) {
+            Some(Some(_)) => self.pools[index].as_mut().expect("just matched"),
+            _ => self.new_pool(info),
+        }
+    }
+
+    /// Creates the empty pool of `info`'s type.
+    #[cold]
+    #[inline(never)]
+    fn new_pool(&mut self, info: &ComponentInfo) -> &mut Pool {
         let index = info.id().index();
         if index >= self.pools.len() {
             self.pools.resize_with(index + 1, || None);

@@ -1,0 +1,8 @@
+// A pooled component must say how to reset its values for reuse.
+use ecs::Component;
+
+#[derive(Component, Default)]
+#[component(pooled)]
+struct Trail(Vec<f32>);
+
+fn main() {}

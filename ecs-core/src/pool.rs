@@ -373,26 +373,7 @@ impl Pools {
         std::mem::forget(owned);
         // Reset in the pool, after the move: the copy then reads the value
         // before the reset writes to it, not right after.
-        let last = pool.values.len() - 1;
-        // If the reset panics, the value leaves the pool and is dropped.
-        struct PopOnPanic<'a>(&'a mut Column);
-        impl Drop for PopOnPanic<'_> {
-            fn drop(&mut self) {
-                let last = self.0.len() - 1;
-                // SAFETY: `last` is in bounds; the value moved past the end
-                // is dropped once, right after.
-                unsafe {
-                    self.0.swap_remove_to_end(last);
-                    self.0.drop_past_end();
-                }
-            }
-        }
-        let reset = pool.reset;
-        let guard = PopOnPanic(&mut pool.values);
-        // SAFETY: an in-bounds, valid value of the pool's type, borrowed by
-        // nothing else.
-        unsafe { reset(guard.0.ptr_at(last)) };
-        std::mem::forget(guard);
+        self.reset_last(info);
     }
 
     /// Makes room for one more value in the pool of the pooled component

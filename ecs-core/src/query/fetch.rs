@@ -389,25 +389,25 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
 
     fn init_state(components: &mut Components) -> ComponentId {
         assert_tracked::<T>();
-        components.register::<T>()
+        <&T as QueryData>::init_state(components)
     }
 
     fn get_state(components: &Components) -> Option<ComponentId> {
         assert_tracked::<T>();
-        components.id::<T>()
+        <&T as QueryData>::get_state(components)
     }
 
-    fn update_access(&id: &ComponentId, _: &Components, access: &mut Access) {
-        access.add_read(id);
+    fn update_access(id: &ComponentId, components: &Components, access: &mut Access) {
+        <&T as QueryData>::update_access(id, components, access)
     }
 
-    fn condition(&id: &ComponentId) -> ArchetypeCondition {
-        ArchetypeCondition::with(id)
+    fn condition(id: &ComponentId) -> ArchetypeCondition {
+        <&T as QueryData>::condition(id)
     }
 
     #[inline]
-    fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
-        archetype.column_index(id)
+    fn match_archetype(id: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        <&T as QueryData>::match_archetype(id, archetype)
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {

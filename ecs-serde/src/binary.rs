@@ -19,13 +19,12 @@
 //! world is touched. Version 1 saves (one tree per value, keyed by entity)
 //! are still read, by the loader the text formats use.
 
-use std::collections::HashMap;
 use std::num::NonZeroU32;
 
 use ecs_core::{Entity, World};
 use serde::Serialize;
 
-use crate::column::{ColumnRun, ReadColumn};
+use crate::column::{append, ColumnRun, ReadColumn};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
@@ -85,29 +84,29 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     let entities: usize = plan.archetypes.iter().map(|(a, _)| archetypes[*a].len()).sum();
     let mut out = Vec::with_capacity(values + 3 * entities + 64);
     let encode = |e: postcard::Error| SaveError::Encode { format: Format::Binary, message: e.to_string() };
-    out = postcard::to_extend(&(FORMAT_TAG, BINARY_VERSION), out).map_err(encode)?;
-    out = postcard::to_extend(&save::Allocator::of(world), out).map_err(encode)?;
-    out = postcard::to_extend(&plan.names, out).map_err(encode)?;
-    out = postcard::to_extend(&(plan.archetypes.len() as u64), out).map_err(encode)?;
+    append(&(FORMAT_TAG, BINARY_VERSION), &mut out).map_err(encode)?;
+    append(&save::Allocator::of(world), &mut out).map_err(encode)?;
+    append(&plan.names, &mut out).map_err(encode)?;
+    append(&(plan.archetypes.len() as u64), &mut out).map_err(encode)?;
     for ((a, entries), table) in plan.archetypes.iter().zip(&runs) {
         let entities = archetypes[*a].entities();
-        out = postcard::to_extend(&(entities.len() as u64), out).map_err(encode)?;
+        append(&(entities.len() as u64), &mut out).map_err(encode)?;
         let mut previous = 0i64;
         for &entity in entities {
             let bits = entity.to_bits();
             let index = i64::from(bits as u32);
-            out = postcard::to_extend(&(index - previous, (bits >> 32) as u32), out).map_err(encode)?;
+            append(&(index - previous, (bits >> 32) as u32), &mut out).map_err(encode)?;
             previous = index;
         }
-        out = postcard::to_extend(&(entries.len() as u64), out).map_err(encode)?;
+        append(&(entries.len() as u64), &mut out).map_err(encode)?;
         for (&(_, name), run) in entries.iter().zip(table) {
-            out = postcard::to_extend(&(name, run.trees, run.out.len() as u64), out).map_err(encode)?;
+            append(&(name, run.trees, run.out.len() as u64), &mut out).map_err(encode)?;
             out.extend_from_slice(&run.out);
         }
     }
-    out = postcard::to_extend(&ResourceMap(&resources), out).map_err(encode)?;
+    append(&ResourceMap(&resources), &mut out).map_err(encode)?;
     let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
-    out = postcard::to_extend(&skipped, out).map_err(encode)?;
+    append(&skipped, &mut out).map_err(encode)?;
     Ok(Saved { data: out, skipped: plan.skipped })
 }
 
@@ -161,7 +160,7 @@ pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, L
     }
     let registry = crate::world_ext::registry_of(world);
     let save = parse(&registry, bytes)?;
-    build_into(world, save, Mode::Merge)
+    Ok(build_into(world, save, Mode::Merge)?.expect("a merge maps the saved entities"))
 }
 
 fn binary_error(message: impl ToString) -> LoadError {
@@ -316,7 +315,8 @@ fn build_column(
 
 /// Builds every value of `save`, then (if all went well) puts the entities
 /// into `world`. On error the world is unchanged.
-fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<EntityMap, LoadError> {
+/// Returns where the saved entities went, when merging.
+fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
     let mut sorted = saved.clone();
@@ -342,6 +342,7 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Ent
         built.push(columns);
     }
 
+    let mut entity_map = None;
     let handles: Vec<Entity> = match mode {
         Mode::Exact => {
             let state = load::allocator_state(&save.allocator, saved.len())?;
@@ -361,8 +362,8 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Ent
         Mode::Merge => {
             world.flush();
             let handles: Vec<Entity> = world.spawn_batch(std::iter::repeat_n((), saved.len())).collect();
-            let map: HashMap<Entity, Entity> = saved.iter().copied().zip(handles.iter().copied()).collect();
-            let remap = |e: Entity| map.get(&e).copied().unwrap_or(EntityMap::DANGLING);
+            let map = EntityMap::from_pairs(saved.iter().copied().zip(handles.iter().copied()));
+            let remap = |e: Entity| map.get(e).unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
             if let Err(error) = rebuild(&save.tables, &mut built, &mut resources, &cx) {
                 for &handle in &handles {
@@ -370,6 +371,7 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Ent
                 }
                 return Err(error);
             }
+            entity_map = Some(map);
             handles
         }
     };
@@ -387,7 +389,7 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Ent
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }
-    Ok(EntityMap::from_pairs(saved.into_iter().zip(handles)))
+    Ok(entity_map)
 }
 
 /// Reads the values that hold handles again, with the final mapping.
@@ -403,4 +405,81 @@ fn rebuild(
         }
     }
     load::rebuild_resources(resources, cx)
+}
+
+#[cfg(test)]
+mod tests {
+    use ecs::Component;
+    use ecs_core::World;
+    use serde::{Deserialize, Serialize};
+
+    use crate::{LoadError, SerdeWorldExt};
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Health(u32);
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Name(String);
+
+    /// Registered as `Health` by a reader that disagrees with the writer.
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Flag(bool);
+
+    fn saved() -> (World, Vec<u8>) {
+        let mut world = World::new();
+        world.register_serde::<Health>("Health").register_serde::<Name>("Name");
+        world.spawn((Health(1), Name("a".into())));
+        world.spawn(Health(300));
+        let bytes = world.save_binary().unwrap().data;
+        (world, bytes)
+    }
+
+    /// A world to merge into, with one entity of its own.
+    fn target(register: impl FnOnce(&mut World)) -> World {
+        let mut world = World::new();
+        register(&mut world);
+        world.spawn(());
+        world
+    }
+
+    #[test]
+    fn an_unknown_component_fails_and_changes_nothing() {
+        let (world, bytes) = saved();
+        let mut other = target(|w| {
+            w.register_serde::<Health>("Health").register_serde::<Name>("Nome");
+        });
+        let before = other.allocator_state();
+        let first = world.archetypes().as_slice().iter().find(|a| a.components().len() == 2).unwrap().entities()[0];
+        assert_eq!(
+            other.load_into_binary(&bytes).unwrap_err(),
+            LoadError::UnknownComponent { entity: first, component: "Name".into(), suggestion: Some("Nome".into()) }
+        );
+        assert_eq!((other.len(), other.allocator_state()), (1, before));
+    }
+
+    #[test]
+    fn a_value_that_does_not_fit_names_its_entity() {
+        let (world, bytes) = saved();
+        let mut other = target(|w| {
+            w.register_serde::<Flag>("Health").register_serde::<Name>("Name");
+        });
+        let before = other.allocator_state();
+        let error = other.load_into_binary(&bytes).unwrap_err();
+        let LoadError::Component { entity, component, .. } = &error else { panic!("{error:?}") };
+        assert_eq!((world.get::<Health>(*entity), component.as_str()), (Some(&Health(300)), "Health"));
+        assert_eq!((other.len(), other.allocator_state()), (1, before));
+        let registry = other.serde_registry();
+        assert!(matches!(World::load_binary(&registry, &bytes), Err(LoadError::Component { .. })));
+    }
+
+    #[test]
+    fn trailing_bytes_are_refused() {
+        let (world, mut bytes) = saved();
+        bytes.push(0);
+        let registry = world.serde_registry();
+        assert_eq!(
+            World::load_binary(&registry, &bytes).unwrap_err(),
+            LoadError::Binary { message: "1 bytes follow the save".into() }
+        );
+    }
 }

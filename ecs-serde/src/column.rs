@@ -21,6 +21,9 @@ use crate::registry::Boxed;
 use crate::to_value::to_value;
 use crate::value::Value;
 
+/// Reserve at most this many bytes of values before reading them.
+const PREALLOCATE_BYTES: usize = 64 << 20;
+
 /// The values of one component type for one table, as written.
 pub(crate) struct ColumnRun<'a> {
     /// The table's entities, in row order; each has the component.
@@ -112,10 +115,13 @@ fn write<T: Component + Serialize + DeserializeOwned>(
         let mut typed = true;
         for (row, &entity) in run.entities.iter().enumerate() {
             let value = next_value(world, &mut query, &mut in_step, entity);
-            match postcard::to_extend(value, std::mem::take(&mut run.out)) {
-                Ok(out) => {
-                    run.out = out;
+            match append(value, &mut run.out) {
+                Ok(()) => {
                     ends.push(run.out.len());
+                    if row == 0 {
+                        // Values of one type tend to take alike room.
+                        run.out.reserve(run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4);
+                    }
                 }
                 Err(_) => {
                     // The tree's error names the problem better than
@@ -137,10 +143,38 @@ fn write<T: Component + Serialize + DeserializeOwned>(
         for &entity in run.entities {
             let value = world.get::<T>(entity).expect("the runs list entities that have the component");
             let tree = to_value(value).map_err(|e| (entity, e.0))?;
-            run.out = postcard::to_extend(&tree, std::mem::take(&mut run.out)).map_err(|e| (entity, e.to_string()))?;
+            append(&tree, &mut run.out).map_err(|e| (entity, e.to_string()))?;
         }
     }
     Ok(())
+}
+
+/// Appends the postcard encoding of `value` to `out`.
+pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
+    value.serialize(&mut postcard::Serializer { output: Sink(out) })
+}
+
+/// Appends postcard's output to a vector, without taking it over.
+struct Sink<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Sink<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
 }
 
 /// `entity`'s `T`: the query's next value while it keeps in step.
@@ -173,8 +207,10 @@ fn reads_back<T: DeserializeOwned>(bytes: &[u8], ends: &[usize]) -> bool {
 
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {
     let mut deserializer = postcard::Deserializer::from_bytes(bytes);
-    // Every typed value but those of zero-sized encodings takes a byte.
-    let mut values: Vec<T> = Vec::with_capacity(count.min(bytes.len()));
+    // Every typed value but those of zero-sized encodings takes a byte; and
+    // a hostile count of large values must not reserve much up front.
+    let cautious = (PREALLOCATE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    let mut values: Vec<T> = Vec::with_capacity(count.min(bytes.len()).min(cautious));
     for row in 0..count {
         values.push(T::deserialize(&mut deserializer).map_err(|e| (row, e.to_string()))?);
     }

@@ -229,9 +229,9 @@ struct Components<'a> {
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let by_name = serializer.is_human_readable();
+        // Text formats only: binary saves are written by `binary.rs`.
         let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for &(entry, index) in self.entries {
+        for &(entry, _) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -243,11 +243,7 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    if by_name {
-                        map.serialize_entry(&entry.name, &value)?;
-                    } else {
-                        map.serialize_entry(&index, &value)?;
-                    }
+                    map.serialize_entry(&entry.name, &value)?;
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}

@@ -472,6 +472,45 @@ mod tests {
         assert!(matches!(World::load_binary(&registry, &bytes), Err(LoadError::Component { .. })));
     }
 
+    /// A component type that contains itself.
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    enum Chain {
+        #[default]
+        End,
+        Link(Box<Chain>),
+    }
+
+    #[test]
+    fn deep_nesting_in_a_typed_column_fails_cleanly() {
+        let mut world = World::new();
+        world.register_serde::<Chain>("Chain");
+        world.spawn(Chain::Link(Box::new(Chain::Link(Box::new(Chain::End)))));
+        let registry = world.serde_registry();
+        assert_eq!(
+            World::load_binary(&registry, &world.save_binary().unwrap().data).unwrap().len(),
+            1,
+            "shallow chains load"
+        );
+        // One entity whose typed `Chain` is a million links deep.
+        let mut chain = vec![1u8; 1_000_000];
+        chain.push(0);
+        let mut bytes = Vec::new();
+        super::append(&("ecs-save", 2u32), &mut bytes).unwrap();
+        super::append(&(vec![(1u32, 1u32)], Vec::<u32>::new()), &mut bytes).unwrap();
+        super::append(&vec!["Chain"], &mut bytes).unwrap();
+        super::append(&(1u64, 1u64, (0i64, 1u32), 1u64), &mut bytes).unwrap();
+        super::append(&(0u32, false, chain.len() as u64), &mut bytes).unwrap();
+        bytes.extend_from_slice(&chain);
+        super::append(&(0u64, 0u64), &mut bytes).unwrap();
+        let error = World::load_binary(&registry, &bytes).unwrap_err();
+        assert!(
+            matches!(&error, LoadError::Component { message, .. } if message == "data nested too deeply"),
+            "{error:?}"
+        );
+        assert!(world.load_into_binary(&bytes).is_err());
+        assert_eq!(world.len(), 1);
+    }
+
     #[test]
     fn trailing_bytes_are_refused() {
         let (world, mut bytes) = saved();

@@ -168,6 +168,8 @@ pub trait SerdeWorldExt: sealed::Sealed {
 
     /// A fresh world holding the binary save `bytes`; see
     /// [`SerdeWorldExt::load_json`].
+    ///
+    /// Reads binary saves of layout versions 1 and 2.
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError>
     where
         Self: Sized;

@@ -26,7 +26,8 @@ use crate::registry::Boxed;
 use crate::to_value::to_value;
 use crate::value::Value;
 
-/// Reserve at most this many bytes of values before reading them.
+/// Reserve at most this many bytes of values before writing or reading
+/// them.
 const PREALLOCATE_BYTES: usize = 64 << 20;
 
 /// The values of one component type for one table, as written.
@@ -124,8 +125,10 @@ fn write<T: Component + Serialize + DeserializeOwned>(
                 Ok(()) => {
                     ends.push(run.out.len());
                     if row == 0 {
-                        // Values of one type tend to take alike room.
-                        run.out.reserve(run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4);
+                        // Values of one type tend to take alike room; but
+                        // the first may be a large one.
+                        let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
+                        run.out.reserve(guess.min(PREALLOCATE_BYTES));
                     }
                 }
                 Err(_) => {

@@ -537,13 +537,55 @@ fn foreign_and_newer_files_are_named_as_such() {
         LoadError::UnsupportedVersion { found: 9, supported: 1 }
     );
     let mut binary = registered().save_binary().unwrap().data;
-    // The tag's length prefix, then the tag, then the version.
-    assert_eq!(binary[1 + "ecs-save".len()], 1);
-    binary[1 + "ecs-save".len()] = 2;
+    // The tag's length prefix, then the tag, then the version: binary
+    // saves have their own layout version.
+    assert_eq!(binary[1 + "ecs-save".len()], 2);
+    binary[1 + "ecs-save".len()] = 3;
     assert_eq!(
         World::load_binary(&registry(), &binary).unwrap_err(),
-        LoadError::UnsupportedVersion { found: 2, supported: 1 }
+        LoadError::UnsupportedVersion { found: 3, supported: 2 }
     );
+}
+
+/// Skips a field when it is empty: postcard alone would misread the rest.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Sparse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    id: u8,
+    friend: Option<Entity>,
+}
+
+/// Needs a self-describing format to be read back.
+#[derive(Component, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Loose {
+    Number(u32),
+    Named(String),
+}
+
+#[test]
+fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
+    let mut world = registered();
+    world.register_serde::<Sparse>("Sparse").register_serde_without_default::<Loose>("Loose");
+    let a = world.spawn((Health(1), Sparse { note: None, id: 1, friend: None }));
+    let b = world.spawn((Health(2), Sparse { note: Some("b".into()), id: 2, friend: Some(a) }, Loose::Number(7)));
+    let c = world.spawn(Loose::Named("c".into()));
+    let data = world.save_binary().unwrap().data;
+    let registry = world.serde_registry();
+    let copy = World::load_binary(&registry, &data).unwrap();
+    for e in [a, b, c] {
+        assert_eq!(copy.get::<Sparse>(e), world.get::<Sparse>(e));
+        assert_eq!(copy.get::<Loose>(e), world.get::<Loose>(e));
+        assert_eq!(copy.get::<Health>(e), world.get::<Health>(e));
+    }
+    let mut target = World::new();
+    target.insert_resource(registry);
+    target.spawn(Health(100));
+    let map = target.load_into_binary(&data).unwrap();
+    let new_b = map.get(b).unwrap();
+    assert_eq!(target.get::<Sparse>(new_b).unwrap().friend, Some(map.get(a).unwrap()), "handles in trees follow");
+    assert_eq!(target.get::<Loose>(map.get(c).unwrap()), Some(&Loose::Named("c".into())));
 }
 
 #[test]

@@ -27,6 +27,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod binary;
+mod column;
+mod entity_probe;
 mod error;
 mod from_value;
 mod json_format;

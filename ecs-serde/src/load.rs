@@ -43,6 +43,10 @@ impl EntityMap {
         None => panic!("generation 1 is valid"),
     };
 
+    pub(crate) fn from_pairs(pairs: impl Iterator<Item = (Entity, Entity)>) -> EntityMap {
+        EntityMap { map: pairs.collect() }
+    }
+
     /// The new handle of the entity that had `saved` in the save.
     pub fn get(&self, saved: Entity) -> Option<Entity> {
         self.map.get(&saved).copied()
@@ -98,7 +102,7 @@ struct SkippedEntry {
 }
 
 #[derive(Deserialize)]
-struct Allocator {
+pub(crate) struct Allocator {
     generations: Vec<(u32, NonZeroU32)>,
     free: Vec<u32>,
 }
@@ -148,7 +152,7 @@ impl<'de> Deserialize<'de> for Components {
 
 /// Names and values, in file order.
 #[derive(Default)]
-struct NamedValues(Vec<(String, Value)>);
+pub(crate) struct NamedValues(Vec<(String, Value)>);
 
 /// Reads an entity handle written by `save::EntityKey`.
 struct EntityKey(Entity);
@@ -400,6 +404,11 @@ fn rebuild(
             p.value = (p.entry.load)(p.source, cx).map_err(|e| component_error(entity, &p.entry.name, e))?;
         }
     }
+    rebuild_resources(resources, cx)
+}
+
+/// Rebuilds the resources that hold entity handles with the final mapping.
+pub(crate) fn rebuild_resources(resources: &mut [PendingResource<'_>], cx: &Context<'_>) -> Result<(), LoadError> {
     for r in resources.iter_mut().filter(|r| r.has_entities) {
         r.value = (r.entry.load)(r.source, cx).map_err(|e| resource_error(&r.entry.name, e))?;
     }
@@ -407,14 +416,14 @@ fn rebuild(
 }
 
 /// One resource, built and waiting to be inserted.
-struct PendingResource<'r> {
-    entry: &'r ResourceEntry,
-    value: Boxed,
+pub(crate) struct PendingResource<'r> {
+    pub entry: &'r ResourceEntry,
+    pub value: Boxed,
     has_entities: bool,
     source: &'r Value,
 }
 
-fn build_resources<'r>(
+pub(crate) fn build_resources<'r>(
     registry: &'r SerdeRegistry,
     resources: &'r NamedValues,
     cx: &Context<'_>,
@@ -445,7 +454,7 @@ fn component_error(entity: Entity, component: &str, e: FromValueError) -> LoadEr
 
 /// Expands the saved allocator, refusing more slots than the save's
 /// entities and free list can account for.
-fn allocator_state(allocator: &Allocator, live: usize) -> Result<AllocatorState, LoadError> {
+pub(crate) fn allocator_state(allocator: &Allocator, live: usize) -> Result<AllocatorState, LoadError> {
     let slots: u64 = allocator.generations.iter().map(|&(count, _)| u64::from(count)).sum();
     let limit = live as u64 + allocator.free.len() as u64 + MAX_RETIRED_SLOTS;
     if slots > limit {

@@ -11,6 +11,7 @@ use ecs_core::{Component, Entity, Resource, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::column::ColumnFns;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::suggest::nearest;
 use crate::to_value::{to_value, ToValueError};
@@ -35,6 +36,8 @@ pub(crate) struct ComponentEntry {
     pub insert: fn(&mut World, Entity, Boxed),
     /// Gives the type its component id in a world.
     pub register: fn(&mut World),
+    /// Writes, reads and inserts whole columns, for binary saves.
+    pub column: ColumnFns,
 }
 
 /// How to handle one registered resource type.
@@ -170,6 +173,7 @@ impl SerdeRegistry {
             register: |world| {
                 world.register_component::<T>();
             },
+            column: ColumnFns::of::<T>(),
         };
         let entries = Arc::make_mut(&mut self.entries);
         add(

@@ -4,7 +4,8 @@
 //! The save is written straight from the world, one component value at a
 //! time, without building the whole document in memory first.
 //!
-//! Layout (JSON shown; RON and binary hold the same fields in this order):
+//! Layout (JSON shown; RON holds the same fields in this order; binary
+//! saves are written column by column, see `binary.rs`):
 //!
 //! ```text
 //! { "format": "ecs-save", "version": 1,
@@ -17,8 +18,8 @@
 //!
 //! `generations` is run-length encoded over the slots (a fresh world's
 //! slots all have generation 1). `components` lists the component names
-//! the save uses; the binary form names each entity's components by their
-//! index in that list instead of repeating the names.
+//! the save uses; binary saves of version 1 named each entity's components
+//! by their index in that list instead of repeating the names.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -68,13 +69,13 @@ impl fmt::Display for SkippedComponent {
 
 /// What to write for each archetype: its index and its registered
 /// components, each with its index in `names`.
-struct Plan<'r> {
-    archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
-    names: Vec<&'r str>,
-    skipped: Vec<SkippedComponent>,
+pub(crate) struct Plan<'r> {
+    pub archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
+    pub names: Vec<&'r str>,
+    pub skipped: Vec<SkippedComponent>,
 }
 
-fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
+pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
     let mut archetypes = Vec::new();
     let mut names: Vec<&'r str> = Vec::new();
     let mut skipped: Vec<SkippedComponent> = Vec::new();
@@ -170,13 +171,13 @@ impl Serialize for SaveDocument<'_> {
 }
 
 #[derive(Serialize)]
-struct Allocator {
+pub(crate) struct Allocator {
     generations: Vec<(u32, NonZeroU32)>,
     free: Vec<u32>,
 }
 
 impl Allocator {
-    fn of(world: &World) -> Allocator {
+    pub(crate) fn of(world: &World) -> Allocator {
         let state = world.allocator_state();
         let mut generations: Vec<(u32, NonZeroU32)> = Vec::new();
         for &generation in &state.generations {
@@ -228,9 +229,9 @@ struct Components<'a> {
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let by_name = serializer.is_human_readable();
+        // Text formats only: binary saves are written by `binary.rs`.
         let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for &(entry, index) in self.entries {
+        for &(entry, _) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -242,11 +243,7 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    if by_name {
-                        map.serialize_entry(&entry.name, &value)?;
-                    } else {
-                        map.serialize_entry(&index, &value)?;
-                    }
+                    map.serialize_entry(&entry.name, &value)?;
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}

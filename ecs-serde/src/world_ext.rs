@@ -145,7 +145,9 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// form (postcard). Structs whose fields were all written keep their
     /// values only, in declaration order, so load a binary save with the
     /// same component definitions; use JSON or RON for saves that must
-    /// outlive a change of a component's fields.
+    /// outlive a change of a component's fields. Writes layout version 2
+    /// (each component name once per table, values straight from their
+    /// types); the loaders read versions 1 and 2.
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError>;
 
     /// A fresh world holding the JSON save `text`, every entity under its
@@ -166,6 +168,8 @@ pub trait SerdeWorldExt: sealed::Sealed {
 
     /// A fresh world holding the binary save `bytes`; see
     /// [`SerdeWorldExt::load_json`].
+    ///
+    /// Reads binary saves of layout versions 1 and 2.
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError>
     where
         Self: Sized;
@@ -254,7 +258,7 @@ impl SerdeWorldExt for World {
     }
 
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError> {
-        save::save(self, Format::Binary, |doc| postcard::to_allocvec(doc).map_err(|e| e.to_string()))
+        crate::binary::save(self)
     }
 
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
@@ -266,7 +270,7 @@ impl SerdeWorldExt for World {
     }
 
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Binary, bytes)
+        crate::binary::load_fresh(registry, bytes)
     }
 
     fn load_into_json(&mut self, text: &str) -> Result<EntityMap, LoadError> {
@@ -278,7 +282,7 @@ impl SerdeWorldExt for World {
     }
 
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Binary, bytes)
+        crate::binary::load_merge(self, bytes)
     }
 }
 

@@ -172,10 +172,17 @@ fn ref_reports_added_and_changed_per_reader() {
 /// the ones before it in the next.
 #[test]
 fn every_reader_sees_each_change_once_whatever_the_order() {
+    every_reader_sees_each_change_once(Schedule::single_threaded());
+    // Parallel groups get their ticks handed out in advance: the same sets.
+    let mut parallel = Schedule::new();
+    parallel.set_parallel_threshold(std::time::Duration::ZERO);
+    every_reader_sees_each_change_once(parallel);
+}
+
+fn every_reader_sees_each_change_once(mut schedule: Schedule) {
     let mut world = World::new();
     let entities: Vec<Entity> = (0..4).map(|i| world.spawn(Hp(i))).collect();
     let (before, after, added_before, added_after) = (frames(), frames(), frames(), frames());
-    let mut schedule = Schedule::new();
     let targets = entities.clone();
     let writer = schedule
         .add_system(move |mut q: Query<(Entity, &mut Hp)>, mut frames: Local<usize>, mut commands: Commands| {

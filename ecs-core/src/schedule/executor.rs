@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
+use crate::change::Tick;
 use crate::system::CommandReport;
 use crate::time::Time;
 use crate::world::World;
@@ -104,7 +105,24 @@ impl Plan {
                     let active: Vec<bool> =
                         group.systems.iter().map(|&i| should_run(&mut entries[i], paused, world)).collect();
                     if parallel && group.worth_parallel(entries, &active, parallel_above) {
-                        group.run_parallel(entries, &active, world);
+                        // Change ticks in group order, which is the order of
+                        // every pair that conflicts, so a reader after a
+                        // writer has the later tick; handed out up front, so
+                        // the threads do not contend for the world's counter.
+                        let first = world.reserve_change_ticks(group.systems.len() as u32);
+                        for (k, &i) in group.systems.iter().enumerate().filter(|&(k, _)| active[k]) {
+                            let tick = Tick::new(first.get().wrapping_add(k as u32));
+                            entries[i].system.set_next_run_tick(Some(tick));
+                        }
+                        let result = catch_unwind(AssertUnwindSafe(|| group.run_parallel(entries, &active, world)));
+                        // A system that did not start (after a panic) must
+                        // not keep its tick for a later frame.
+                        for &i in &group.systems {
+                            entries[i].system.set_next_run_tick(None);
+                        }
+                        if let Err(payload) = result {
+                            resume_unwind(payload);
+                        }
                     } else {
                         for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
                             run_exclusive(&mut entries[i], world);

@@ -115,6 +115,12 @@ pub(crate) trait AnySystem: Send {
     fn check_ticks(&mut self, now: Tick) {
         let _ = now;
     }
+    /// Gives the system's next run the change tick `tick`, handed out by
+    /// the executor, instead of one it takes from the world when it starts
+    /// (`None` takes back one that was not used).
+    fn set_next_run_tick(&mut self, tick: Option<Tick>) {
+        let _ = tick;
+    }
 }
 
 /// A function whose parameters are all [`SystemParam`]s. `Marker` is the
@@ -190,6 +196,8 @@ struct FunctionSystem<M, F: SystemParamFunction<M>> {
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
     world: Option<WorldId>,
+    /// The change tick the executor handed out for the next run, if any.
+    next_run_tick: Option<Tick>,
     _marker: PhantomData<fn() -> M>,
 }
 
@@ -201,6 +209,7 @@ impl<M: 'static, F: SystemParamFunction<M>> IntoSystem<(IsFunctionSystem, M)> fo
                 state: None,
                 meta: SystemMeta::new(function_name::<F>()),
                 world: None,
+                next_run_tick: None,
                 _marker: PhantomData,
             }),
         }
@@ -242,7 +251,10 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
             self.meta.name()
         );
         let state = self.state.as_mut().expect("initialized above");
-        self.meta.begin_run(world);
+        match self.next_run_tick.take() {
+            Some(tick) => self.meta.begin_run_at(tick),
+            None => self.meta.begin_run(world),
+        }
         // SAFETY: the state was built for this world (checked above), and the
         // caller guarantees that nothing running alongside conflicts with the
         // access the states recorded.
@@ -277,6 +289,10 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
 
     fn check_ticks(&mut self, now: Tick) {
         self.meta.check_ticks(now);
+    }
+
+    fn set_next_run_tick(&mut self, tick: Option<Tick>) {
+        self.next_run_tick = tick;
     }
 }
 

@@ -43,7 +43,13 @@ impl SystemMeta {
     /// Starts a run: the previous run becomes the last one.
     #[inline]
     pub(crate) fn begin_run(&mut self, world: &World) {
-        let this_run = world.increment_change_tick();
+        self.begin_run_at(world.increment_change_tick());
+    }
+
+    /// Starts a run at a tick handed out in advance (see
+    /// `World::reserve_change_ticks`).
+    #[inline]
+    pub(crate) fn begin_run_at(&mut self, this_run: Tick) {
         self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
     }
 

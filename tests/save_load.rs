@@ -606,6 +606,13 @@ fn an_inconsistent_allocator_is_refused_by_exact_loads() {
         World::load_json(&registry(), free_and_live).unwrap_err(),
         LoadError::Allocator(AllocatorStateError::LiveEntityIsFree(one))
     );
+    // Slot 1 is not live, not free and not retired: its index would be lost.
+    let lost = r#"{"format": "ecs-save", "version": 1, "allocator": {"generations": [[2, 1]], "free": []},
+                   "entities": {"0v1": {}}, "resources": {}, "skipped": []}"#;
+    assert_eq!(
+        World::load_json(&registry(), lost).unwrap_err(),
+        LoadError::Allocator(AllocatorStateError::LostIndex(1))
+    );
     let huge = r#"{"format": "ecs-save", "version": 1, "allocator": {"generations": [[4000000000, 7]], "free": []},
                    "entities": {}, "resources": {}, "skipped": []}"#;
     assert_eq!(

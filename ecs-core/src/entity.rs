@@ -404,6 +404,10 @@ impl Entities {
                 Some(mark) => *mark = LIVE,
             }
         }
+        // Every other slot must be retired, or its index is lost for good.
+        if let Some(i) = marks.iter().zip(&state.generations).position(|(&m, &g)| m == 0 && g != NonZeroU32::MAX) {
+            return Err(AllocatorStateError::LostIndex(i as u32));
+        }
         self.slots.clear();
         self.slots
             .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));

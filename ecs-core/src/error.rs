@@ -114,6 +114,9 @@ pub enum AllocatorStateError {
         /// The generation the state records for its slot.
         slot_generation: u32,
     },
+    /// A slot is neither live, nor on the free list, nor retired (at the
+    /// last generation): its index would never be handed out again.
+    LostIndex(u32),
 }
 
 impl fmt::Display for AllocatorStateError {
@@ -128,6 +131,9 @@ impl fmt::Display for AllocatorStateError {
             AllocatorStateError::DuplicateLiveEntity(e) => write!(f, "entity {e} is listed as live twice"),
             AllocatorStateError::GenerationMismatch { entity, slot_generation } => {
                 write!(f, "live entity {entity} does not match its slot's generation {slot_generation}")
+            }
+            AllocatorStateError::LostIndex(i) => {
+                write!(f, "slot {i} is neither live, free nor retired, so its index would be lost")
             }
         }
     }

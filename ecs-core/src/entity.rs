@@ -586,7 +586,11 @@ mod tests {
         let g = |n| NonZeroU32::new(n).unwrap();
         let state = AllocatorState { generations: vec![g(1), g(2), g(1)], free: vec![1] };
         let restore = |state: &AllocatorState, live: &[Entity]| Entities::default().restore(state, live, |_| loc(0));
-        assert_eq!(restore(&state, &[Entity::new(0, g(1))]), Ok(()));
+        assert_eq!(restore(&state, &[Entity::new(0, g(1)), Entity::new(2, g(1))]), Ok(()));
+        // Slot 2 neither live, free nor retired: its index would be lost.
+        assert_eq!(restore(&state, &[Entity::new(0, g(1))]), Err(AllocatorStateError::LostIndex(2)));
+        let retired = AllocatorState { generations: vec![g(1), g(2), NonZeroU32::MAX], free: vec![1] };
+        assert_eq!(restore(&retired, &[Entity::new(0, g(1))]), Ok(()));
         assert_eq!(
             restore(&state, &[Entity::new(3, g(1))]),
             Err(AllocatorStateError::LiveIndexOutOfRange(Entity::new(3, g(1))))

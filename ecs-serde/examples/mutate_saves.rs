@@ -103,10 +103,7 @@ fn main() {
         }
         runs += 1;
     }
-    println!(
-        "{runs} loads of damaged {}-byte saves in {seconds} s, {crashes} failures",
-        original.len()
-    );
+    println!("{runs} loads of damaged {}-byte saves in {seconds} s, {crashes} failures", original.len());
     if crashes > 0 {
         std::process::exit(1);
     }

@@ -482,45 +482,11 @@ impl Pools {
     /// Disposes of every component of `bundle`, as [`Pools::release`]
     /// does. A panicking reset or destructor does not stop the others.
     pub fn release_bundle<B: Bundle>(&mut self, bundle: B, info: &BundleInfo, components: &Components) {
-        /// Releases the fields of a `ManuallyDrop` bundle from `done` on;
-        /// dropping the guard releases the ones left.
-        struct Fields<'a, B: Bundle> {
-            bundle: *mut B,
-            ids: &'a [ComponentId],
-            components: &'a Components,
-            pools: &'a mut Pools,
-            /// Fields below `done` have been handled.
-            done: usize,
-        }
-        impl<B: Bundle> Fields<'_, B> {
-            fn release_remaining(&mut self) {
-                let (ids, components, pools, done) = (self.ids, self.components, &mut *self.pools, &mut self.done);
-                let mut field = 0;
-                // SAFETY: `bundle` points to the `ManuallyDrop` bundle of
-                // `release_bundle`, still alive and never dropped itself.
-                // Each field is a valid value of the component `ids` lists
-                // for it (the `Bundle` contract), owned by nobody else, and
-                // handed to `release` once: `done` moves past it first.
-                unsafe {
-                    B::get_components(self.bundle, &mut |ptr| {
-                        if field == *done {
-                            *done += 1;
-                            pools.release(components.info(ids[field]), ptr);
-                        }
-                        field += 1;
-                    });
-                }
-            }
-        }
-        impl<B: Bundle> Drop for Fields<'_, B> {
-            fn drop(&mut self) {
-                self.release_remaining();
-            }
-        }
         debug_assert_eq!(info.type_id(), TypeId::of::<B>());
         let mut bundle = ManuallyDrop::new(bundle);
-        let mut fields = Fields { bundle: &raw mut *bundle, ids: info.components(), components, pools: self, done: 0 };
-        fields.release_remaining();
+        // SAFETY: the bundle is valid, never dropped itself (`ManuallyDrop`),
+        // and every field is released below, once.
+        unsafe { ReleaseFields::new(&raw mut *bundle, info.components(), None, components, self).release_remaining() }
     }
 
     /// Checks every pool: its column stores its type, and it holds no more
@@ -565,5 +531,64 @@ impl PoolSource for FromPools<'_> {
             _ => self.components.id::<C>(),
         };
         id.and_then(|id| self.pools.take::<C>(id)).unwrap_or_default()
+    }
+}
+
+/// Releases (as [`Pools::release`] does) the fields of a bundle whose
+/// memory the caller owns but never drops as a whole, resuming after the
+/// last one attempted if dropped while a panic unwinds: one panicking
+/// reset or destructor does not leak the fields after it.
+pub(crate) struct ReleaseFields<'a, B: Bundle> {
+    bundle: *mut B,
+    /// The component of each field, in field order.
+    ids: &'a [ComponentId],
+    /// Which fields to release; `None`: all of them.
+    only: Option<&'a [bool]>,
+    components: &'a Components,
+    pools: &'a mut Pools,
+    /// Fields below `done` have been handled.
+    done: usize,
+}
+
+impl<'a, B: Bundle> ReleaseFields<'a, B> {
+    /// # Safety
+    /// `bundle` points to a live bundle whose fields selected by `only` are
+    /// valid values of the components `ids` lists for them, owned by nobody
+    /// else; the bundle is not dropped as a whole, and the fields not
+    /// selected are not touched.
+    pub unsafe fn new(
+        bundle: *mut B,
+        ids: &'a [ComponentId],
+        only: Option<&'a [bool]>,
+        components: &'a Components,
+        pools: &'a mut Pools,
+    ) -> Self {
+        ReleaseFields { bundle, ids, only, components, pools, done: 0 }
+    }
+
+    pub fn release_remaining(&mut self) {
+        let (ids, only, components, pools, done) =
+            (self.ids, self.only, self.components, &mut *self.pools, &mut self.done);
+        let mut field = 0;
+        // SAFETY: the fields selected are valid and owned by this guard
+        // (`new`'s contract); `done` moves past each field before it is
+        // released, so each is released at most once even if one panics.
+        unsafe {
+            B::get_components(self.bundle, &mut |ptr| {
+                if field == *done {
+                    *done += 1;
+                    if only.is_none_or(|only| only[field]) {
+                        pools.release(components.info(ids[field]), ptr);
+                    }
+                }
+                field += 1;
+            });
+        }
+    }
+}
+
+impl<B: Bundle> Drop for ReleaseFields<'_, B> {
+    fn drop(&mut self) {
+        self.release_remaining();
     }
 }

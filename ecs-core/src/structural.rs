@@ -13,7 +13,7 @@ use crate::column::Column;
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
-use crate::pool::Pools;
+use crate::pool::{Pools, ReleaseFields};
 
 /// Appends each value it receives to the next column of a list.
 struct PushColumns<'a> {
@@ -197,53 +197,11 @@ fn overwrite<B: Bundle>(
     // Every table is consistent now; drop the replaced values, which sit in
     // the bundle's memory. If one destructor panics, the guard drops the
     // rest while unwinding.
-    let mut old = DropReplaced { bundle: &raw mut *bundle, info, existed, components, pools, done: 0 };
-    old.drop_remaining();
-}
-
-/// Drops (or pools) the replaced values left in a bundle's memory by
-/// [`overwrite`], resuming after the last one attempted if dropped during
-/// unwinding.
-struct DropReplaced<'a, B: Bundle> {
-    bundle: *mut B,
-    info: &'a BundleInfo,
-    existed: &'a [bool],
-    components: &'a Components,
-    pools: &'a mut Pools,
-    /// Fields below `done` have been handled.
-    done: usize,
-}
-
-impl<B: Bundle> DropReplaced<'_, B> {
-    fn drop_remaining(&mut self) {
-        let (bundle, info, existed, components) = (self.bundle, self.info, self.existed, self.components);
-        let pools = &mut *self.pools;
-        let done = &mut self.done;
-        let mut field = 0;
-        // SAFETY: `bundle` points to the `ManuallyDrop` bundle of
-        // `overwrite`, still alive. The fields of existing components hold
-        // the old values (swapped in), valid and owned by nobody else; `done`
-        // moves past each field before it is released (dropped or pooled),
-        // so each is released at most once even if one panics. The other
-        // fields were moved into columns and are not touched.
-        unsafe {
-            B::get_components(bundle, &mut |ptr| {
-                if field == *done {
-                    *done += 1;
-                    if existed[field] {
-                        pools.release(components.info(info.components()[field]), ptr);
-                    }
-                }
-                field += 1;
-            });
-        }
-    }
-}
-
-impl<B: Bundle> Drop for DropReplaced<'_, B> {
-    fn drop(&mut self) {
-        self.drop_remaining();
-    }
+    // SAFETY: the bundle's memory is ours (`ManuallyDrop`); the fields of
+    // existing components hold the old values, swapped in, valid and owned
+    // by nobody else; the others were moved into columns and are skipped.
+    unsafe { ReleaseFields::new(&raw mut *bundle, info.components(), Some(existed), components, pools) }
+        .release_remaining();
 }
 
 /// Takes the components of bundle `B` out of the live `entity` at

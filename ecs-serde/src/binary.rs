@@ -319,11 +319,7 @@ fn build_column(
 fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
-    let mut sorted = saved.clone();
-    sorted.sort_unstable();
-    if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
-        return Err(LoadError::DuplicateEntity { entity: pair[0] });
-    }
+    let sorted = load::sorted_unique(&saved)?;
     // As the text loader does: while building, keep the save's own handles
     // and send the others to `DANGLING`; values holding handles are read
     // again once the new handles exist.

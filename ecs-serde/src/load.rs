@@ -306,16 +306,22 @@ struct Pending<'r> {
     source: &'r Value,
 }
 
+/// The saved handles, sorted; an error if one is listed twice.
+pub(crate) fn sorted_unique(saved: &[Entity]) -> Result<Vec<Entity>, LoadError> {
+    let mut sorted = saved.to_vec();
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+        Some(pair) => Err(LoadError::DuplicateEntity { entity: pair[0] }),
+        None => Ok(sorted),
+    }
+}
+
 /// Loads `document` into `world`; returns the handle each saved entity got,
 /// in file order. On error the world is unchanged.
 pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<Vec<Entity>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
-    let mut sorted: Vec<Entity> = saved.clone();
-    sorted.sort_unstable();
-    if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
-        return Err(LoadError::DuplicateEntity { entity: pair[0] });
-    }
+    let sorted = sorted_unique(&saved)?;
     // Building never sees the final handles when merging: keep saved handles
     // (those of the save) and send the others to `DANGLING`, then rebuild
     // the few values that hold handles once the new ones exist.

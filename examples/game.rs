@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 /// Where a particle is, in arena units.
 #[derive(Component, Clone, Copy, Debug)]

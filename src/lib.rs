@@ -2,27 +2,27 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// Lets derive output, which names `::ecs`, compile inside this crate.
-extern crate self as ecs;
+// Lets derive output, which names `::archetable`, compile inside this crate.
+extern crate self as archetable;
 
-pub use ecs_core::*;
-pub use ecs_macros::{Bundle, Component, Query, SystemParam};
+pub use archetable_core::*;
+pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 
 /// Save games and data-driven prefabs (the default `serde` feature): see
-/// [`ecs_serde`]. The traits that add their methods to `World` and
+/// [`archetable_serde`]. The traits that add their methods to `World` and
 /// `Commands` are in the prelude.
 #[cfg(feature = "serde")]
-pub use ecs_serde as serde;
+pub use archetable_serde as serde;
 
-/// Everything a game needs in scope: `use ecs::prelude::*;`.
+/// Everything a game needs in scope: `use archetable::prelude::*;`.
 pub mod prelude {
-    pub use ecs_core::{
+    pub use archetable_core::{
         Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
         EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
         QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
         Without, World,
     };
-    pub use ecs_macros::{Bundle, Component, Query, SystemParam};
+    pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]
-    pub use ecs_serde::{Overrides, PrefabCommandsExt, Prefabs, SerdeWorldExt};
+    pub use archetable_serde::{Overrides, PrefabCommandsExt, Prefabs, SerdeWorldExt};
 }

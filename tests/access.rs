@@ -7,7 +7,7 @@
 // The cases spell their parameter types out on purpose.
 #![allow(clippy::type_complexity)]
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component)]
 struct A;

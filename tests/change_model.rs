@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 use proptest::prelude::*;
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]

@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use ecs::prelude::*;
-use ecs::{Query as DeriveQuery, ScheduleError};
+use archetable::prelude::*;
+use archetable::{Query as DeriveQuery, ScheduleError};
 
 #[derive(Component, Debug, PartialEq, Clone, Copy)]
 #[component(track_changes)]

@@ -3,7 +3,7 @@
 //! the adapters used on query iterators).
 #![no_implicit_prelude]
 
-use ::ecs::{Bundle, Component, Query};
+use ::archetable::{Bundle, Component, Query};
 use ::std::iter::Iterator;
 
 #[derive(Component)]
@@ -35,7 +35,7 @@ struct Step<'w> {
     pos: &'w mut Pos,
     vel: &'w Vel,
     tag: ::std::option::Option<&'w Tag>,
-    id: ::ecs::Entity,
+    id: ::archetable::Entity,
 }
 
 #[derive(Query)]
@@ -45,7 +45,7 @@ struct Read<'w> {
 
 #[test]
 fn derives_work_without_prelude() {
-    let mut world = ::ecs::World::new();
+    let mut world = ::archetable::World::new();
     let a = world.spawn(Body { pos: Pos(1.0), vel: Vel(2.0) });
     let b = world.spawn(TaggedBody { body: Body { pos: Pos(10.0), vel: Vel(20.0) }, tag: Tag });
     let _ = world.spawn((Generic(1u8), Pos(0.0)));

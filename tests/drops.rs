@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Clone, Default)]
 struct Log {

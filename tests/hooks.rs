@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ecs::prelude::*;
-use ecs::EventCursor;
+use archetable::prelude::*;
+use archetable::EventCursor;
 
 #[derive(Component, Debug, PartialEq)]
 struct A(u32);

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 /// Per-type helpers, implemented by the macro for each generated type.
 trait Nth: Component + Sized {

@@ -15,7 +15,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 struct Counting;
 

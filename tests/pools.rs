@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component, Default, Debug)]
 #[component(pooled)]

@@ -6,7 +6,7 @@ use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 struct Pos(i64, i64);

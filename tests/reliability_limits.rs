@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component, Debug, PartialEq)]
 struct Hp(u32);

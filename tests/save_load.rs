@@ -11,9 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use ecs::prelude::*;
-use ecs::serde::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
-use ecs::AllocatorStateError;
+use archetable::prelude::*;
+use archetable::serde::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
+use archetable::AllocatorStateError;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -617,7 +617,7 @@ fn an_inconsistent_allocator_is_refused_by_exact_loads() {
                    "entities": {}, "resources": {}, "skipped": []}"#;
     assert_eq!(
         World::load_json(&registry(), huge).unwrap_err(),
-        LoadError::TooManySlots { slots: 4_000_000_000, limit: ecs::serde::MAX_RETIRED_SLOTS }
+        LoadError::TooManySlots { slots: 4_000_000_000, limit: archetable::serde::MAX_RETIRED_SLOTS }
     );
 }
 

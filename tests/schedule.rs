@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ecs::prelude::*;
-use ecs::ScheduleError;
+use archetable::prelude::*;
+use archetable::ScheduleError;
 
 #[derive(Component, Debug, PartialEq, Clone, Copy)]
 struct Position(f32);

@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ecs::prelude::*;
-use ecs::system::QuerySingleError;
-use ecs::SystemParam;
+use archetable::prelude::*;
+use archetable::system::QuerySingleError;
+use archetable::SystemParam;
 
 #[derive(Component, Debug, PartialEq, Clone, Copy)]
 struct Position(f32);

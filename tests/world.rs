@@ -5,7 +5,7 @@ use std::any::type_name;
 use std::collections::{BTreeSet, HashSet};
 use std::mem::size_of;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 struct Position {

@@ -6,7 +6,7 @@ use std::any::type_name;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 /// The component types of the model, one per layout or drop behaviour worth
 /// testing.

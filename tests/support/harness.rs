@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[path = "components.rs"]
 mod components;
@@ -722,7 +722,7 @@ impl Harness {
         }
     }
 
-    fn query_write<F: ecs::QueryFilter>(&mut self, filter: Filter) {
+    fn query_write<F: archetable::QueryFilter>(&mut self, filter: Filter) {
         let step = self.step;
         let mut visited = BTreeSet::new();
         let mut serial = self.next_serial;
@@ -750,7 +750,7 @@ impl Harness {
         assert_eq!(visited, want, "step {step}: entities visited by a mutable query with {filter:?}");
     }
 
-    fn query_check<F: ecs::QueryFilter>(&mut self, filter: Filter) {
+    fn query_check<F: archetable::QueryFilter>(&mut self, filter: Filter) {
         let step = self.step;
         let passing: BTreeMap<Entity, &Components> =
             self.model.iter().filter(|(_, c)| filter.passes(c)).map(|(e, c)| (*e, c)).collect();

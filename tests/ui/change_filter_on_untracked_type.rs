@@ -1,6 +1,6 @@
 // `Added`, `Changed` and `Ref` need the type to opt in to change tracking;
 // the error says how.
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component)]
 struct Position(f32);

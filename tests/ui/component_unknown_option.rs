@@ -1,5 +1,5 @@
 // A misspelled `component` option is refused with the options there are.
-use ecs::Component;
+use archetable::Component;
 
 #[derive(Component)]
 #[component(track_change)]

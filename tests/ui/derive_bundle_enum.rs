@@ -1,5 +1,5 @@
 //! A bundle holds all of its components, so it cannot be an enum.
-use ecs::{Bundle, Component};
+use archetable::{Bundle, Component};
 
 #[derive(Component)]
 struct Position(f32);

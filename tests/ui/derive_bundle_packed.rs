@@ -1,6 +1,6 @@
 //! `derive(Bundle)` refuses `repr(packed)`: the world reaches the fields
 //! through pointers, which must be aligned.
-use ecs::{Bundle, Component};
+use archetable::{Bundle, Component};
 
 #[derive(Component)]
 struct Tag(u8);

@@ -1,5 +1,5 @@
 //! Components are owned by the world: a borrowing type is refused.
-use ecs::Component;
+use archetable::Component;
 
 #[derive(Component)]
 struct Named<'a>(&'a str);

@@ -1,5 +1,5 @@
 //! Components are shared across threads: a `!Sync` type is refused.
-use ecs::Component;
+use archetable::Component;
 
 #[derive(Component)]
 struct Counter(std::cell::Cell<u32>);

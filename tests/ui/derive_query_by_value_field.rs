@@ -1,6 +1,6 @@
 //! A derived query's fields borrow from the world: a by-value component is
 //! refused.
-use ecs::{Component, Query};
+use archetable::{Component, Query};
 
 #[derive(Component)]
 struct Position(f32);

@@ -1,5 +1,5 @@
 //! A derived query's fields borrow from the world: a plain `u32` is refused.
-use ecs::Query;
+use archetable::Query;
 
 #[derive(Query)]
 struct Count {

@@ -1,6 +1,6 @@
 // A derived parameter set names the world's and the state's lifetimes.
-use ecs::prelude::*;
-use ecs::SystemParam;
+use archetable::prelude::*;
+use archetable::SystemParam;
 
 #[derive(Component)]
 struct Hp(u32);

@@ -1,5 +1,5 @@
 //! A derived query with a `&mut` field is not read-only: `&World` refuses it.
-use ecs::{Component, Query, World};
+use archetable::{Component, Query, World};
 
 #[derive(Component)]
 struct Position(f32);

@@ -1,5 +1,5 @@
 //! A query filter position holding a type that is not a filter.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

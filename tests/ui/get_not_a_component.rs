@@ -1,5 +1,5 @@
 //! Reading a type without `#[derive(Component)]` from the world.
-use ecs::{Entity, World};
+use archetable::{Entity, World};
 
 struct NotAComponent;
 

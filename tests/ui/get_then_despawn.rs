@@ -1,6 +1,6 @@
 //! A component borrow must not outlive a structural change: despawning drops
 //! the value, or moves another row into its place.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

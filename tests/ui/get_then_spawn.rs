@@ -1,6 +1,6 @@
 //! A component borrow must not outlive a structural change: spawning may
 //! reallocate the column the borrow points into.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

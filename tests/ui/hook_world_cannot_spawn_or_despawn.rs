@@ -1,6 +1,6 @@
 //! A hook runs in the middle of a world operation, so the view it gets has
 //! no structural changes: they go through its commands instead.
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component)]
 struct Position(f32);

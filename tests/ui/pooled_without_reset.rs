@@ -1,5 +1,5 @@
 // A pooled component must say how to reset its values for reuse.
-use ecs::Component;
+use archetable::Component;
 
 #[derive(Component, Default)]
 #[component(pooled)]

@@ -1,5 +1,5 @@
 //! A query names components by reference: `&Position`, not `Position`.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

@@ -1,5 +1,5 @@
 //! A `&mut` query through `&World` must not compile.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

@@ -1,5 +1,5 @@
 //! A query over a type without `#[derive(Component)]`.
-use ecs::World;
+use archetable::World;
 
 struct NotAComponent;
 

@@ -1,5 +1,5 @@
 //! `QueryState::iter` takes `&World`, so it runs only read-only queries.
-use ecs::{Component, QueryState, World};
+use archetable::{Component, QueryState, World};
 
 #[derive(Component)]
 struct Position(f32);

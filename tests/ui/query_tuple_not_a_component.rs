@@ -1,5 +1,5 @@
 //! A query naming a type without `#[derive(Component)]` inside a tuple.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

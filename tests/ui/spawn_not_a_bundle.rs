@@ -1,5 +1,5 @@
 //! Spawning a type that is neither a component nor a bundle.
-use ecs::World;
+use archetable::World;
 
 struct NotAComponent;
 

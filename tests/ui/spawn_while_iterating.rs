@@ -1,5 +1,5 @@
 //! A query iterator borrows the world: no spawning while iterating.
-use ecs::{Component, World};
+use archetable::{Component, World};
 
 #[derive(Component)]
 struct Position(f32);

@@ -1,5 +1,5 @@
 // `iter` is read-only; a query that writes iterates with `iter_mut`.
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component)]
 struct Hp(u32);

@@ -1,5 +1,5 @@
 // A system's parameters must all be system parameters.
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 fn takes_a_number(_: u32) {}
 

@@ -1,5 +1,5 @@
 // Queries are taken by value: a reference to one is not a parameter.
-use ecs::prelude::*;
+use archetable::prelude::*;
 
 #[derive(Component)]
 struct Hp(u32);

@@ -2,59 +2,59 @@
 //! implicit prelude, no `use`, every path fully qualified.
 #![no_implicit_prelude]
 
-#[derive(::ecs::Component)]
+#[derive(::archetable::Component)]
 struct Position(f32);
 
-#[derive(::ecs::Component)]
+#[derive(::archetable::Component)]
 struct Velocity {
     dx: f32,
 }
 
-#[derive(::ecs::Component)]
+#[derive(::archetable::Component)]
 enum Team {
     Red,
     Blue,
 }
 
-#[derive(::ecs::Component)]
+#[derive(::archetable::Component)]
 struct Marker;
 
-#[derive(::ecs::Component)]
+#[derive(::archetable::Component)]
 struct Generic<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
 
-#[derive(::ecs::Bundle)]
+#[derive(::archetable::Bundle)]
 struct Mover {
     pos: Position,
     vel: Velocity,
 }
 
-#[derive(::ecs::Bundle)]
+#[derive(::archetable::Bundle)]
 struct Unit(Mover, Team);
 
-#[derive(::ecs::Bundle)]
-struct Tagged<B: ::ecs::Bundle> {
+#[derive(::archetable::Bundle)]
+struct Tagged<B: ::archetable::Bundle> {
     inner: B,
     marker: Marker,
 }
 
-#[derive(::ecs::Query)]
+#[derive(::archetable::Query)]
 struct Step<'w> {
-    id: ::ecs::Entity,
+    id: ::archetable::Entity,
     pos: &'w mut Position,
-    vel: ::ecs::Mut<'w, Velocity>,
+    vel: ::archetable::Mut<'w, Velocity>,
     team: ::core::option::Option<&'w Team>,
 }
 
-#[derive(::ecs::Query)]
+#[derive(::archetable::Query)]
 struct Read<'w>(&'w Position, ::core::option::Option<&'w Marker>);
 
-#[derive(::ecs::Query)]
+#[derive(::archetable::Query)]
 struct Ids {
-    id: ::ecs::Entity,
+    id: ::archetable::Entity,
 }
 
 fn main() {
-    let mut world = ::ecs::World::new();
+    let mut world = ::archetable::World::new();
     let a = world.spawn(Unit(Mover { pos: Position(0.0), vel: Velocity { dx: 1.0 } }, Team::Red));
     let b = world.spawn(Tagged { inner: Mover { pos: Position(10.0), vel: Velocity { dx: 2.0 } }, marker: Marker });
     world.spawn((Generic(1_u8), Team::Blue));
@@ -74,7 +74,7 @@ fn main() {
         }
     }
     ::std::assert_eq!(marked, 1);
-    let mut state = ::ecs::QueryState::<Ids, ::ecs::With<Marker>>::new(&mut world);
+    let mut state = ::archetable::QueryState::<Ids, ::archetable::With<Marker>>::new(&mut world);
     for ids in state.iter(&world) {
         ::std::assert_eq!(ids.id, b);
     }

@@ -1,0 +1,279 @@
+//! The implementations must do the same work: same worlds, same results.
+//! Small sizes keep these fast in debug builds; the report runs the full
+//! sizes.
+
+use crate::raw::{RawBodies, RawMovers, RawSchedule, RawTables};
+use crate::save_load::{self, Direction, Format};
+use crate::{frag, ours, with_bevy, with_hecs, workloads, Implementation, Section};
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn iteration_moves_every_entity_alike() {
+    let n = 100;
+    let mut ours = ours::Movers::new(ours::spawn_bodies(n));
+    let mut hecs = with_hecs::spawn_bodies(n);
+    let mut bevy = with_bevy::Movers::new(with_bevy::spawn_bodies(n));
+    let mut raw = RawBodies::spawn(n);
+    for _ in 0..3 {
+        ours.step();
+        with_hecs::step_movers(&mut hecs);
+        bevy.step();
+        raw.step();
+    }
+    let want: f64 = raw.positions.iter().map(|p| p.0.iter().sum::<f32>() as f64).sum();
+    assert!(close(ours.position_sum(), want));
+    assert!(close(with_hecs::position_sum(&mut hecs), want));
+    assert!(close(bevy.position_sum(), want));
+    assert_eq!(ours.world.len(), n);
+}
+
+#[test]
+fn tracked_iteration_moves_every_entity_as_untracked_does() {
+    let n = 100;
+    let mut tracked = ours::TrackedMovers::new(ours::spawn_tracked_bodies(n));
+    let mut untracked = ours::Movers::new(ours::spawn_bodies(n));
+    let mut bevy = with_bevy::Movers::new(with_bevy::spawn_bodies(n));
+    for _ in 0..3 {
+        tracked.step();
+        untracked.step();
+        bevy.step();
+    }
+    let want = untracked.position_sum();
+    assert!(close(tracked.position_sum(), want));
+    assert!(close(bevy.position_sum(), want));
+    assert_eq!(tracked.world.len(), n);
+    let components = tracked.world.components();
+    let id = components.id::<ours::TrackedPosition>().expect("registered");
+    assert!(components.info(id).tracks_changes());
+    let id = untracked.world.components().id::<crate::Position>().expect("registered");
+    assert!(!untracked.world.components().info(id).tracks_changes());
+}
+
+#[test]
+fn save_and_load_round_trips_restore_the_same_data() {
+    use archetable::serde::SerdeWorldExt;
+
+    let n = 500;
+    let want_sum: f64 = save_load::entities(n).iter().map(|(p, v, h, t)| save_load::field_sum(p, v, h, t)).sum();
+    let ours_world = save_load::ours::world(n);
+    let hecs_world = save_load::with_hecs::world(n);
+    assert_eq!(save_load::ours::checksum(&ours_world), (n, want_sum));
+    assert_eq!(save_load::with_hecs::checksum(&hecs_world), (n, want_sum));
+    let registry = ours_world.serde_registry();
+    for format in Format::ALL {
+        let saved = save_load::ours::save(&ours_world, format);
+        let loaded = save_load::ours::load(&registry, format, &saved);
+        assert_eq!(save_load::ours::checksum(&loaded), (n, want_sum), "archetable, {format:?}");
+
+        let saved = save_load::with_hecs::save(&hecs_world, format);
+        let loaded = save_load::with_hecs::load(format, &saved);
+        assert_eq!(save_load::with_hecs::checksum(&loaded), (n, want_sum), "hecs, {format:?}");
+        assert_eq!(loaded.len() as usize, n);
+        // The handles survive too.
+        for entity in hecs_world.iter().map(|e| e.entity()) {
+            assert_eq!(
+                *loaded.get::<&save_load::Position>(entity).expect("saved entity"),
+                *hecs_world.get::<&save_load::Position>(entity).expect("entity")
+            );
+        }
+    }
+}
+
+#[test]
+fn save_and_load_workloads_cover_every_format_on_ecs_and_hecs() {
+    for format in Format::ALL {
+        for direction in [Direction::Save, Direction::Load] {
+            let section = Section::SaveLoad(format, direction);
+            let workload = workloads().into_iter().find(|w| w.section == section).expect("a workload per cell");
+            assert_eq!(workload.section.name(), Some("save_load"));
+            assert!(workload.name.starts_with("save_load_"));
+            assert!((workload.routine)(Implementation::Bevy).is_none());
+            assert!((workload.routine)(Implementation::Raw).is_none());
+        }
+    }
+}
+
+#[test]
+fn fragmented_worlds_double_every_data_alike() {
+    let mut ours = ours::Frag::new();
+    let mut hecs = frag::hecs_world();
+    let mut bevy = with_bevy::Frag::new();
+    let mut raw = frag::raw();
+    for _ in 0..2 {
+        ours.step();
+        with_hecs::frag_step(&mut hecs);
+        bevy.step();
+        crate::raw::frag_step(&mut raw);
+    }
+    let want: f64 = raw.iter().flatten().map(|d| d.0 as f64).sum();
+    assert_eq!(want, 4.0 * (frag::ARCHETYPES * (0..frag::PER_ARCHETYPE).sum::<usize>()) as f64);
+    assert!(close(ours.data_sum(), want));
+    assert!(close(with_hecs::data_sum(&mut hecs), want));
+    assert!(close(bevy.data_sum(), want));
+    assert_eq!(ours.world.archetypes().as_slice().iter().filter(|a| !a.is_empty()).count(), frag::ARCHETYPES);
+}
+
+#[test]
+fn heavy_compute_gives_the_same_bodies() {
+    let n = 40;
+    let mut ours = ours::Heavy::new(n);
+    let mut hecs = with_hecs::spawn_bodies(n);
+    let mut bevy = with_bevy::Heavy::new(n);
+    let mut raw = RawBodies::spawn(n);
+    ours.step();
+    with_hecs::heavy_step(&mut hecs);
+    bevy.step();
+    raw.heavy_step();
+    let want: f64 = raw
+        .positions
+        .iter()
+        .zip(&raw.transforms)
+        .map(|(p, t)| p.0.iter().sum::<f32>() as f64 + t.0.iter().flatten().sum::<f32>() as f64)
+        .sum();
+    assert!(close(ours.checksum(), want));
+    assert!(close(with_hecs::heavy_checksum(&mut hecs), want));
+    assert!(close(bevy.checksum(), want));
+}
+
+#[test]
+fn schedules_swap_the_same_values() {
+    let n = 10;
+    let mut ours = ours::Schedule::new(n);
+    let mut hecs = with_hecs::schedule_world(n);
+    let mut bevy = with_bevy::Schedule::new(n);
+    let mut raw = RawSchedule::new(n);
+    assert_eq!(ours.sums(), raw.sums());
+    for _ in 0..3 {
+        ours.run();
+        with_hecs::schedule_run(&mut hecs);
+        bevy.run();
+        raw.run();
+        let want = raw.sums();
+        assert_eq!(ours.sums(), want);
+        assert_eq!(with_hecs::schedule_sums(&mut hecs), want);
+        assert_eq!(bevy.sums(), want);
+    }
+    // After an odd number of runs, A and B have swapped.
+    assert_eq!(raw.sums()[0], 0.0);
+}
+
+#[test]
+fn add_remove_leaves_every_entity_as_it_was() {
+    let n = 50;
+    let (mut world, entities) = ours::add_remove_world(n);
+    ours::add_remove_all(&mut world, &entities);
+    world.check_invariants().unwrap();
+    for (i, &entity) in entities.iter().enumerate() {
+        assert_eq!(world.get::<crate::A>(entity), Some(&crate::A(i as f32)));
+        assert!(!world.has::<crate::B>(entity));
+    }
+
+    let (mut hecs, entities) = with_hecs::add_remove_world(n);
+    with_hecs::add_remove_all(&mut hecs, &entities);
+    assert!(entities.iter().all(|&e| hecs.satisfies::<&crate::A>(e) && !hecs.satisfies::<&crate::B>(e)));
+
+    let (mut bevy, entities) = with_bevy::add_remove_world(n);
+    with_bevy::add_remove_all(&mut bevy, &entities);
+    assert!(entities.iter().all(|&e| bevy.entity(e).contains::<crate::A>() && !bevy.entity(e).contains::<crate::B>()));
+
+    let mut raw = RawTables::new(n);
+    raw.add_remove_all();
+    assert_eq!(raw.len(), n);
+}
+
+/// Archetypes of a bevy world that hold `Position`: all of them, and the
+/// populated ones. (A bevy world keeps entities of its own, in archetypes of
+/// their own.)
+fn bevy_archetypes_with_position(world: &bevy_ecs::world::World) -> (usize, usize) {
+    let id = world.component_id::<crate::Position>().expect("registered");
+    let with: Vec<_> = world.archetypes().iter().filter(|a| a.contains(id)).collect();
+    (with.len(), with.iter().filter(|a| !a.is_empty()).count())
+}
+
+#[test]
+fn sparse_worlds_have_the_same_archetypes_and_matches() {
+    let mut ours = ours::Movers::new(ours::sparse_world());
+    let mut hecs = with_hecs::sparse_world();
+    let mut bevy = with_bevy::Movers::new(with_bevy::sparse_world());
+    let populated = crate::SPARSE_ARCHETYPES;
+    assert_eq!(ours.world.archetypes().as_slice().iter().filter(|a| !a.is_empty()).count(), populated);
+    assert_eq!(hecs.archetypes().filter(|a| !a.is_empty()).count(), populated);
+    assert_eq!(bevy_archetypes_with_position(&bevy.world), (populated, populated));
+    // Building by inserts made no archetype beyond the final ones.
+    assert!(ours.world.archetypes().len() <= populated + 1);
+
+    let matched = crate::SPARSE_ENTITIES / crate::SPARSE_EVERY;
+    assert_eq!(ours.world.query::<(&crate::Position, &crate::Velocity)>().count(), matched);
+    assert_eq!(hecs.query_mut::<(&crate::Position, &crate::Velocity)>().into_iter().count(), matched);
+    ours.step();
+    with_hecs::step_movers(&mut hecs);
+    bevy.step();
+    let mut raw = crate::raw::sparse_tables();
+    raw.iter_mut().for_each(RawMovers::step);
+    let want: f64 = raw.iter().flat_map(|t| &t.positions).map(|p| p.0.iter().sum::<f32>() as f64).sum();
+    assert!(close(ours.position_sum(), want));
+    assert!(close(with_hecs::position_sum(&mut hecs), want));
+    assert!(close(bevy.position_sum(), want));
+}
+
+#[test]
+fn many_archetype_worlds_have_one_archetype_per_entity() {
+    let n = 300;
+    let mut ours = ours::many_archetypes_world(n);
+    let mut hecs = with_hecs::many_archetypes_world(n);
+    let mut bevy = with_bevy::many_archetypes_world(n);
+    assert_eq!(ours.archetypes().as_slice().iter().filter(|a| !a.is_empty()).count(), n);
+    assert!(ours.archetypes().len() <= n + 1);
+    assert_eq!(hecs.archetypes().filter(|a| !a.is_empty()).count(), n);
+    assert_eq!(bevy_archetypes_with_position(&bevy), (n, n));
+    ours::first_query(&mut ours);
+    with_hecs::step_movers(&mut hecs);
+    with_bevy::first_query(&mut bevy);
+    let want: f64 = (0..n).map(|k| 3.0 * k as f64 + 1.75).sum();
+    assert!(close(ours::Movers::new(ours).position_sum(), want));
+    assert!(close(with_hecs::position_sum(&mut hecs), want));
+    assert!(close(with_bevy::Movers::new(bevy).position_sum(), want));
+}
+
+#[test]
+fn despawning_in_random_order_empties_every_world() {
+    let n = 500;
+    let (mut world, order) = ours::despawn_world(n);
+    ours::despawn_all(&mut world, &order);
+    assert!(world.is_empty());
+    let (mut hecs, order) = with_hecs::despawn_world(n);
+    with_hecs::despawn_all(&mut hecs, &order);
+    assert!(hecs.is_empty());
+    let (mut bevy, order) = with_bevy::despawn_world(n);
+    with_bevy::despawn_all(&mut bevy, &order);
+    assert_eq!(bevy.query::<&crate::Position>().iter(&bevy).count(), 0);
+}
+
+#[test]
+fn every_small_routine_runs_with_its_set_up() {
+    // The large workloads (10^5 and more entities, 10^4 archetypes) take
+    // too long in a debug build; their worlds are checked at smaller sizes
+    // above.
+    let small = ["simple_insert", "simple_iter", "frag_iter", "schedule", "add_remove", "iter_1k", "iter_10k"];
+    for workload in workloads().into_iter().filter(|w| small.contains(&w.name)) {
+        for which in Implementation::ALL {
+            let mut routine = (workload.routine)(which).unwrap_or_else(|| panic!("{} has {:?}", workload.name, which));
+            crate::routine::time_runs(routine.as_mut(), 2);
+        }
+    }
+    let tracked = workloads().into_iter().find(|w| w.name == "tracked_iter").expect("listed");
+    assert_eq!(tracked.baseline, Some("simple_iter"));
+    assert!((tracked.routine)(Implementation::Hecs).is_none(), "hecs does not track changes");
+    for which in [Implementation::Ours, Implementation::Bevy, Implementation::Raw] {
+        crate::routine::time_runs((tracked.routine)(which).expect("present").as_mut(), 2);
+    }
+    let names: Vec<_> = workloads().iter().map(|w| w.name).collect();
+    for name in ["first_query_10k_archetypes", "despawn_100k_random"] {
+        let workload = workloads().into_iter().find(|w| w.name == name).unwrap();
+        assert!((workload.routine)(Implementation::Raw).is_none(), "{name} has no floor");
+        assert!(names.contains(&name));
+    }
+}

@@ -1,0 +1,777 @@
+//! The report: a short timing of every routine ([`sample`]),
+//! the machine it ran on ([`Machine`]), and the rendering of the results as a
+//! Markdown page ([`markdown`]) and a hand-written SVG bar chart ([`svg`]).
+//! The page holds the main table, the save and load section, and memory.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::memory::{self, Measurement, Scenario};
+use crate::routine::time_runs;
+use crate::save_load::{self, Direction, Format, Sizes};
+use crate::{Implementation, Routine, Section};
+
+/// How long the implementations of one workload are sampled in all, at
+/// least (plus their untimed set-up and their processes' start).
+pub const BUDGET: Duration = Duration::from_secs(6);
+/// Each implementation of a workload is measured in this many fresh
+/// processes, the implementations taking turns, so that a change in the
+/// machine's load falls on all of them alike.
+pub const ROUNDS: usize = 6;
+/// A workload stops taking rounds once its processes have taken this long
+/// in all, after at least [`MIN_ROUNDS`]: a round of the slowest save and
+/// load workloads takes several seconds (three samples of a run of a
+/// second, plus building the save).
+pub const WORKLOAD_CAP: Duration = Duration::from_secs(12);
+/// See [`WORKLOAD_CAP`].
+pub const MIN_ROUNDS: usize = 2;
+/// Fewest samples per process, even when that overruns the budget.
+pub const MIN_SAMPLES: usize = 3;
+/// Most samples per process.
+pub const MAX_SAMPLES: usize = 60;
+/// Target length of one sample of a routine without per-run set-up: short,
+/// so that on a busy machine many samples fit between two preemptions and
+/// the median stays clean.
+pub const SAMPLE_TARGET: Duration = Duration::from_millis(2);
+
+/// Timing of one routine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Median time of one run over the samples.
+    pub median: Duration,
+    /// Number of samples taken.
+    pub samples: usize,
+    /// Runs per sample (of the first process, when there were several).
+    pub runs_per_sample: u64,
+}
+
+/// The samples one process took of one routine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Samples {
+    /// Runs per sample.
+    pub runs_per_sample: u64,
+    /// Time of one run, in seconds, per sample.
+    pub per_run: Vec<f64>,
+}
+
+impl Samples {
+    /// The line a child process prints for its parent.
+    pub fn to_line(&self) -> String {
+        let times: Vec<String> = self.per_run.iter().map(|t| format!("{t:e}")).collect();
+        format!("samples runs={} {}", self.runs_per_sample, times.join(" "))
+    }
+
+    /// Parses [`Samples::to_line`]'s output.
+    pub fn from_line(line: &str) -> Option<Self> {
+        let mut words = line.trim().strip_prefix("samples runs=")?.split(' ');
+        let runs_per_sample = words.next()?.parse().ok()?;
+        let per_run = words.map(|w| w.parse().ok()).collect::<Option<Vec<f64>>>()?;
+        Some(Samples { runs_per_sample, per_run })
+    }
+}
+
+/// Times `routine` briefly: warms it up and sizes its samples, then samples
+/// it until `budget` has passed (at least [`MIN_SAMPLES`], at most
+/// [`MAX_SAMPLES`] samples).
+pub fn sample(routine: &mut dyn Routine, budget: Duration) -> Samples {
+    let started = Instant::now();
+    let runs_per_sample = runs_per_sample(routine);
+    let mut per_run = Vec::with_capacity(MAX_SAMPLES);
+    while per_run.len() < MIN_SAMPLES || (per_run.len() < MAX_SAMPLES && started.elapsed() < budget) {
+        per_run.push(time_runs(routine, runs_per_sample).as_secs_f64() / runs_per_sample as f64);
+    }
+    Samples { runs_per_sample, per_run }
+}
+
+/// The median of all the samples that the processes of one routine took.
+///
+/// # Panics
+/// If there is no sample.
+pub fn summarize(samples: &[Samples]) -> Timing {
+    let mut all: Vec<f64> = samples.iter().flat_map(|s| s.per_run.iter().copied()).collect();
+    assert!(!all.is_empty(), "no samples to summarize");
+    all.sort_by(f64::total_cmp);
+    Timing {
+        median: Duration::from_secs_f64(median(&all)),
+        samples: all.len(),
+        runs_per_sample: samples[0].runs_per_sample,
+    }
+}
+
+/// Warms `routine` up and picks how many runs make a sample of about
+/// [`SAMPLE_TARGET`]: one, for routines with per-run set-up.
+fn runs_per_sample(routine: &mut dyn Routine) -> u64 {
+    let first = time_runs(routine, 1);
+    if routine.per_run_setup() {
+        return 1;
+    }
+    // Double the runs until a batch is long enough to time, then keep the
+    // fastest of three such batches as the estimate.
+    let mut runs: u64 = 1;
+    let mut took = first;
+    while took < SAMPLE_TARGET / 4 && runs < 1 << 24 {
+        runs *= 2;
+        took = time_runs(routine, runs);
+    }
+    let fastest = (0..2).map(|_| time_runs(routine, runs)).fold(took, Duration::min);
+    let one = fastest.as_secs_f64() / runs as f64;
+    ((SAMPLE_TARGET.as_secs_f64() / one.max(1e-9)) as u64).max(1)
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// Where and with what the report ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// Logical cores available to the process.
+    pub cores: usize,
+    /// The CPU model, from `/proc/cpuinfo`.
+    pub cpu: String,
+    /// The UTC date of the run, `YYYY-MM-DD`.
+    pub date: String,
+    /// `rustc --version` of the compiler that built the report.
+    pub rustc: String,
+    /// Versions of the peer crates, from the lock file.
+    pub hecs: String,
+    /// See [`Machine::hecs`].
+    pub bevy_ecs: String,
+    /// The 1-minute load average when the run started: other work on the
+    /// machine competes with the measurements.
+    pub load: String,
+}
+
+impl Machine {
+    /// Reads the machine and the build's versions.
+    pub fn detect() -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find(|line| line.starts_with("model name"))
+                    .and_then(|line| line.split_once(':'))
+                    .map(|(_, model)| model.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown".to_owned());
+        let days = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() / 86_400).unwrap_or(0);
+        Machine {
+            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            cpu,
+            date: civil_date(days),
+            rustc: env!("ECS_BENCH_RUSTC").to_owned(),
+            hecs: env!("ECS_BENCH_HECS").to_owned(),
+            bevy_ecs: env!("ECS_BENCH_BEVY_ECS").to_owned(),
+            load: load_average(),
+        }
+    }
+}
+
+/// The 1-minute load average, from `/proc/loadavg`.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The `YYYY-MM-DD` date `days` days after 1970-01-01 (proleptic Gregorian).
+pub fn civil_date(days: u64) -> String {
+    // Shift the epoch to 0000-03-01, so leap days end each 400-year era.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The timings of one workload, per implementation (`None`: not run).
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The workload's name.
+    pub name: &'static str,
+    /// The workload's one-line description.
+    pub about: &'static str,
+    /// Whether the workload is held to the 1.2x floor goal.
+    pub iteration: bool,
+    /// Where the page shows it.
+    pub section: Section,
+    /// The workload it is a variant of (see
+    /// [`Workload::baseline`](crate::Workload::baseline)).
+    pub baseline: Option<&'static str>,
+    /// Timings in [`Implementation::ALL`] order.
+    pub timings: [Option<Timing>; 4],
+}
+
+impl Row {
+    /// The median of `which`.
+    pub fn time(&self, which: Implementation) -> Option<Duration> {
+        let index = Implementation::ALL.iter().position(|&i| i == which).expect("listed");
+        self.timings[index].map(|t| t.median)
+    }
+
+    /// The fastest peer and its time.
+    pub fn best_peer(&self) -> Option<(Implementation, Duration)> {
+        Implementation::PEERS.into_iter().filter_map(|p| Some((p, self.time(p)?))).min_by_key(|&(_, t)| t)
+    }
+
+    /// Ours divided by the fastest peer.
+    pub fn vs_best_peer(&self) -> Option<f64> {
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / self.best_peer()?.1.as_secs_f64())
+    }
+
+    /// Ours divided by the raw floor.
+    pub fn vs_floor(&self) -> Option<f64> {
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Raw)?.as_secs_f64())
+    }
+
+    /// Ours divided by hecs.
+    pub fn vs_hecs(&self) -> Option<f64> {
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Hecs)?.as_secs_f64())
+    }
+
+    /// Ours on this workload divided by ours on its baseline, found among
+    /// `rows`.
+    pub fn vs_baseline(&self, rows: &[Row]) -> Option<f64> {
+        let baseline = rows.iter().find(|r| Some(r.name) == self.baseline)?;
+        Some(self.time(Implementation::Ours)?.as_secs_f64() / baseline.time(Implementation::Ours)?.as_secs_f64())
+    }
+}
+
+/// Peak memory of one implementation in both scenarios.
+#[derive(Clone, Debug)]
+pub struct MemoryRow {
+    /// Who spawned.
+    pub which: Implementation,
+    /// Per scenario, in [`Scenario::ALL`] order: the measurement or why
+    /// there is none.
+    pub measurements: [Result<Measurement, String>; 2],
+}
+
+/// Formats a duration with three significant digits and a unit.
+pub fn format_duration(d: Duration) -> String {
+    let ns = d.as_secs_f64() * 1e9;
+    let (value, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let digits = if value < 10.0 {
+        2
+    } else if value < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{value:.digits$} {unit}")
+}
+
+/// `n` with a comma between groups of three digits.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// From this ratio up (1.01x once rounded), archetable is reported slower.
+const SLOWER: f64 = 1.005;
+
+/// The goal for iteration workloads: at most this multiple of the raw
+/// floor; also the goal for change tracking over untracked iteration.
+pub const ITERATION_GOAL: f64 = 1.2;
+
+fn format_ratio(ratio: Option<f64>) -> String {
+    ratio.map_or_else(|| "–".to_owned(), |r| format!("{r:.2}x"))
+}
+
+/// The Markdown report: the machine, the timing table, the chart link, the
+/// save and load tables (with `sizes`, when there are such rows), the
+/// memory table and the notes. `elapsed` is how long the whole run took.
+pub fn markdown(
+    machine: &Machine,
+    rows: &[Row],
+    sizes: &[Sizes],
+    memory: &[MemoryRow],
+    chart: &str,
+    elapsed: Duration,
+) -> String {
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# Benchmark report\n");
+    let _ = writeln!(
+        w,
+        "Written by `cargo run -p archetable-bench --release --bin report` (a short run: median of a few samples per \
+         cell, each implementation in {} fresh processes taking turns with the others' (at least \
+         {MIN_ROUNDS} for workloads whose rounds pass {} s); {:.0} s in all). For careful numbers run `cargo bench -p archetable-bench`, which times the same \
+         routines with criterion.\n",
+        ROUNDS,
+        WORKLOAD_CAP.as_secs(),
+        elapsed.as_secs_f64()
+    );
+    let _ = writeln!(w, "| | |\n| --- | --- |");
+    let _ = writeln!(w, "| date (UTC) | {} |", machine.date);
+    let _ = writeln!(w, "| CPU | {} |", machine.cpu);
+    let _ = writeln!(w, "| cores | {} |", machine.cores);
+    let _ = writeln!(w, "| load average (1 min) | {} at the start, {} at the end |", machine.load, load_average());
+    let _ = writeln!(w, "| compiler | {} |", machine.rustc);
+    let _ = writeln!(
+        w,
+        "| crates | archetable {}, hecs {}, bevy_ecs {} |\n",
+        env!("CARGO_PKG_VERSION"),
+        machine.hecs,
+        machine.bevy_ecs
+    );
+
+    let _ = writeln!(w, "## Time per run (median)\n");
+    let _ = writeln!(
+        w,
+        "Lower is better. *archetable / best peer* below 1 means archetable is faster than both peers; *archetable / raw* is the \
+         price of the engine over plain `Vec`s (the goal for iteration workloads, marked †, is at most 1.2x).\n"
+    );
+    let _ = writeln!(
+        w,
+        "| workload | archetable | hecs | bevy_ecs | raw floor | archetable / best peer | archetable / raw |"
+    );
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let suite: Vec<&Row> = rows.iter().filter(|r| r.section == Section::Suite).collect();
+    for row in &suite {
+        let cell = |which| row.time(which).map_or_else(|| "–".to_owned(), format_duration);
+        let best = row.best_peer().map(|(p, _)| p);
+        let peer_cell = |which: Implementation| {
+            let text = cell(which);
+            if Some(which) == best {
+                format!("**{text}**")
+            } else {
+                text
+            }
+        };
+        let vs_peer = format_ratio(row.vs_best_peer());
+        let vs_peer = match row.vs_best_peer() {
+            Some(r) if r >= SLOWER => format!("{vs_peer} (slower)"),
+            _ => vs_peer,
+        };
+        let _ = writeln!(
+            w,
+            "| {}{} | {} | {} | {} | {} | {} | {} |",
+            row.name,
+            if row.iteration { " †" } else { "" },
+            cell(Implementation::Ours),
+            peer_cell(Implementation::Hecs),
+            peer_cell(Implementation::Bevy),
+            cell(Implementation::Raw),
+            vs_peer,
+            format_ratio(row.vs_floor()),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nThe faster peer of each row is in bold. On a 2-core machine shared with other work, differences of a \
+         few percent are within run-to-run noise.\n"
+    );
+    let slower: Vec<String> = suite
+        .iter()
+        .filter_map(|row| row.vs_best_peer().filter(|&r| r >= SLOWER).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .collect();
+    let above_floor: Vec<String> = suite
+        .iter()
+        .filter(|row| row.iteration)
+        .filter_map(|row| row.vs_floor().filter(|&r| r > ITERATION_GOAL).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .collect();
+    let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(", ") };
+    let _ = writeln!(w, "- archetable slower than the best peer: {}.", list(slower));
+    let _ = writeln!(w, "- iteration workloads above 1.2x the raw floor: {}.", list(above_floor));
+    for row in suite.iter().filter(|r| r.baseline.is_some()) {
+        let baseline = row.baseline.unwrap_or_default();
+        let ratio = row.vs_baseline(rows);
+        // Iteration variants are held to the floor goal; others just say
+        // what the variant changes.
+        let verdict = match (row.iteration, ratio) {
+            (_, None) => " (not measured together)".to_owned(),
+            (true, Some(r)) => {
+                format!(" (goal: at most {ITERATION_GOAL}x, {})", if r > ITERATION_GOAL { "missed" } else { "met" })
+            }
+            (false, Some(_)) => String::new(),
+        };
+        let _ = writeln!(w, "- `{}` / `{baseline}` on archetable: {}{verdict}.", row.name, format_ratio(ratio));
+    }
+    let _ = writeln!(w, "\n![archetable / best peer and archetable / raw floor, per workload]({chart})\n");
+
+    if rows.iter().any(|r| r.section != Section::Suite) || !sizes.is_empty() {
+        save_load_section(w, rows, sizes);
+    }
+
+    let _ = writeln!(w, "## What each workload does\n");
+    for row in rows {
+        let _ = writeln!(w, "- `{}`: {}.", row.name, row.about);
+    }
+
+    let _ = writeln!(w, "\n## Memory: {} entities of (Position, Velocity)\n", thousands(memory::ENTITIES));
+    let _ = writeln!(
+        w,
+        "Growth of the peak resident set (`VmHWM`) while spawning, per entity, each implementation in a fresh \
+         process. Component data alone is {} bytes per entity. *batch*: one `spawn_batch` (a `Vec::with_capacity` \
+         for the floor); *one by one*: one `spawn` per entity (`push` for the floor), so storage grows by \
+         doubling and the peak can hold the old and the new buffer at once.\n",
+        memory::component_bytes()
+    );
+    let _ = writeln!(w, "| implementation | batch: bytes / entity | batch: peak RSS | one by one: bytes / entity | one by one: peak RSS |");
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: |");
+    for row in memory {
+        let mut cells = Vec::new();
+        for m in &row.measurements {
+            match m {
+                Ok(m) => {
+                    cells.push(format!("{:.1}", m.bytes_per_entity()));
+                    cells.push(format!("{:.1} MiB", m.after as f64 / (1024.0 * 1024.0)));
+                }
+                Err(_) => cells.extend(["–".to_owned(), "–".to_owned()]),
+            }
+        }
+        let _ = writeln!(w, "| {} | {} |", row.which.name(), cells.join(" | "));
+    }
+    for row in memory {
+        for (scenario, m) in Scenario::ALL.iter().zip(&row.measurements) {
+            if let Err(why) = m {
+                let _ = writeln!(w, "\n{} ({}): {why}", row.which.name(), scenario.name());
+            }
+        }
+    }
+
+    let _ = writeln!(w, "\n## How each implementation runs\n");
+    let _ = writeln!(w, "{NOTES}");
+    md
+}
+
+/// The "Save and load" section: time per format and direction on archetable and
+/// hecs, then the size of each save.
+fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
+    let _ = writeln!(w, "## Save and load: {} entities of 4 components\n", thousands(save_load::ENTITIES));
+    let _ = writeln!(
+        w,
+        "The world of `archetable-serde`'s `save_load_speed` example (position, velocity, health, team), saved to \
+         memory and loaded into a fresh world. archetable uses `archetable-serde` (`save_json` / `World::load_json` and the \
+         same for RON and binary); hecs uses `hecs::serialize` with serde_json, ron and postcard: the row \
+         layout for JSON and RON, the column layout for binary (postcard cannot write the row layout's maps of \
+         unknown length). bevy_ecs is left out: it has no world serialization without `bevy_scene` and \
+         `bevy_reflect`. There is no floor.\n"
+    );
+    let find =
+        |format: Format, direction: Direction| rows.iter().find(|r| r.section == Section::SaveLoad(format, direction));
+    let cell =
+        |row: Option<&Row>, which| row.and_then(|r| r.time(which)).map_or_else(|| "–".to_owned(), format_duration);
+    let ratio = |row: Option<&Row>| format_ratio(row.and_then(Row::vs_hecs));
+    let measured: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| find(f, Direction::Save).is_some() || find(f, Direction::Load).is_some())
+        .collect();
+    if !measured.is_empty() {
+        let _ = writeln!(w, "| format | archetable save | hecs save | archetable / hecs | archetable load | hecs load | archetable / hecs |");
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        for format in measured {
+            let (save, load) = (find(format, Direction::Save), find(format, Direction::Load));
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                format.name(),
+                cell(save, Implementation::Ours),
+                cell(save, Implementation::Hecs),
+                ratio(save),
+                cell(load, Implementation::Ours),
+                cell(load, Implementation::Hecs),
+                ratio(load),
+            );
+        }
+        let _ = writeln!(w);
+    }
+    if !sizes.is_empty() {
+        let n = save_load::ENTITIES as f64;
+        let _ = writeln!(
+            w,
+            "| format | archetable size | archetable bytes / entity | hecs size | hecs bytes / entity | hecs layout |"
+        );
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | --- |");
+        for s in sizes {
+            let _ = writeln!(
+                w,
+                "| {} | {:.2} MB | {:.1} | {:.2} MB | {:.1} | {} |",
+                s.format.name(),
+                s.ours as f64 / 1e6,
+                s.ours as f64 / n,
+                s.hecs as f64 / 1e6,
+                s.hecs as f64 / n,
+                s.format.hecs_layout(),
+            );
+        }
+        let _ = writeln!(
+            w,
+            "\nAn archetable save also holds a format tag and version, the component names and the entity allocator; its text \
+             forms put each component on a line of its own, indented, and its binary form is written table by \
+             table, a column per component with the values back to back in postcard. An archetable load inserts each \
+             saved component into its entity one by one. hecs writes compact text (no spaces or newlines) holding \
+             each entity's handle and its components, and postcard columns with enum variants as indices.\n"
+        );
+    }
+}
+
+/// How the implementations are driven, for the report's readers.
+pub const NOTES: &str = "\
+- **archetable**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
+`despawn`; `heavy_compute` uses `QueryState::par_for_each_mut` (rayon); `schedule` is an `archetable::Schedule` of \
+three function systems, which runs non-conflicting systems in parallel on rayon.
+- **hecs**: `spawn_batch`; `query_mut` (hecs caches each query type's matching archetypes in the world); \
+`insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)`. hecs has no \
+scheduler: `schedule` runs `ab` beside `cd` with `rayon::join` (disjoint components, borrows checked at run \
+time), then `ce`. The sparse and first-query worlds are built with `EntityBuilder`.
+- **bevy_ecs**: default features off except `std` and `multi_threaded`; `spawn_batch`; a `QueryState` kept \
+across runs (`iter_mut().for_each`); `entity_mut().insert` / `remove`; `despawn`; `heavy_compute` uses \
+`par_iter_mut` on the compute task pool; `schedule` is a `Schedule` of three systems on the \
+`MultiThreadedExecutor`.
+- **raw floor**: the same arithmetic over plain `Vec`s (struct of arrays) allocated at their final size; \
+`heavy_compute` with rayon; `schedule` one loop after another; `add_remove` moves rows between two hand-made \
+tables with a location array; `sparse_query` iterates only the matching tables. There is no floor for \
+`first_query_10k_archetypes` and `despawn_100k_random`.
+- `tracked_iter` is `simple_iter` over `TrackedPosition` and `TrackedVelocity`, which wrap the same values and \
+carry `#[component(track_changes)]`; bevy_ecs tracks changes on every component, so its cell is its \
+`simple_iter`; hecs has no change tracking; the floor is `simple_iter`'s.
+- Save workloads drop the bytes they wrote inside the timing; load workloads drop the loaded world outside it.
+- `first_query_10k_archetypes` and `despawn_100k_random` build a fresh world before each run, outside the \
+timing; spawn workloads drop their world outside the timing.";
+
+/// The chart: per workload, archetable / best peer and archetable / raw floor as bars from
+/// 1 on a log scale (left of 1: archetable faster).
+/// Only the main table's rows are drawn.
+pub fn svg(rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows.iter().filter(|r| r.section == Section::Suite).collect();
+    const WIDTH: f64 = 960.0;
+    const LABEL: f64 = 250.0;
+    const RIGHT: f64 = 70.0;
+    const TOP: f64 = 70.0;
+    const ROW: f64 = 34.0;
+    const BAR: f64 = 12.0;
+    let height = TOP + ROW * rows.len() as f64 + 44.0;
+
+    let ratios = rows.iter().flat_map(|r| [r.vs_best_peer(), r.vs_floor()]).flatten();
+    let (mut lo, mut hi) = (0.5f64, 2.0f64);
+    for r in ratios {
+        lo = lo.min(r);
+        hi = hi.max(r);
+    }
+    let (lo, hi) = (lo.log2().floor(), hi.log2().ceil());
+    let plot = WIDTH - LABEL - RIGHT;
+    let x = |ratio: f64| LABEL + (ratio.log2() - lo) / (hi - lo) * plot;
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" font-size="15" font-weight="bold">archetable time as a multiple of the best peer and of the raw floor (log scale; left of 1: archetable faster)</text>"#,
+        10
+    );
+    let _ = writeln!(s, r##"<rect x="{LABEL}" y="34" width="12" height="12" fill="#3569b5"/>"##);
+    let _ = writeln!(s, r#"<text x="{}" y="44">archetable / best peer</text>"#, LABEL + 18.0);
+    let _ = writeln!(s, r##"<rect x="{}" y="34" width="12" height="12" fill="#a0a0a0"/>"##, LABEL + 150.0);
+    let _ = writeln!(s, r#"<text x="{}" y="44">archetable / raw floor</text>"#, LABEL + 168.0);
+
+    // Grid: one line per power of two, the line at 1 darker.
+    let bottom = TOP + ROW * rows.len() as f64;
+    for p in (lo as i32)..=(hi as i32) {
+        let ratio = 2f64.powi(p);
+        let gx = x(ratio);
+        let (stroke, width) = if p == 0 { ("#000", 1.5) } else { ("#ddd", 1.0) };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{gx:.1}" y1="{}" x2="{gx:.1}" y2="{bottom}" stroke="{stroke}" stroke-width="{width}"/>"#,
+            TOP - 6.0
+        );
+        let label = if p >= 0 { format!("{}x", 1u64 << p) } else { format!("1/{}", 1u64 << -p) };
+        let _ = writeln!(s, r#"<text x="{gx:.1}" y="{}" text-anchor="middle">{label}</text>"#, bottom + 16.0);
+    }
+    let one = x(1.0);
+    let _ = writeln!(
+        s,
+        r##"<text x="{:.1}" y="{}" text-anchor="end" fill="#555">&#8592; archetable faster</text>"##,
+        one - 6.0,
+        bottom + 32.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<text x="{:.1}" y="{}" fill="#555">archetable slower &#8594;</text>"##,
+        one + 6.0,
+        bottom + 32.0
+    );
+
+    for (i, row) in rows.iter().enumerate() {
+        let y = TOP + ROW * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LABEL - 8.0,
+            y + ROW / 2.0 + 4.0,
+            row.name
+        );
+        for (k, (ratio, color)) in
+            [(row.vs_best_peer(), "#3569b5"), (row.vs_floor(), "#a0a0a0")].into_iter().enumerate()
+        {
+            let by = y + 4.0 + k as f64 * (BAR + 1.0);
+            let Some(ratio) = ratio else {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{:.1}" y="{:.1}" fill="#888">no floor</text>"##,
+                    x(1.0) + 4.0,
+                    by + BAR - 2.0
+                );
+                continue;
+            };
+            let (x0, x1) = (x(1.0).min(x(ratio)), x(1.0).max(x(ratio)));
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x0:.1}" y="{by:.1}" width="{:.1}" height="{BAR}" fill="{color}"><title>{}: {ratio:.2}x</title></rect>"#,
+                (x1 - x0).max(1.0),
+                row.name
+            );
+            let (tx, anchor) = if ratio >= 1.0 { (x1 + 4.0, "start") } else { (x0 - 4.0, "end") };
+            let _ = writeln!(
+                s,
+                r#"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" font-size="10">{ratio:.2}x</text>"#,
+                by + BAR - 2.0
+            );
+        }
+    }
+    let _ = writeln!(s, "</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(times_us: [Option<u64>; 4]) -> Row {
+        let timing =
+            |us: Option<u64>| us.map(|us| Timing { median: Duration::from_micros(us), samples: 5, runs_per_sample: 1 });
+        Row {
+            name: "w",
+            about: "a workload",
+            iteration: true,
+            section: Section::Suite,
+            baseline: None,
+            timings: times_us.map(timing),
+        }
+    }
+
+    #[test]
+    fn ratios_compare_ours_with_the_faster_peer_and_the_floor() {
+        let r = row([Some(30), Some(60), Some(40), Some(20)]);
+        assert_eq!(r.best_peer(), Some((Implementation::Bevy, Duration::from_micros(40))));
+        assert_eq!(r.vs_best_peer(), Some(0.75));
+        assert_eq!(r.vs_floor(), Some(1.5));
+        let r = row([Some(30), Some(60), Some(40), None]);
+        assert_eq!(r.vs_floor(), None);
+    }
+
+    #[test]
+    fn dates_and_durations_read_well() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+        assert_eq!(civil_date(20_000), "2024-10-04");
+        assert_eq!(format_duration(Duration::from_nanos(1_234)), "1.23 µs");
+        assert_eq!(format_duration(Duration::from_micros(45_600)), "45.6 ms");
+        assert_eq!(format_duration(Duration::from_nanos(312)), "312 ns");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn the_chart_and_the_page_name_every_workload() {
+        let rows = [row([Some(30), Some(60), Some(40), Some(20)]), row([Some(10), Some(5), Some(8), None])];
+        let chart = svg(&rows);
+        assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
+        assert_eq!(chart.matches("<rect x=").count(), 2 + 3, "two legend boxes and three bars");
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        };
+        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        assert!(page.contains("| w † | 30.0 µs | 60.0 µs | **40.0 µs** | 20.0 µs | 0.75x | 1.50x |"), "{page}");
+        assert!(page.contains("![archetable / best peer and archetable / raw floor, per workload](report.svg)"));
+    }
+
+    #[test]
+    fn the_page_shows_baselines_and_the_save_and_load_tables() {
+        let mut simple = row([Some(10), Some(12), Some(11), Some(9)]);
+        simple.name = "simple_iter";
+        let mut tracked = row([Some(11), None, Some(11), Some(9)]);
+        tracked.name = "tracked_iter";
+        tracked.baseline = Some("simple_iter");
+        let mut save = row([Some(300), Some(100), None, None]);
+        save.name = "save_load_json_save";
+        save.section = Section::SaveLoad(Format::Json, Direction::Save);
+        let mut load = row([Some(200), Some(400), None, None]);
+        load.name = "save_load_json_load";
+        load.section = Section::SaveLoad(Format::Json, Direction::Load);
+        let rows = [simple, tracked, save, load];
+        assert!((rows[1].vs_baseline(&rows).expect("both measured") - 1.1).abs() < 1e-12);
+        assert_eq!(rows[0].vs_baseline(&rows), None, "no baseline");
+        let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000 }];
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        };
+        let page = markdown(&machine, &rows, &sizes, &[], "report.svg", Duration::from_secs(1));
+        assert!(
+            page.contains("- `tracked_iter` / `simple_iter` on archetable: 1.10x (goal: at most 1.2x, met)."),
+            "{page}"
+        );
+        assert!(page.contains("| JSON | 300 µs | 100 µs | 3.00x | 200 µs | 400 µs | 0.50x |"), "{page}");
+        assert!(page.contains("| JSON | 2.00 MB | 20.0 | 1.50 MB | 15.0 | row |"), "{page}");
+        assert!(!page.contains("| save_load_json_save"), "save and load rows stay out of the main table");
+        assert_eq!(svg(&rows).matches("<title>").count(), 4, "two bars for each main row only");
+    }
+
+    #[test]
+    fn sampling_takes_at_least_the_minimum_of_samples() {
+        let mut steady = crate::routine::Steady::new(0u64, |runs| *runs += 1);
+        let samples = sample(&mut steady, Duration::ZERO);
+        assert_eq!(samples.per_run.len(), MIN_SAMPLES);
+        assert_eq!(Samples::from_line(&samples.to_line()), Some(samples.clone()));
+        let built = sample(&mut crate::routine::Build::new(|| vec![0u8; 64]), Duration::ZERO);
+        assert_eq!(built.runs_per_sample, 1);
+        let timing = summarize(&[samples, built]);
+        assert_eq!(timing.samples, 2 * MIN_SAMPLES);
+    }
+}

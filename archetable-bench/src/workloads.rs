@@ -1,0 +1,371 @@
+//! The registry: every workload, and for each implementation the routine
+//! that runs it. The criterion benches and the report both read this list.
+
+use crate::save_load::{self, Direction, Format};
+use crate::{churn, ours, raw, systems, with_bevy, with_hecs, Routine};
+
+/// Who does the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Implementation {
+    /// `archetable`, this workspace's engine.
+    Ours,
+    /// The `hecs` crate.
+    Hecs,
+    /// The `bevy_ecs` crate.
+    Bevy,
+    /// Plain `Vec`s, no engine: the floor.
+    Raw,
+}
+
+impl Implementation {
+    /// Every implementation, in report order.
+    pub const ALL: [Implementation; 4] =
+        [Implementation::Ours, Implementation::Hecs, Implementation::Bevy, Implementation::Raw];
+
+    /// The peers ours is compared with.
+    pub const PEERS: [Implementation; 2] = [Implementation::Hecs, Implementation::Bevy];
+
+    /// Short lowercase name, used in bench ids and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Implementation::Ours => "archetable",
+            Implementation::Hecs => "hecs",
+            Implementation::Bevy => "bevy_ecs",
+            Implementation::Raw => "raw",
+        }
+    }
+
+    /// The implementation called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Implementation::ALL.into_iter().find(|i| i.name() == name)
+    }
+}
+
+/// Where a workload's row goes in the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Section {
+    /// The main table: archetable beside the peers and the raw floor.
+    Suite,
+    /// "Save and load": a world saved in, or loaded from, one format.
+    SaveLoad(Format, Direction),
+}
+
+impl Section {
+    /// The name that selects every workload of the section on the report's
+    /// command line (`report -- save_load`), if it has one.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Section::Suite => None,
+            Section::SaveLoad(..) => Some("save_load"),
+        }
+    }
+}
+
+/// One workload of the suite.
+pub struct Workload {
+    /// Identifier, as in bench ids and the report.
+    pub name: &'static str,
+    /// What one run does, in a line.
+    pub about: &'static str,
+    /// Whether it is an iteration workload, held to the goal of 1.2x the
+    /// raw floor.
+    pub iteration: bool,
+    /// Whether it uses more than one thread where the implementation can.
+    pub parallel: bool,
+    /// Where the report shows it.
+    pub section: Section,
+    /// The workload this one is a variant of, if any: the report divides
+    /// archetable' time on this one by archetable' time on that one (`tracked_iter` by
+    /// `simple_iter`: the price of change tracking).
+    pub baseline: Option<&'static str>,
+    /// Builds the routine of one implementation: `None` where it has none
+    /// (no floor for some workloads).
+    pub routine: fn(Implementation) -> Option<Box<dyn Routine>>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The workload `$name` that saves (or loads) a world in one format, on archetable
+/// and hecs.
+macro_rules! save_load {
+    ($name:literal, $format:ident, $direction:ident, $about:literal) => {
+        Workload {
+            name: $name,
+            about: $about,
+            iteration: false,
+            parallel: false,
+            section: Section::SaveLoad(Format::$format, Direction::$direction),
+            baseline: None,
+            routine: |i| save_load_routine(i, Format::$format, Direction::$direction),
+        }
+    };
+}
+
+/// Picks the routine of `which` among one function per implementation.
+macro_rules! per_implementation {
+    ($which:expr, $f:ident $(($($arg:expr),*))?) => {
+        match $which {
+            Implementation::Ours => Some(ours::$f($($($arg),*)?)),
+            Implementation::Hecs => Some(with_hecs::$f($($($arg),*)?)),
+            Implementation::Bevy => Some(with_bevy::$f($($($arg),*)?)),
+            Implementation::Raw => per_implementation!(@raw $f $(($($arg),*))?),
+        }
+    };
+    (@raw first_query_many_archetypes) => { None };
+    (@raw despawn_random) => { None };
+    (@raw $f:ident $(($($arg:expr),*))?) => { Some(raw::$f($($($arg),*)?)) };
+}
+
+/// Every workload, in report order: the community suite, then the scale
+/// curves, the schedule workloads, and saving and loading.
+pub fn workloads() -> Vec<Workload> {
+    vec![
+        Workload {
+            name: "simple_insert",
+            about: "spawn 10,000 (Transform, Position, Rotation, Velocity) into a fresh world",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, simple_insert),
+        },
+        Workload {
+            name: "simple_iter",
+            about: "10,000 bodies: position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, simple_iter),
+        },
+        Workload {
+            name: "tracked_iter",
+            about: "simple_iter with Position and Velocity tracking changes (`#[component(track_changes)]`) on archetable; \
+                    bevy_ecs always tracks, so its cell is its simple_iter; hecs does not track",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("simple_iter"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::tracked_iter()),
+                Implementation::Bevy => Some(with_bevy::simple_iter()),
+                Implementation::Raw => Some(raw::simple_iter()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "bullet_churn_unpooled",
+            about: "spawn 10,000 bullets with a 4-point Vec trail, then despawn them all",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(churn::ours_plain()),
+                Implementation::Hecs => Some(churn::hecs()),
+                Implementation::Bevy => Some(churn::bevy()),
+                Implementation::Raw => Some(churn::raw()),
+            },
+        },
+        Workload {
+            name: "bullet_churn",
+            about: "bullet_churn_unpooled with the trail pooled on archetable (`#[component(pooled)]`, `spawn_pooled`); \
+                    the peers have no pools, so their cells are their bullet_churn_unpooled",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("bullet_churn_unpooled"),
+            routine: |i| match i {
+                Implementation::Ours => Some(churn::ours_pooled()),
+                Implementation::Hecs => Some(churn::hecs()),
+                Implementation::Bevy => Some(churn::bevy()),
+                Implementation::Raw => Some(churn::raw()),
+            },
+        },
+        Workload {
+            name: "frag_iter",
+            about: "26 archetypes of 20 entities: double every Data",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, frag_iter),
+        },
+        Workload {
+            name: "heavy_compute",
+            about: "1,000 bodies, in parallel: invert the matrix 100 times, position += velocity",
+            iteration: true,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, heavy_compute),
+        },
+        Workload {
+            name: "schedule",
+            about: "4 x 10,000 entities: systems ab, cd, ce swap two components each",
+            iteration: true,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, schedule),
+        },
+        Workload {
+            name: "add_remove",
+            about: "10,000 entities of (A): insert B into each, then remove it",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, add_remove),
+        },
+        Workload {
+            name: "iter_1k",
+            about: "1,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, iter_movers(1_000)),
+        },
+        Workload {
+            name: "iter_10k",
+            about: "10,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, iter_movers(10_000)),
+        },
+        Workload {
+            name: "iter_100k",
+            about: "100,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, iter_movers(100_000)),
+        },
+        Workload {
+            name: "iter_1m",
+            about: "1,000,000 (Position, Velocity): position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, iter_movers(1_000_000)),
+        },
+        Workload {
+            name: "spawn_1m",
+            about: "spawn 1,000,000 (Position, Velocity) into a fresh world",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, spawn_big),
+        },
+        Workload {
+            name: "sparse_query",
+            about: "kept query matching 1% of 100,000 entities over 1,000 archetypes: position += velocity",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, sparse_query),
+        },
+        Workload {
+            name: "first_query_10k_archetypes",
+            about: "build a query over 10,000 archetypes (one entity each) and iterate once",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, first_query_many_archetypes),
+        },
+        Workload {
+            name: "despawn_100k_random",
+            about: "despawn 100,000 (Position, Velocity) in random order",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| per_implementation!(i, despawn_random),
+        },
+        Workload {
+            name: "tiny_systems_100",
+            about: "a frame of 100 tiny systems (each sums a query over 10 entities); hecs has no scheduler",
+            iteration: false,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| tiny_systems(i, 100),
+        },
+        Workload {
+            name: "tiny_systems_1000",
+            about: "a frame of 1,000 tiny systems",
+            iteration: false,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| tiny_systems(i, 1_000),
+        },
+        Workload {
+            name: "tiny_systems_6000",
+            about: "a frame of 6,000 tiny systems",
+            iteration: false,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| tiny_systems(i, 6_000),
+        },
+        Workload {
+            name: "two_heavy_systems",
+            about: "two systems of heavy arithmetic on 10,000 entities each, over different components; \
+                    the floor runs both loops on one thread, so archetable / raw is the parallel speed-up",
+            iteration: false,
+            parallel: true,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(systems::ours::two_heavy_systems()),
+                Implementation::Bevy => Some(systems::bevy::two_heavy_systems()),
+                Implementation::Raw => Some(systems::raw::two_heavy_systems()),
+                Implementation::Hecs => None,
+            },
+        },
+        save_load!(
+            "save_load_json_save",
+            Json,
+            Save,
+            "save 100,000 entities of 4 components (positions, velocities, health, team) as JSON"
+        ),
+        save_load!("save_load_json_load", Json, Load, "load that JSON save into a fresh world"),
+        save_load!("save_load_ron_save", Ron, Save, "save the same world as RON"),
+        save_load!("save_load_ron_load", Ron, Load, "load that RON save into a fresh world"),
+        save_load!("save_load_binary_save", Binary, Save, "save the same world in binary (postcard)"),
+        save_load!("save_load_binary_load", Binary, Load, "load that binary save into a fresh world"),
+    ]
+}
+
+/// The save and load routines: archetable and hecs only (bevy_ecs needs
+/// bevy_scene and reflection to save a world; there is no floor).
+fn save_load_routine(which: Implementation, format: Format, direction: Direction) -> Option<Box<dyn Routine>> {
+    match which {
+        Implementation::Ours => Some(save_load::ours::routine(format, direction)),
+        Implementation::Hecs => Some(save_load::with_hecs::routine(format, direction)),
+        Implementation::Bevy | Implementation::Raw => None,
+    }
+}
+
+/// The tiny-systems workload of `n` systems, for the engines with a
+/// scheduler.
+fn tiny_systems(which: Implementation, n: usize) -> Option<Box<dyn Routine>> {
+    match which {
+        Implementation::Ours => Some(systems::ours::tiny_systems(n)),
+        Implementation::Bevy => Some(systems::bevy::tiny_systems(n)),
+        Implementation::Hecs | Implementation::Raw => None,
+    }
+}

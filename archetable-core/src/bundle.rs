@@ -1,0 +1,250 @@
+//! Bundles: sets of components spawned, inserted or removed together, and
+//! the registry that computes each bundle type's component list once.
+
+use std::any::TypeId;
+
+use crate::component::{Component, ComponentId, Components, TypeIdMap};
+
+/// A set of components that are spawned, inserted or removed together.
+///
+/// Implemented for every component, for tuples of bundles (up to 15
+/// elements) and by `#[derive(Bundle)]` on structs whose fields are bundles.
+/// A bundle may not hold one component type twice.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Bundle)] struct Mover { pos: Position, vel: Velocity }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Mover { pos: Position(0.0), vel: Velocity(1.0) });
+/// let (pos, vel) = world.remove::<(Position, Velocity)>(e).unwrap();
+/// assert_eq!((pos.0, vel.0), (0.0, 1.0));
+/// ```
+///
+/// # Safety
+/// Every method walks the same list of components, the bundle's *component
+/// order*, which never changes:
+/// - `register_components` calls `ids` once per component, in that order,
+///   with the id `components` gives the component's type;
+/// - `write_components` calls `writer.write::<C>` once per component, in
+///   that order, with `C` that component's type;
+/// - `get_components` calls `f` once per component, in that order, with a
+///   pointer to that component's value inside `*this`, aligned for the
+///   component's type (so no `repr(packed)` bundles); it reads, moves and
+///   drops nothing itself;
+/// - `read_components` calls `reader.read::<C>` once per component, in that
+///   order, with `C` that component's type, and builds `Self` from the
+///   values;
+/// - `write_components`, `get_components` and `read_components` do not
+///   panic: the world is mid-write while they run.
+///
+/// The world writes each value into the column that order assigns it, so a
+/// wrong order or type would put a value in a column of another type. The
+/// derive, tuples and single components meet all of this.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "not a bundle of components",
+    note = "a bundle is a component, a tuple of bundles, or a struct with `#[derive(Bundle)]`"
+)]
+pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Registers each component type and reports its id, in component order.
+    fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId));
+
+    /// Hands each component value to `writer`, in component order.
+    fn write_components(self, writer: &mut impl ComponentWriter)
+    where
+        Self: Sized;
+
+    /// Reports a pointer to each component value inside `*this`, in
+    /// component order.
+    ///
+    /// # Safety
+    /// `this` points to a valid value of `Self`.
+    unsafe fn get_components(this: *mut Self, f: &mut impl FnMut(*mut u8));
+
+    /// Builds the bundle from values taken from `reader`, in component order.
+    fn read_components(reader: &mut impl ComponentReader) -> Self
+    where
+        Self: Sized;
+}
+
+/// Receives the component values of a bundle, in its component order.
+/// Implemented by the world; bundles call it from [`Bundle::write_components`].
+pub trait ComponentWriter {
+    /// Takes the next component value.
+    fn write<C: Component>(&mut self, value: C);
+}
+
+/// Hands out the component values of a bundle being removed, in its
+/// component order. Implemented by the world; bundles call it from
+/// [`Bundle::read_components`].
+pub trait ComponentReader {
+    /// Gives the next component value.
+    fn read<C: Component>(&mut self) -> C;
+}
+
+// SAFETY: one component, reported, written, pointed to and read as its own
+// type.
+unsafe impl<C: Component> Bundle for C {
+    fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+        ids(components.register::<C>());
+    }
+
+    #[inline(always)]
+    fn write_components(self, writer: &mut impl ComponentWriter) {
+        writer.write::<C>(self);
+    }
+
+    unsafe fn get_components(this: *mut Self, f: &mut impl FnMut(*mut u8)) {
+        f(this.cast());
+    }
+
+    #[inline(always)]
+    fn read_components(reader: &mut impl ComponentReader) -> Self {
+        reader.read::<C>()
+    }
+}
+
+macro_rules! impl_bundle_for_tuple {
+    ($($name:ident $index:tt),*) => {
+        // SAFETY: the elements' component orders, concatenated in element
+        // order by every method.
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
+            fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+                $(<$name as Bundle>::register_components(components, ids);)*
+            }
+
+            #[inline(always)]
+            fn write_components(self, writer: &mut impl ComponentWriter) {
+                let ($($name,)*) = self;
+                $(<$name as Bundle>::write_components($name, writer);)*
+            }
+
+            unsafe fn get_components(this: *mut Self, f: &mut impl FnMut(*mut u8)) {
+                $(
+                    // SAFETY: `this` points to a valid tuple (caller), so each
+                    // element is a valid value of its bundle type.
+                    unsafe { <$name as Bundle>::get_components(&raw mut (*this).$index, f) };
+                )*
+            }
+
+            #[inline(always)]
+            fn read_components(reader: &mut impl ComponentReader) -> Self {
+                // Tuple expressions evaluate left to right.
+                ($(<$name as Bundle>::read_components(reader),)*)
+            }
+        }
+    };
+}
+
+crate::tuples::all_tuples!(impl_bundle_for_tuple);
+
+/// The index of a bundle type among the bundles one world has seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BundleId(u32);
+
+impl BundleId {
+    pub(crate) fn from_index(index: usize) -> Self {
+        BundleId(u32::try_from(index).expect("bundle index fits u32"))
+    }
+
+    /// The id as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a world knows about one bundle type, computed once.
+#[derive(Debug)]
+pub struct BundleInfo {
+    id: BundleId,
+    type_id: TypeId,
+    /// The components in component order.
+    components: Box<[ComponentId]>,
+    /// The components sorted by id: the signature of the bundle's spawn archetype.
+    sorted: Box<[ComponentId]>,
+}
+
+impl BundleInfo {
+    /// The bundle's id.
+    #[inline]
+    pub fn id(&self) -> BundleId {
+        self.id
+    }
+
+    /// The components, in the bundle's own order.
+    #[inline]
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+
+    /// The Rust type of the bundle.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// The components sorted by id.
+    #[inline]
+    pub fn sorted_components(&self) -> &[ComponentId] {
+        &self.sorted
+    }
+}
+
+/// The registry of bundle types a world has seen.
+#[derive(Default, Debug)]
+pub(crate) struct Bundles {
+    infos: Vec<BundleInfo>,
+    by_type: TypeIdMap<BundleId>,
+}
+
+impl Bundles {
+    /// The info of bundle `B`, registering it (and its components) first if
+    /// needed.
+    ///
+    /// # Panics
+    /// If `B` holds one component type twice.
+    #[inline]
+    pub fn register<B: Bundle>(&mut self, components: &mut Components) -> &BundleInfo {
+        let id = match self.by_type.get(&TypeId::of::<B>()) {
+            Some(&id) => id,
+            None => self.register_new::<B>(components),
+        };
+        &self.infos[id.index()]
+    }
+
+    /// The info of a registered bundle.
+    #[inline]
+    pub fn get(&self, id: BundleId) -> &BundleInfo {
+        &self.infos[id.index()]
+    }
+
+    #[cold]
+    fn register_new<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
+        let mut ids = Vec::new();
+        B::register_components(components, &mut |id| ids.push(id));
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            panic!(
+                "bundle `{}` holds component `{}` twice; a bundle holds each component type at most once",
+                std::any::type_name::<B>(),
+                components.name(w[0]),
+            );
+        }
+        let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
+        self.infos.push(BundleInfo {
+            id,
+            type_id: TypeId::of::<B>(),
+            components: ids.into_boxed_slice(),
+            sorted: sorted.into_boxed_slice(),
+        });
+        self.by_type.insert(TypeId::of::<B>(), id);
+        id
+    }
+}

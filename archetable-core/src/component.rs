@@ -1,0 +1,235 @@
+//! The `Component` trait and the per-world registry that gives each component
+//! type a dense id and the metadata needed to store it without knowing it.
+
+use std::alloc::Layout;
+use std::any::TypeId;
+use std::fmt;
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::HashMap;
+
+/// A type that can be stored on entities.
+///
+/// Derive it: `#[derive(Component)]`. Any `'static + Send + Sync` type
+/// qualifies; zero-sized types (markers) cost no memory per entity.
+///
+/// ```
+/// use archetable::{Component, World};
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(10));
+/// assert_eq!(world.get::<Health>(e), Some(&Health(10)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not a component",
+    note = "add `#[derive(Component)]` to the type's definition"
+)]
+pub trait Component: Send + Sync + 'static {
+    /// Whether the world keeps an added and a changed tick for every value
+    /// of this type, which [`Added`](crate::Added),
+    /// [`Changed`](crate::Changed) and [`Ref`](crate::Ref) read. Off unless
+    /// the derive says `#[component(track_changes)]`: an untracked type
+    /// stores no ticks and its writes cost nothing extra.
+    const TRACK_CHANGES: bool = false;
+
+    /// What happens to a value that leaves the world: `None` drops it,
+    /// `Some` resets it and keeps it in the type's pool for
+    /// `spawn_pooled`. Set by `#[component(pooled)]`.
+    #[doc(hidden)]
+    const POOL: Option<crate::pool::PoolFns> = None;
+}
+
+/// The dense id a world gives a component type the first time it sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComponentId(pub(crate) u32);
+
+impl ComponentId {
+    /// The id as an index into per-component tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Everything needed to store, move and drop a component's values without
+/// knowing its type.
+#[derive(Clone)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    type_id: TypeId,
+    layout: Layout,
+    drop: Option<unsafe fn(*mut u8)>,
+    name: &'static str,
+    track_changes: bool,
+    pool: Option<crate::pool::PoolFns>,
+}
+
+impl ComponentInfo {
+    fn of<T: Component>(id: ComponentId) -> Self {
+        ComponentInfo {
+            id,
+            type_id: TypeId::of::<T>(),
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
+            name: std::any::type_name::<T>(),
+            track_changes: T::TRACK_CHANGES,
+            pool: T::POOL,
+        }
+    }
+
+    /// The component's id in its world.
+    #[inline]
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The Rust type of the component.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// Size and alignment of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The function that drops one value in place, if the type needs
+    /// dropping. Calling it is `unsafe`: the pointer must point to a valid,
+    /// aligned value of this component's type, which is never used again.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
+        self.drop
+    }
+
+    /// Whether the world keeps change ticks for this type
+    /// ([`Component::TRACK_CHANGES`]).
+    #[inline]
+    pub fn tracks_changes(&self) -> bool {
+        self.track_changes
+    }
+
+    /// Whether values leaving the world are reset and pooled
+    /// (`#[component(pooled)]`).
+    #[inline]
+    pub fn is_pooled(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    #[inline]
+    pub(crate) fn pool_fns(&self) -> Option<crate::pool::PoolFns> {
+        self.pool
+    }
+
+    /// The type's name, as given by `std::any::type_name`.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl fmt::Debug for ComponentInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentInfo")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+/// The registry of the component types one world has seen.
+#[derive(Default, Debug)]
+pub struct Components {
+    infos: Vec<ComponentInfo>,
+    by_type: TypeIdMap<ComponentId>,
+}
+
+impl Components {
+    /// The id of `T`, registering it first if this is its first appearance.
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        let next = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
+        let infos = &mut self.infos;
+        *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
+            infos.push(ComponentInfo::of::<T>(next));
+            next
+        })
+    }
+
+    /// The id of `T`, if this world has seen it.
+    #[inline]
+    pub fn id<T: Component>(&self) -> Option<ComponentId> {
+        self.by_type.get(&TypeId::of::<T>()).copied()
+    }
+
+    /// The metadata of a registered component.
+    ///
+    /// # Panics
+    /// If `id` was not handed out by this registry.
+    #[inline]
+    pub fn info(&self, id: ComponentId) -> &ComponentInfo {
+        &self.infos[id.index()]
+    }
+
+    /// The name of a registered component.
+    #[inline]
+    pub fn name(&self, id: ComponentId) -> &'static str {
+        self.info(id).name
+    }
+
+    /// Number of registered component types.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// Whether no component type is registered yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+
+    /// All registered components, in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ComponentInfo> {
+        self.infos.iter()
+    }
+}
+
+/// A map keyed by `TypeId`. A `TypeId` is already a well-mixed hash of the
+/// type, so hashing it again is wasted work on every spawn and insert.
+pub(crate) type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
+
+/// Uses the `TypeId`'s own bits as the hash.
+#[derive(Default)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= n as u64 ^ (n >> 64) as u64;
+    }
+
+    // `TypeId` hashes through the integer methods above; anything else is
+    // folded in bytewise so the hasher stays correct, if slower.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}

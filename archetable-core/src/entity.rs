@@ -1,0 +1,627 @@
+//! Entity handles and the allocator that hands them out and tracks where each
+//! live entity is stored.
+
+use std::fmt;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::archetype::{ArchetypeId, Row};
+use crate::error::AllocatorStateError;
+
+/// A handle to an entity: an index into the world's entity table plus the
+/// generation of that slot when the entity was spawned.
+///
+/// Handles are `Copy` and 8 bytes (`Option<Entity>` too). When an entity is
+/// despawned its slot's generation moves on, so every handle to it becomes
+/// stale: the world reports a stale handle as missing and never confuses it
+/// with the entity that later reuses the slot.
+///
+/// ```
+/// # use archetable::{Component, World};
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// let e = world.spawn(Hp(3));
+/// world.despawn(e).unwrap();
+/// let f = world.spawn(Hp(7));
+/// assert_eq!(e.index(), f.index());
+/// assert!(!world.contains(e));
+/// assert_eq!(world.get::<Hp>(f).map(|hp| hp.0), Some(7));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity {
+    // Field order makes the derived `Ord` sort by generation first; keep the
+    // index second so that `to_bits` and the ordering agree.
+    generation: NonZeroU32,
+    index: u32,
+}
+
+impl Entity {
+    pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
+        Entity { generation, index }
+    }
+
+    /// The slot of this entity in the world's entity table. Slots are reused
+    /// after despawn, with a new generation.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many times the slot had been reused when this entity was spawned,
+    /// starting at 1.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Packs the handle into 64 bits: generation in the high half, index in
+    /// the low half. [`Entity::from_bits`] is the inverse.
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        ((self.generation.get() as u64) << 32) | self.index as u64
+    }
+
+    /// Rebuilds a handle from [`Entity::to_bits`]; `None` if the generation
+    /// half is zero (no handle has that form).
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Entity> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Entity::new(bits as u32, generation)),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+/// Where a live entity's components are: its archetype and row there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EntityLocation {
+    pub archetype: ArchetypeId,
+    pub row: Row,
+}
+
+impl EntityLocation {
+    /// The location of a slot that holds no live entity.
+    const VACANT: EntityLocation = EntityLocation { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
+}
+
+/// A copy of a world's entity allocator, from [`World::allocator_state`]:
+/// enough to rebuild a world whose entities get exactly the same handles,
+/// now and in every later spawn (for save games, replays and rollback).
+///
+/// [`World::allocator_state`]: crate::World::allocator_state
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AllocatorState {
+    /// The generation of each slot, by index: the live entity's generation,
+    /// or for a free slot the generation the next entity spawned there gets.
+    pub generations: Vec<NonZeroU32>,
+    /// The free slot indices in allocator order: the last one is reused
+    /// first. A slot that is neither live nor free is never reused.
+    pub free: Vec<u32>,
+}
+
+/// One slot of the entity table: 12 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The generation of the live entity in this slot, or of the next entity
+    /// to be spawned into it when the slot is free.
+    generation: NonZeroU32,
+    /// `EntityLocation::VACANT` while the slot is free.
+    location: EntityLocation,
+}
+
+/// The entity allocator and location table.
+///
+/// ```text
+///   slots:  [ 0: gen 1, arch 2 row 0 ][ 1: gen 3, VACANT ][ 2: gen 1, arch 2 row 1 ]
+///   free:   [ 1 ]          next spawn takes index 1 with generation 3
+/// ```
+///
+/// Invariants:
+/// - a slot is live exactly when its location is not `VACANT`; then
+///   `Entity::new(index, slot.generation)` is the live handle;
+/// - every free slot's index is in `free` exactly once, except retired slots,
+///   whose generation is exhausted and which are never handed out again;
+/// - `live` counts the live slots;
+/// - `slots.len() <= max_slots`.
+///
+/// Handles can also be *reserved* through a shared borrow (deferred
+/// commands spawn this way, from systems running in parallel). The `n`-th
+/// reservation since the last flush takes the `n`-th free index from the
+/// end of `free`, then indices past the end of `slots`:
+///
+/// ```text
+///   free:  [ 4, 9, 2 ]   slots.len() == 12   reserved == 5
+///   handed out: 2, 9, 4, 12, 13
+/// ```
+///
+/// `flush` turns the reservations into live entities. Every operation that
+/// changes `free` or `slots` flushes first, so the picture above stays true
+/// between flushes.
+pub(crate) struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: u32,
+    /// The most slots the table may hold: `u32::MAX`, so that every index
+    /// and the live count fit in a `u32`. Only a test hook lowers it, to
+    /// reach exhaustion without billions of entities.
+    max_slots: u32,
+    /// Reservations since the last flush.
+    reserved: AtomicU32,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Entities { slots: Vec::new(), free: Vec::new(), live: 0, max_slots: u32::MAX, reserved: AtomicU32::new(0) }
+    }
+}
+
+impl Entities {
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.live
+    }
+
+    /// Hands out a handle for a new entity at `location`.
+    ///
+    /// # Panics
+    /// When every index is live or retired (`u32::MAX` slots), with a
+    /// message that says so; nothing has changed then.
+    #[inline]
+    pub fn alloc(&mut self, location: EntityLocation) -> Entity {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        if let Some(index) = self.free.pop() {
+            self.live += 1;
+            let slot = &mut self.slots[index as usize];
+            slot.location = location;
+            Entity::new(index, slot.generation)
+        } else {
+            if self.slots.len() >= self.max_slots as usize {
+                self.exhausted();
+            }
+            // Fits: `slots.len() < max_slots <= u32::MAX`.
+            let index = self.slots.len() as u32;
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location });
+            self.live += 1;
+            Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// Hands out a handle for an entity that [`Entities::flush`] will make
+    /// live later.
+    ///
+    /// # Panics
+    /// When all `u32::MAX` indices would be in use.
+    pub fn reserve_entity(&self) -> Entity {
+        let n = self.reserved.fetch_add(1, Ordering::Relaxed) as usize;
+        if let Some(free_at) = self.free.len().checked_sub(n + 1) {
+            let index = self.free[free_at];
+            Entity::new(index, self.slots[index as usize].generation)
+        } else {
+            let index = self.slots.len() + (n - self.free.len());
+            if index >= self.max_slots as usize {
+                self.exhausted();
+            }
+            Entity::new(index as u32, NonZeroU32::MIN)
+        }
+    }
+
+    /// Whether handles were reserved since the last flush.
+    #[inline]
+    pub fn has_reserved(&mut self) -> bool {
+        *self.reserved.get_mut() != 0
+    }
+
+    /// Makes every reserved handle a live entity, placed where `place` puts
+    /// it (called once per handle, in reservation order).
+    pub fn flush(&mut self, mut place: impl FnMut(Entity) -> EntityLocation) {
+        let n = std::mem::take(self.reserved.get_mut()) as usize;
+        let from_free = n.min(self.free.len());
+        for _ in 0..from_free {
+            let index = self.free.pop().expect("counted above");
+            let slot = &mut self.slots[index as usize];
+            slot.location = place(Entity::new(index, slot.generation));
+            self.live += 1;
+        }
+        for _ in from_free..n {
+            let index = self.slots.len() as u32;
+            let entity = Entity::new(index, NonZeroU32::MIN);
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location: EntityLocation::VACANT });
+            self.slots[index as usize].location = place(entity);
+            self.live += 1;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn exhausted(&self) -> ! {
+        panic!(
+            "entity index space exhausted: all {} entity slots are live or retired ({} live)",
+            self.slots.len(),
+            self.live
+        );
+    }
+
+    /// How many more entities can be allocated before the index space runs out.
+    pub fn spare(&self) -> usize {
+        self.free.len() + (self.max_slots as usize - self.slots.len())
+    }
+
+    /// Makes room for `additional` more entities without reallocating, as
+    /// far as the index space allows.
+    pub fn reserve(&mut self, additional: usize) {
+        let new_slots = additional.saturating_sub(self.free.len());
+        self.slots.reserve(new_slots.min(self.max_slots as usize - self.slots.len()));
+    }
+
+    /// Bytes held by the slot table and the free list.
+    pub fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.free.capacity() * 4
+    }
+
+    /// Frees `entity`'s slot and returns where its components were, or `None`
+    /// if the handle is stale.
+    pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        let slot = self.slots.get_mut(entity.index as usize)?;
+        if slot.generation != entity.generation || slot.location == EntityLocation::VACANT {
+            return None;
+        }
+        let location = slot.location;
+        slot.location = EntityLocation::VACANT;
+        self.live -= 1;
+        // An exhausted generation retires the slot: it never goes back on the
+        // free list, so no handle equal to an old one is ever handed out.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(entity.index);
+        }
+        Some(location)
+    }
+
+    /// Where `entity` is stored, or `None` if it is not alive.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get(entity.index as usize)?;
+        (slot.generation == entity.generation && slot.location != EntityLocation::VACANT).then_some(slot.location)
+    }
+
+    /// Records that the live entity in slot `index` now lives at `location`.
+    #[inline]
+    pub fn set_location(&mut self, index: u32, location: EntityLocation) {
+        self.slots[index as usize].location = location;
+    }
+
+    /// Frees every live slot, as if each live entity were despawned.
+    pub fn clear(&mut self) {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if slot.location == EntityLocation::VACANT {
+                continue;
+            }
+            slot.location = EntityLocation::VACANT;
+            if let Some(next) = slot.generation.checked_add(1) {
+                slot.generation = next;
+                self.free.push(index as u32);
+            }
+        }
+        self.live = 0;
+    }
+
+    /// Checks the allocator's invariants; used by the world's consistency check.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.slots.len()];
+        for &index in &self.free {
+            let i = index as usize;
+            if i >= self.slots.len() {
+                return Err(format!("free list holds out-of-range index {index}"));
+            }
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(format!("free list holds index {index} twice"));
+            }
+            if self.slots[i].location != EntityLocation::VACANT {
+                return Err(format!("free list holds live index {index}"));
+            }
+        }
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.location == EntityLocation::VACANT && !seen[i] && slot.generation != NonZeroU32::MAX {
+                return Err(format!(
+                    "index {i} is free with generation {} but not on the free list (lost, not retired)",
+                    slot.generation
+                ));
+            }
+        }
+        let live = self.slots.iter().filter(|s| s.location != EntityLocation::VACANT).count();
+        if live != self.live as usize {
+            return Err(format!("live count {} but {live} live slots", self.live));
+        }
+        if self.slots.len() > self.max_slots as usize {
+            return Err(format!("{} slots, more than the limit of {}", self.slots.len(), self.max_slots));
+        }
+        Ok(())
+    }
+
+    /// Test hooks into the allocator; see [`AllocatorHooks`].
+    pub fn hooks(&mut self) -> AllocatorHooks<'_> {
+        AllocatorHooks { entities: self }
+    }
+
+    /// A copy of the allocator's state: every slot's generation and the
+    /// free list. Handles reserved but not yet flushed are not included.
+    pub fn state(&self) -> AllocatorState {
+        AllocatorState { generations: self.slots.iter().map(|slot| slot.generation).collect(), free: self.free.clone() }
+    }
+
+    /// Replaces the allocator of a table with no live entity by `state`, and
+    /// makes each of `live` alive where `place` puts it (called once per
+    /// handle, in order). Checks everything before changing anything.
+    pub fn restore(
+        &mut self,
+        state: &AllocatorState,
+        live: &[Entity],
+        mut place: impl FnMut(Entity) -> EntityLocation,
+    ) -> Result<(), AllocatorStateError> {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        debug_assert_eq!(self.live, 0, "restore needs an allocator with no live entity");
+        let len = state.generations.len();
+        if len > self.max_slots as usize {
+            return Err(AllocatorStateError::TooManySlots(len));
+        }
+        const FREE: u8 = 1;
+        const LIVE: u8 = 2;
+        let mut marks = vec![0u8; len];
+        for &index in &state.free {
+            match marks.get_mut(index as usize) {
+                None => return Err(AllocatorStateError::FreeIndexOutOfRange(index)),
+                Some(mark) if *mark != 0 => return Err(AllocatorStateError::DuplicateFreeIndex(index)),
+                Some(mark) => *mark = FREE,
+            }
+        }
+        for &entity in live {
+            let i = entity.index as usize;
+            match marks.get_mut(i) {
+                None => return Err(AllocatorStateError::LiveIndexOutOfRange(entity)),
+                Some(&mut FREE) => return Err(AllocatorStateError::LiveEntityIsFree(entity)),
+                Some(&mut LIVE) => return Err(AllocatorStateError::DuplicateLiveEntity(entity)),
+                Some(_) if state.generations[i] != entity.generation => {
+                    return Err(AllocatorStateError::GenerationMismatch {
+                        entity,
+                        slot_generation: state.generations[i].get(),
+                    })
+                }
+                Some(mark) => *mark = LIVE,
+            }
+        }
+        // Every other slot must be retired, or its index is lost for good.
+        if let Some(i) = marks.iter().zip(&state.generations).position(|(&m, &g)| m == 0 && g != NonZeroU32::MAX) {
+            return Err(AllocatorStateError::LostIndex(i as u32));
+        }
+        self.slots.clear();
+        self.slots
+            .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));
+        self.free.clear();
+        self.free.extend_from_slice(&state.free);
+        for &entity in live {
+            self.slots[entity.index as usize].location = place(entity);
+            self.live += 1;
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: NonZeroU32) {
+        self.slots[index as usize].generation = generation;
+    }
+}
+
+/// Test hooks into a world's entity allocator, to reach its limits (index
+/// exhaustion, generation wrap-around) without spawning billions of
+/// entities. Not part of the API: reached through the hidden
+/// `World::entity_allocator_hooks`, for the engine's own tests.
+#[doc(hidden)]
+pub struct AllocatorHooks<'a> {
+    entities: &'a mut Entities,
+}
+
+impl AllocatorHooks<'_> {
+    /// Ends the index space after `max_slots` slots instead of `u32::MAX`.
+    ///
+    /// # Panics
+    /// If more slots than that are in use already.
+    pub fn limit_slots(&mut self, max_slots: u32) {
+        assert!(max_slots as usize >= self.entities.slots.len(), "{} slots already in use", self.entities.slots.len());
+        self.entities.max_slots = max_slots;
+    }
+
+    /// Moves the next generation of every free slot forward to at least
+    /// `u32::MAX - left`, so that the slot retires after `left + 1` more uses.
+    pub fn age_free_slots(&mut self, left: u32) {
+        let aged = NonZeroU32::new(u32::MAX - left).unwrap_or(NonZeroU32::MIN);
+        for &index in &self.entities.free {
+            let slot = &mut self.entities.slots[index as usize];
+            slot.generation = slot.generation.max(aged);
+        }
+    }
+
+    /// Number of slots in the entity table: live, free and retired.
+    pub fn slots(&self) -> usize {
+        self.entities.slots.len()
+    }
+
+    /// How many more entities can be spawned before the index space runs out.
+    pub fn spare(&self) -> usize {
+        self.entities.spare()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(row: u32) -> EntityLocation {
+        EntityLocation { archetype: ArchetypeId(0), row: Row(row) }
+    }
+
+    #[test]
+    fn option_entity_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Entity>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+    }
+
+    #[test]
+    fn a_slot_costs_twelve_bytes() {
+        assert_eq!(std::mem::size_of::<Slot>(), 12);
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let e = Entity::new(17, NonZeroU32::new(5).unwrap());
+        assert_eq!(e.to_bits(), (5 << 32) | 17);
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(Entity::from_bits(17), None);
+    }
+
+    #[test]
+    fn freed_slot_comes_back_with_next_generation() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        let b = entities.alloc(loc(1));
+        assert_eq!(entities.free(a), Some(loc(0)));
+        assert_eq!(entities.free(a), None);
+        assert_eq!(entities.get(a), None);
+        let c = entities.alloc(loc(2));
+        assert_eq!((c.index(), c.generation()), (a.index(), 2));
+        assert_eq!(entities.get(a), None);
+        assert_eq!(entities.get(c), Some(loc(2)));
+        assert_eq!(entities.get(b), Some(loc(1)));
+        assert_eq!(entities.len(), 2);
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn exhausted_generation_retires_the_slot() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        entities.set_generation_for_test(a.index(), NonZeroU32::MAX);
+        let a = Entity::new(a.index(), NonZeroU32::MAX);
+        assert_eq!(entities.free(a), Some(loc(0)));
+        let b = entities.alloc(loc(0));
+        assert_ne!(b.index(), a.index(), "a retired slot is never reused");
+        assert_eq!(entities.get(a), None);
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn reserved_handles_take_free_slots_then_new_ones() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        let b = entities.alloc(loc(1));
+        entities.free(a);
+        entities.free(b);
+        let r: Vec<_> = (0..3).map(|_| entities.reserve_entity()).collect();
+        assert_eq!(r.iter().map(|e| (e.index(), e.generation())).collect::<Vec<_>>(), [(1, 2), (0, 2), (2, 1)]);
+        assert!(r.iter().all(|&e| entities.get(e).is_none()), "not live before the flush");
+        let mut row = 10;
+        entities.flush(|_| {
+            row += 1;
+            loc(row)
+        });
+        assert_eq!(
+            r.iter().map(|&e| entities.get(e)).collect::<Vec<_>>(),
+            [Some(loc(11)), Some(loc(12)), Some(loc(13))]
+        );
+        assert_eq!(entities.len(), 3);
+        assert!(!entities.has_reserved());
+        entities.check_invariants().unwrap();
+        assert_eq!(entities.alloc(loc(0)).index(), 3);
+    }
+
+    #[test]
+    fn check_invariants_finds_a_lost_free_index() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(loc(0));
+        entities.alloc(loc(1));
+        entities.free(a);
+        entities.check_invariants().unwrap();
+        entities.free.pop();
+        let problem = entities.check_invariants().unwrap_err();
+        assert!(problem.contains("not on the free list"), "{problem}");
+    }
+
+    #[test]
+    fn state_restores_exact_handles() {
+        let mut entities = Entities::default();
+        let handles: Vec<_> = (0..6).map(|i| entities.alloc(loc(i))).collect();
+        entities.free(handles[4]);
+        entities.free(handles[1]);
+        let live: Vec<_> = handles.iter().copied().filter(|&e| entities.get(e).is_some()).collect();
+        let state = entities.state();
+        let mut copy = Entities::default();
+        let mut row = 0;
+        copy.restore(&state, &live, |_| {
+            row += 1;
+            loc(row - 1)
+        })
+        .unwrap();
+        copy.check_invariants().unwrap();
+        assert_eq!(copy.state(), state);
+        assert!(live.iter().all(|&e| copy.get(e).is_some()));
+        assert_eq!((copy.alloc(loc(9)), copy.alloc(loc(9))), (entities.alloc(loc(9)), entities.alloc(loc(9))));
+    }
+
+    #[test]
+    fn restore_rejects_inconsistent_states() {
+        let g = |n| NonZeroU32::new(n).unwrap();
+        let state = AllocatorState { generations: vec![g(1), g(2), g(1)], free: vec![1] };
+        let restore = |state: &AllocatorState, live: &[Entity]| Entities::default().restore(state, live, |_| loc(0));
+        assert_eq!(restore(&state, &[Entity::new(0, g(1)), Entity::new(2, g(1))]), Ok(()));
+        // Slot 2 neither live, free nor retired: its index would be lost.
+        assert_eq!(restore(&state, &[Entity::new(0, g(1))]), Err(AllocatorStateError::LostIndex(2)));
+        let retired = AllocatorState { generations: vec![g(1), g(2), NonZeroU32::MAX], free: vec![1] };
+        assert_eq!(restore(&retired, &[Entity::new(0, g(1))]), Ok(()));
+        assert_eq!(
+            restore(&state, &[Entity::new(3, g(1))]),
+            Err(AllocatorStateError::LiveIndexOutOfRange(Entity::new(3, g(1))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(1, g(2))]),
+            Err(AllocatorStateError::LiveEntityIsFree(Entity::new(1, g(2))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(0, g(1)), Entity::new(0, g(1))]),
+            Err(AllocatorStateError::DuplicateLiveEntity(Entity::new(0, g(1))))
+        );
+        assert_eq!(
+            restore(&state, &[Entity::new(2, g(5))]),
+            Err(AllocatorStateError::GenerationMismatch { entity: Entity::new(2, g(5)), slot_generation: 1 })
+        );
+        let bad_free = AllocatorState { free: vec![1, 7], ..state.clone() };
+        assert_eq!(restore(&bad_free, &[]), Err(AllocatorStateError::FreeIndexOutOfRange(7)));
+        let dup_free = AllocatorState { free: vec![1, 1], ..state };
+        assert_eq!(restore(&dup_free, &[]), Err(AllocatorStateError::DuplicateFreeIndex(1)));
+    }
+
+    #[test]
+    fn clear_makes_every_handle_stale() {
+        let mut entities = Entities::default();
+        let handles: Vec<_> = (0..5).map(|i| entities.alloc(loc(i))).collect();
+        entities.clear();
+        assert_eq!(entities.len(), 0);
+        assert!(handles.iter().all(|&e| entities.get(e).is_none()));
+        let again = entities.alloc(loc(0));
+        assert_eq!(again.generation(), 2);
+        entities.check_invariants().unwrap();
+    }
+}

@@ -1,0 +1,587 @@
+//! Component lifecycle hooks: functions the world calls when an entity gains,
+//! writes or loses a component, or is despawned; the restricted world view
+//! they receive; and the queue of commands they defer.
+//!
+//! # When hooks run
+//!
+//! Every hook runs while the tables are consistent, never in the middle of a
+//! row move: `on_add` and `on_insert` after the values are written,
+//! `on_replace`, `on_remove` and `on_despawn` before anything is moved or
+//! dropped, so the value is still readable. The order is fixed:
+//!
+//! | operation | hooks, in this order |
+//! |---|---|
+//! | `spawn` | `on_add` for each component, then `on_insert` for each |
+//! | `insert` | `on_replace` for each component the entity had, then the write, then `on_add` for each new one, then `on_insert` for each one written |
+//! | `remove` | `on_replace` for each removed component, then `on_remove` for each, then the removal |
+//! | `despawn` | `on_despawn` for each component, then `on_replace` for each, then `on_remove` for each, then the entity goes |
+//! | `clear` | the `despawn` hooks of every entity (table by table, row by row), then the clear |
+//!
+//! Commands that hooks queue apply right after the operation, before the
+//! world method returns; during `clear`, an entity they spawn is cleared too.
+//!
+//! Within one kind, `spawn`, `insert` and `remove` go through the components
+//! in the bundle's order (as written in the tuple or struct); `despawn` and
+//! `clear` in component id order (the order the world first saw the types).
+//! Several hooks of one kind on one component run in registration order.
+//!
+//! `spawn_batch` runs the spawn hooks of each entity (and applies their
+//! commands) before spawning the next. Deferred [`Commands`] and save-game
+//! loading go through the same world methods, so their hooks fire too;
+//! loading inserts a saved entity's components one at a time.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::archetype::ArchetypeId;
+use crate::bundle::{Bundle, BundleId};
+use crate::change::Mut;
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::error::{ComponentError, EntityError, QueryEntityError};
+use crate::event::Event;
+use crate::query::{QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::resource::Resource;
+use crate::system::{CommandQueue, Commands};
+use crate::world::World;
+
+/// A hook as stored: shared, so the world can clone it out before calling it
+/// with `&mut` access to itself.
+type Hook = Arc<dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync>;
+
+/// The five moments a hook can watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HookKind {
+    Add,
+    Insert,
+    Replace,
+    Remove,
+    Despawn,
+}
+
+const KINDS: usize = 5;
+
+/// The hooks registered for one component type; returned by
+/// [`World::register_component_hooks`], whose builder methods add to it.
+///
+/// Registering a second hook of a kind does not replace the first: both run,
+/// in registration order. A hook is any
+/// `Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static`; see
+/// [`World::register_component_hooks`] for when each runs.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Health(u32);
+/// #[derive(Default)] struct Alive(u32);
+///
+/// let mut world = World::new();
+/// world.init_resource::<Alive>();
+/// world
+///     .register_component_hooks::<Health>()
+///     .on_add(|world, _| world.resource_mut::<Alive>().0 += 1)
+///     .on_remove(|world, _| world.resource_mut::<Alive>().0 -= 1);
+/// let e = world.spawn(Health(3));
+/// world.spawn(Health(5));
+/// assert_eq!(world.resource::<Alive>().0, 2);
+/// world.despawn(e).unwrap();
+/// assert_eq!(world.resource::<Alive>().0, 1);
+/// ```
+#[derive(Clone, Default)]
+pub struct ComponentHooks {
+    by_kind: [Vec<Hook>; KINDS],
+}
+
+impl ComponentHooks {
+    fn push(&mut self, kind: HookKind, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.by_kind[kind as usize].push(Arc::new(hook));
+        self
+    }
+
+    /// Adds a hook that runs when an entity gets the component for the
+    /// first time: spawned with it, or given it by an insert while it
+    /// lacked one. Runs after the value is written.
+    pub fn on_add(&mut self, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.push(HookKind::Add, hook)
+    }
+
+    /// Adds a hook that runs on every write of the component by spawn or
+    /// insert, including one that overwrites an existing value. Runs after
+    /// the value is written (and after the `on_add` hooks).
+    pub fn on_insert(&mut self, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.push(HookKind::Insert, hook)
+    }
+
+    /// Adds a hook that runs when the component's value is about to be
+    /// overwritten by an insert or to leave the entity (remove, despawn,
+    /// clear). The old value is still readable.
+    pub fn on_replace(&mut self, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.push(HookKind::Replace, hook)
+    }
+
+    /// Adds a hook that runs when the component is about to leave the
+    /// entity, by remove, despawn or clear. The value is still readable.
+    pub fn on_remove(&mut self, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.push(HookKind::Remove, hook)
+    }
+
+    /// Adds a hook that runs when an entity that has the component is about
+    /// to be despawned (by despawn or clear), before the `on_replace` and
+    /// `on_remove` hooks. The value is still readable.
+    pub fn on_despawn(&mut self, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
+        self.push(HookKind::Despawn, hook)
+    }
+
+    /// Whether no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.by_kind.iter().all(Vec::is_empty)
+    }
+}
+
+impl fmt::Debug for ComponentHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [add, insert, replace, remove, despawn] = &self.by_kind;
+        f.debug_struct("ComponentHooks")
+            .field("on_add", &add.len())
+            .field("on_insert", &insert.len())
+            .field("on_replace", &replace.len())
+            .field("on_remove", &remove.len())
+            .field("on_despawn", &despawn.len())
+            .finish()
+    }
+}
+
+/// The world's hooks: per component, and the commands they queued that have
+/// not applied yet.
+#[derive(Default)]
+pub(crate) struct Hooks {
+    /// Indexed by component id; shorter than the component registry when
+    /// the last types have no hooks.
+    by_component: Vec<ComponentHooks>,
+    /// Whether any hook was ever registered: the one check on the hot paths.
+    active: bool,
+    /// Commands queued by hooks. In a `Mutex` only so the world stays
+    /// `Sync` (a command is `Send` but not `Sync`); it is only reached
+    /// through `&mut`, never locked.
+    queue: Mutex<CommandQueue>,
+    /// Whether a world method up the stack is applying `queue`.
+    applying: bool,
+}
+
+impl Hooks {
+    /// Whether any hook is registered; when not, the world skips every hook
+    /// path.
+    #[inline(always)]
+    pub(crate) fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// The `i`-th `kind` hook of component `id`, cloned out.
+    fn get(&self, id: ComponentId, kind: HookKind, i: usize) -> Option<Hook> {
+        self.by_component.get(id.index())?.by_kind[kind as usize].get(i).cloned()
+    }
+
+    fn has(&self, id: ComponentId, kind: HookKind) -> bool {
+        self.by_component.get(id.index()).is_some_and(|hooks| !hooks.by_kind[kind as usize].is_empty())
+    }
+
+    /// Whether component `id` has a hook that despawning an entity runs.
+    fn has_removal(&self, id: ComponentId) -> bool {
+        [HookKind::Despawn, HookKind::Replace, HookKind::Remove].into_iter().any(|kind| self.has(id, kind))
+    }
+
+    fn queue(&mut self) -> &mut CommandQueue {
+        self.queue.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Which of a bundle's components a hook kind fires for, judged against the
+/// archetype the entity was in before the operation.
+#[derive(Clone, Copy)]
+enum Which {
+    All,
+    In(ArchetypeId),
+    NotIn(ArchetypeId),
+}
+
+/// The view of the world a hook receives. It reads and writes components
+/// and resources, sends events, runs read-only queries and queues commands,
+/// but cannot change which components an entity has: the world is in the
+/// middle of an operation. Structural changes go through
+/// [`HookWorld::commands`] and apply right after that operation.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Enemy;
+/// #[derive(Component)] struct HealthBar;
+///
+/// let mut world = World::new();
+/// world.register_component_hooks::<Enemy>().on_add(|world, entity| {
+///     world.commands().entity(entity).insert(HealthBar);
+/// });
+/// let e = world.spawn(Enemy);
+/// assert!(world.has::<HealthBar>(e));
+/// ```
+///
+/// It has no `spawn`, `insert`, `remove`, `despawn` or `clear`.
+pub struct HookWorld<'w> {
+    world: &'w mut World,
+    commands: &'w mut CommandQueue,
+}
+
+impl<'w> HookWorld<'w> {
+    /// The whole world, read-only.
+    #[inline]
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// Records structural changes (spawn, insert, remove, despawn) and other
+    /// world changes. They apply right after the world operation that ran
+    /// this hook, in the order recorded, before that operation returns; the
+    /// hooks they fire in turn queue theirs after them, until none is left.
+    /// A command whose entity is gone by then is skipped.
+    pub fn commands(&mut self) -> Commands<'_, '_> {
+        Commands::new(self.commands, self.world)
+    }
+
+    /// Whether `entity` is alive.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.world.contains(entity)
+    }
+
+    /// Whether `entity` is alive and has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        self.world.has::<T>(entity)
+    }
+
+    /// `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        self.world.get(entity)
+    }
+
+    /// Mutable access to `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        self.world.get_mut(entity)
+    }
+
+    /// A read-only view of `entity`, if it is alive.
+    #[inline]
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
+        self.world.entity(entity)
+    }
+
+    /// Iterates the entities that match the read-only query `Q`.
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, 'static, Q, ()> {
+        self.world.query()
+    }
+
+    /// Iterates the entities that match the read-only query `Q` and pass `F`.
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
+        self.world.query_filtered()
+    }
+
+    /// The item of the read-only query `Q` for one entity.
+    pub fn query_one<Q: ReadOnlyQueryData>(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        self.world.query_one::<Q>(entity)
+    }
+
+    /// The `T` resource.
+    ///
+    /// # Panics
+    /// If there is none.
+    #[track_caller]
+    pub fn resource<T: Resource>(&self) -> &T {
+        self.world.resource()
+    }
+
+    /// The `T` resource, mutably.
+    ///
+    /// # Panics
+    /// If there is none.
+    #[track_caller]
+    pub fn resource_mut<T: Resource>(&mut self) -> &mut T {
+        self.world.resource_mut()
+    }
+
+    /// The `T` resource, if there is one.
+    pub fn get_resource<T: Resource>(&self) -> Option<&T> {
+        self.world.get_resource()
+    }
+
+    /// The `T` resource, mutably, if there is one.
+    pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        self.world.get_resource_mut()
+    }
+
+    /// Whether the world holds a `T` resource.
+    pub fn contains_resource<T: Resource>(&self) -> bool {
+        self.world.contains_resource::<T>()
+    }
+
+    /// Stores `value` as the world's `T` resource, returning the one it
+    /// replaces.
+    pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
+        self.world.insert_resource(value)
+    }
+
+    /// Takes the `T` resource out of the world.
+    pub fn remove_resource<T: Resource>(&mut self) -> Option<T> {
+        self.world.remove_resource()
+    }
+
+    /// Sends `event` to the readers of `E`.
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.world.send_event(event);
+    }
+}
+
+impl fmt::Debug for HookWorld<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookWorld").field("world", &self.world).finish_non_exhaustive()
+    }
+}
+
+impl World {
+    /// The hooks of component `T`, to add to: `on_add`, `on_insert`,
+    /// `on_replace`, `on_remove`, `on_despawn`. Registers `T` if needed.
+    ///
+    /// A hook runs when the tables are consistent, with a [`HookWorld`]
+    /// that cannot make structural changes; the commands it queues apply
+    /// right after the operation that ran it. The order, for each
+    /// operation:
+    ///
+    /// - `spawn`: `on_add` for each component, then `on_insert` for each;
+    /// - `insert`: `on_replace` for each component the entity already had,
+    ///   the write, `on_add` for each new one, `on_insert` for each written;
+    /// - `remove`: `on_replace`, then `on_remove`, for each removed
+    ///   component, then the removal;
+    /// - `despawn`: `on_despawn`, then `on_replace`, then `on_remove`, for
+    ///   each component, then the entity goes;
+    /// - `clear`: the despawn hooks of every entity, table by table and row
+    ///   by row, then the clear (which leaves the world empty: an entity a
+    ///   hook spawns through its commands is cleared too).
+    ///
+    /// Within one kind, the components of a spawn, insert or remove come in
+    /// the bundle's order, those of a despawn in component id order. Adding
+    /// a second hook of a kind keeps the first: both run, in registration
+    /// order. `spawn_batch` runs each entity's hooks before spawning the
+    /// next.
+    ///
+    /// If a hook panics, the panic leaves the world method that ran it. The
+    /// world stays consistent: the operation is complete if the hook ran
+    /// after it (`on_add`, `on_insert`) and not started if before (the
+    /// others). Commands queued by hooks that have not applied yet are
+    /// dropped (an entity they reserved becomes live, without components,
+    /// at the next structural change, as with any dropped command).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Name(&'static str);
+    /// #[derive(Default)] struct ByName(HashMap<&'static str, Entity>);
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<ByName>();
+    /// world
+    ///     .register_component_hooks::<Name>()
+    ///     .on_insert(|world, entity| {
+    ///         let name = world.get::<Name>(entity).unwrap().0;
+    ///         world.resource_mut::<ByName>().0.insert(name, entity);
+    ///     })
+    ///     .on_replace(|world, entity| {
+    ///         let name = world.get::<Name>(entity).unwrap().0;
+    ///         world.resource_mut::<ByName>().0.remove(name);
+    ///     });
+    ///
+    /// let e = world.spawn(Name("orc"));
+    /// world.insert(e, Name("troll")).unwrap();
+    /// assert_eq!(world.resource::<ByName>().0, HashMap::from([("troll", e)]));
+    /// world.despawn(e).unwrap();
+    /// assert!(world.resource::<ByName>().0.is_empty());
+    /// ```
+    pub fn register_component_hooks<T: Component>(&mut self) -> &mut ComponentHooks {
+        let id = self.register_component::<T>();
+        let hooks = &mut self.hooks;
+        hooks.active = true;
+        if hooks.by_component.len() <= id.index() {
+            hooks.by_component.resize_with(id.index() + 1, ComponentHooks::default);
+        }
+        &mut hooks.by_component[id.index()]
+    }
+
+    /// [`World::spawn`] with hooks registered: spawns, then runs `on_add`
+    /// and `on_insert`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn spawn_hooked<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.spawn_unhooked(bundle);
+        let info = self.bundle_id::<B>();
+        self.after_spawn_hooks(info, entity);
+        entity
+    }
+
+    /// Runs the hooks of a spawn that just wrote `bundle` into `entity`,
+    /// and the commands they queue.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
+        self.fire_bundle(HookKind::Add, bundle, entity, Which::All);
+        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+        self.finish_hooked();
+    }
+
+    /// [`World::insert`] with hooks registered.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn insert_hooked<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        self.flush();
+        let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let info = self.bundle_id::<B>();
+        let before = location.archetype;
+        self.fire_bundle(HookKind::Replace, info, entity, Which::In(before));
+        // Hooks cannot move rows, so the entity is still where it was.
+        self.insert_unhooked(entity, bundle)?;
+        self.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
+        self.fire_bundle(HookKind::Insert, info, entity, Which::All);
+        self.finish_hooked();
+        Ok(())
+    }
+
+    /// [`World::remove`] with hooks registered. Runs no hook if the entity
+    /// lacks one of the components (the removal fails).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn remove_hooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
+        if let Some(location) = self.location(entity) {
+            let info = self.bundle_id::<B>();
+            let archetype = &self.archetypes()[location.archetype];
+            if self.bundle_components(info).iter().all(|&id| archetype.contains(id)) {
+                self.fire_bundle(HookKind::Replace, info, entity, Which::All);
+                self.fire_bundle(HookKind::Remove, info, entity, Which::All);
+            }
+        }
+        let removed = self.remove_unhooked::<B>(entity);
+        self.finish_hooked();
+        removed
+    }
+
+    /// [`World::despawn`] with hooks registered.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn despawn_hooked(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
+        let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        self.fire_despawn(entity, location.archetype);
+        let despawned = self.despawn_unhooked(entity);
+        self.finish_hooked();
+        despawned
+    }
+
+    /// [`World::clear`] with hooks registered: the despawn hooks of every
+    /// entity that has a hooked component, then the clear.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn clear_hooked(&mut self) {
+        self.flush();
+        for a in 0..self.archetypes().len() {
+            let archetype = &self.archetypes().as_slice()[a];
+            if !archetype.components().iter().any(|&id| self.hooks.has_removal(id)) {
+                continue;
+            }
+            let id = archetype.id();
+            // Hooks cannot move rows, so the table keeps its rows meanwhile.
+            for row in 0..archetype.len() {
+                let entity = self.archetypes()[id].entities()[row];
+                self.fire_despawn(entity, id);
+            }
+        }
+        self.clear_unhooked();
+        self.finish_hooked();
+    }
+
+    /// The id of bundle `B`, registering it if needed.
+    fn bundle_id<B: Bundle>(&mut self) -> BundleId {
+        self.register_bundle::<B>().id()
+    }
+
+    /// Runs the despawn hooks of `entity`, which is in `archetype`: for each
+    /// kind, over its components in id order.
+    fn fire_despawn(&mut self, entity: Entity, archetype: ArchetypeId) {
+        for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
+            for i in 0..self.archetypes()[archetype].components().len() {
+                let id = self.archetypes()[archetype].components()[i];
+                self.fire(kind, id, entity);
+            }
+        }
+    }
+
+    /// Runs the `kind` hooks of the components of `bundle` that `which`
+    /// selects, in bundle order.
+    fn fire_bundle(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, which: Which) {
+        for i in 0..self.bundle_components(bundle).len() {
+            let id = self.bundle_components(bundle)[i];
+            let selected = match which {
+                Which::All => true,
+                Which::In(archetype) => self.archetypes()[archetype].contains(id),
+                Which::NotIn(archetype) => !self.archetypes()[archetype].contains(id),
+            };
+            if selected {
+                self.fire(kind, id, entity);
+            }
+        }
+    }
+
+    /// Runs the `kind` hooks of component `id` on `entity`, in registration
+    /// order.
+    fn fire(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
+        let mut i = 0;
+        while let Some(hook) = self.hooks.get(id, kind, i) {
+            i += 1;
+            // The hook's commands go to the world's queue, lent out meanwhile;
+            // if the hook panics, the queue and its commands are dropped.
+            let mut commands = std::mem::take(self.hooks.queue());
+            hook(&mut HookWorld { world: self, commands: &mut commands }, entity);
+            *self.hooks.queue() = commands;
+        }
+    }
+
+    /// Ends a world operation that ran hooks: applies the commands they
+    /// queued, and those that the hooks of those commands queue, until none
+    /// is left (unless an operation up the stack is already doing that).
+    /// Then makes reserved entities live, as the next spawn needs.
+    fn finish_hooked(&mut self) {
+        if !self.hooks.applying {
+            self.hooks.applying = true;
+            let applying = Applying(self);
+            loop {
+                let mut commands = std::mem::take(applying.0.hooks.queue());
+                if commands.is_empty() {
+                    break;
+                }
+                commands.apply(applying.0);
+            }
+        }
+        self.flush();
+    }
+}
+
+/// Marks the world's hook queue as being applied; on drop (also while
+/// unwinding from a panicking command) unmarks it and drops what is left.
+struct Applying<'w>(&'w mut World);
+
+impl Drop for Applying<'_> {
+    fn drop(&mut self) {
+        let hooks = &mut self.0.hooks;
+        hooks.applying = false;
+        hooks.queue().clear();
+    }
+}

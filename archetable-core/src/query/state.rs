@@ -1,0 +1,358 @@
+//! `QueryState`: a query's component ids and its cached list of matching
+//! archetypes, updated only with the archetypes created since it last looked.
+
+use std::fmt;
+
+use crate::archetype::ArchetypeId;
+use crate::change::RunTicks;
+use crate::component::Components;
+use crate::entity::Entity;
+use crate::error::QueryEntityError;
+use crate::query::access::Access;
+use crate::query::condition::ArchetypeCondition;
+use crate::query::fetch::{QueryData, ReadOnlyQueryData};
+use crate::query::filter::QueryFilter;
+use crate::query::iter::QueryIter;
+use crate::world::{World, WorldId};
+
+/// A query prepared once and run many times: keep it between frames.
+///
+/// It caches the matching archetypes and where their columns are, and on
+/// each run only examines the archetypes created since the last run.
+///
+/// ```
+/// use archetable::{Component, QueryState, World};
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(2.0)));
+/// let mut movement = QueryState::<(&mut Position, &Velocity)>::new(&mut world);
+/// for _frame in 0..3 {
+///     for (mut pos, vel) in movement.iter_mut(&mut world) {
+///         pos.0 += vel.0;
+///     }
+/// }
+/// let mut positions = QueryState::<&Position>::new(&mut world);
+/// assert_eq!(positions.iter(&world).map(|p| p.0).sum::<f32>(), 6.0);
+/// ```
+///
+/// # Panics
+/// [`QueryState::new`] panics if the query would alias, borrowing a
+/// component mutably and otherwise at once (`(&mut A, &A)`), with a message
+/// naming the component (error code `E0001`). Running a state on a world
+/// other than the one it was built for panics.
+pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
+    world_id: WorldId,
+    q_state: Q::State,
+    f_state: F::State,
+    /// Archetypes `0..archetypes_seen` have been examined.
+    archetypes_seen: usize,
+    /// The matching archetypes in increasing id order, with their caches.
+    matched: Vec<(ArchetypeId, Q::Cache)>,
+    /// The reader's previous run and the current (or latest) one: changes
+    /// after `last_run` are new to it.
+    ticks: RunTicks,
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Prepares the query for `world`, registering the component types it
+    /// names.
+    ///
+    /// # Panics
+    /// If the query would alias a component (see the type's docs).
+    pub fn new(world: &mut World) -> Self {
+        let (q_state, f_state) = init_checked::<Q, F>(world.components_mut());
+        // Never run: every change the world remembers is new to it.
+        let never = world.one_off_ticks().last_run;
+        let ticks = RunTicks { last_run: never, this_run: never };
+        let mut state =
+            QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new(), ticks };
+        state.update(world);
+        state
+    }
+
+    /// Examines the archetypes created since the last update.
+    #[inline]
+    pub(crate) fn update(&mut self, world: &World) {
+        if self.world_id != world.id() || self.archetypes_seen != world.archetypes().len() {
+            self.update_slow(world);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn update_slow(&mut self, world: &World) {
+        assert!(
+            self.world_id == world.id(),
+            "QueryState<{}> used with a world other than the one it was built for",
+            std::any::type_name::<Q>()
+        );
+        let archetypes = world.archetypes().as_slice();
+        for archetype in &archetypes[self.archetypes_seen..] {
+            if !F::matches(&self.f_state, archetype) {
+                continue;
+            }
+            if let Some(cache) = Q::match_archetype(&self.q_state, archetype) {
+                self.matched.push((archetype.id(), cache));
+            }
+        }
+        self.archetypes_seen = archetypes.len();
+    }
+
+    /// Iterates the matching entities of `world`, read-only.
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        self.begin_run(world);
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states (`update` checked the world), and `Q` is read-only.
+        unsafe { self.iter_unchecked(world) }
+    }
+
+    /// Iterates the matching entities of `world`, with mutable access.
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        self.update(world);
+        self.begin_run(world);
+        let world: &'w World = world;
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states; the exclusive borrow of the world gives exclusive access
+        // for `'w`, and `new` refused conflicting access.
+        unsafe { self.iter_unchecked(world) }
+    }
+
+    /// Calls `f` on every matching entity of `world`, read-only.
+    pub fn for_each<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.iter(world).for_each(f);
+    }
+
+    /// Calls `f` on every matching entity of `world`, with mutable access.
+    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, f: impl FnMut(Q::Item<'w>)) {
+        self.iter_mut(world).for_each(f);
+    }
+
+    /// The query's item for `entity`, read-only.
+    pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { self.get_unchecked_at(world, entity, self.lookup_ticks(world)) }
+    }
+
+    /// The query's item for `entity`, with mutable access.
+    pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: the exclusive borrow of the world covers `'w`.
+        unsafe { self.get_unchecked_at(world, entity, ticks) }
+    }
+
+    /// # Safety
+    /// `update(world)` has run; unless `Q` is read-only, the caller has
+    /// exclusive access to the world for `'w`.
+    pub(crate) unsafe fn get_unchecked<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.get_unchecked_at(world, entity, self.ticks) }
+    }
+
+    /// [`QueryState::get_unchecked`] with the given ticks.
+    ///
+    /// # Safety
+    /// As for [`QueryState::get_unchecked`].
+    unsafe fn get_unchecked_at<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ticks: RunTicks,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
+        let index = self
+            .matched
+            .binary_search_by_key(&location.archetype, |&(id, _)| id)
+            .map_err(|_| QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() })?;
+        let cache = self.matched[index].1;
+        let archetype = world.archetypes().get(location.archetype);
+        let row = location.row.index();
+        // SAFETY: `cache` was made for this archetype, which passes `F`'s
+        // archetype test; `row` is the entity's live row.
+        unsafe {
+            let mut filter = F::init_fetch(&self.f_state, archetype, ticks);
+            if !F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row) {
+                return Err(QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() });
+            }
+            let mut fetch = Q::init_fetch(&self.q_state, cache, archetype, ticks);
+            Ok(Q::fetch(&mut fetch, row))
+        }
+    }
+
+    /// Iterates the matching entities of `world` without a borrow that proves
+    /// the access.
+    ///
+    /// # Safety
+    /// `update(world)` has run; unless `Q` is read-only, nothing else
+    /// borrows the components `Q` writes for `'w`, and nothing writes the
+    /// ones it reads.
+    pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
+        // SAFETY: `matched` was built from this world's archetypes with these
+        // states (`update` checked the world); the access is the caller's.
+        unsafe {
+            QueryIter::cached(
+                world.archetypes().as_slice(),
+                self.q_state.clone(),
+                self.f_state.clone(),
+                &self.matched,
+                self.ticks,
+            )
+        }
+    }
+
+    /// Starts a pass of this state's own (outside a system): the previous
+    /// pass becomes the last run, and the world's tick advances.
+    fn begin_run(&mut self, world: &World) {
+        let this_run = world.increment_change_tick();
+        self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
+    }
+
+    /// Sets the ticks the next `*_unchecked` calls compare against: a
+    /// system's runs.
+    #[inline]
+    pub(crate) fn set_ticks(&mut self, ticks: RunTicks) {
+        self.ticks = ticks;
+    }
+
+    /// The ticks of a single-entity lookup between passes: changes after
+    /// the last pass are new, and writes are stamped now.
+    fn lookup_ticks(&self, world: &World) -> RunTicks {
+        let now = world.change_tick();
+        RunTicks { last_run: self.ticks.this_run.clamped(now), this_run: now }
+    }
+
+    /// Calls `f` on every matching entity of `world`, read-only, spreading
+    /// the rows over rayon's thread pool.
+    pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        self.begin_run(world);
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { self.par_for_each_unchecked(world, f) }
+    }
+
+    /// Calls `f` on every matching entity of `world`, with mutable access,
+    /// spreading the rows over rayon's thread pool. Each entity is visited
+    /// once, by one thread.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..1000).map(Hp)).for_each(drop);
+    /// let mut state = QueryState::<&mut Hp>::new(&mut world);
+    /// state.par_for_each_mut(&mut world, |mut hp| hp.0 *= 2);
+    /// assert_eq!(world.query::<&Hp>().map(|hp| hp.0 as u64).sum::<u64>(), 999 * 1000);
+    /// ```
+    pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        self.update(world);
+        self.begin_run(world);
+        // SAFETY: the exclusive borrow of the world covers `'w`.
+        unsafe { self.par_for_each_unchecked(world, f) }
+    }
+
+    /// # Safety
+    /// As for [`QueryState::iter_unchecked`].
+    pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        use rayon::prelude::*;
+
+        let archetypes = world.archetypes().as_slice();
+        let total: usize = self.matched.iter().map(|&(id, _)| archetypes[id.index()].len()).sum();
+        if total == 0 {
+            return;
+        }
+        let threads = rayon::current_num_threads().max(1);
+        let batch = total.div_ceil(threads * 4).max(1);
+        let mut batches = Vec::new();
+        for &(id, cache) in &self.matched {
+            let len = archetypes[id.index()].len();
+            let mut start = 0;
+            while start < len {
+                let end = (start + batch).min(len);
+                batches.push((id, cache, start, end));
+                start = end;
+            }
+        }
+        let (q_state, f_state, ticks) = (&self.q_state, &self.f_state, self.ticks);
+        batches.into_par_iter().for_each(|(id, cache, start, end)| {
+            let archetype = &archetypes[id.index()];
+            // SAFETY: `cache` is `match_archetype`'s for this archetype, which
+            // passes `F`; the batches split each archetype's rows, so every
+            // row is fetched once, by one thread; the access is the caller's.
+            unsafe {
+                let mut fetch = Q::init_fetch(q_state, cache, archetype, ticks);
+                let mut filter = F::init_fetch(f_state, archetype, ticks);
+                for row in start..end {
+                    if F::IS_ARCHETYPAL || F::filter_row(&mut filter, row) {
+                        f(Q::fetch(&mut fetch, row));
+                    }
+                }
+            }
+        });
+    }
+
+    /// What the query reads and writes, and a condition covering the
+    /// archetypes it can visit.
+    pub(crate) fn access(&self, components: &Components) -> (Access, ArchetypeCondition) {
+        let mut access = Access::new();
+        Q::update_access(&self.q_state, components, &mut access);
+        // The filter's reads (change ticks) matter against other systems'
+        // writes; within the query they never overlap a fetched item.
+        F::update_access(&self.f_state, &mut access);
+        (access, Q::condition(&self.q_state).and(&F::condition(&self.f_state)))
+    }
+
+    /// Number of archetypes the query matches so far.
+    pub fn matched_archetypes(&self) -> usize {
+        self.matched.len()
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> fmt::Debug for QueryState<Q, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryState")
+            .field("query", &std::any::type_name::<Q>())
+            .field("filter", &std::any::type_name::<F>())
+            .field("matched_archetypes", &self.matched.len())
+            .finish()
+    }
+}
+
+/// Builds the states of query `Q` with filter `F`, registering the component
+/// types they name, and panics if `Q` borrows a component mutably together
+/// with any other borrow of it.
+pub(crate) fn init_checked<Q: QueryData, F: QueryFilter>(components: &mut Components) -> (Q::State, F::State) {
+    let q_state = Q::init_state(components);
+    let f_state = F::init_state(components);
+    let mut access = Access::new();
+    Q::update_access(&q_state, components, &mut access);
+    if let Some(&id) = access.conflicts().first() {
+        panic!(
+            "error[E0001]: query `{}` borrows component `{}` mutably while also borrowing it elsewhere in the same query; \
+             fetch each component once, with `&mut` if it is written",
+            std::any::type_name::<Q>(),
+            components.name(id),
+        );
+    }
+    (q_state, f_state)
+}

@@ -1,0 +1,590 @@
+//! `Schedule`: the systems of a game loop, their order, and how one frame
+//! runs them.
+
+#[allow(unsafe_code)]
+mod executor;
+mod order;
+mod timing;
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
+use crate::world::{World, WorldId};
+
+pub use order::ScheduleError;
+pub use timing::{SystemTiming, Timings};
+
+use executor::Plan;
+
+/// A handle to a system in a [`Schedule`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SystemId(u32);
+
+/// What a `before`/`after` constraint points at: a system by id, every
+/// system with a label, or every system made from a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SystemSelector {
+    /// One system.
+    Id(SystemId),
+    /// The systems with this label.
+    Label(Cow<'static, str>),
+    /// The systems made from this function (or `System` type).
+    Type(TypeId, &'static str),
+}
+
+impl fmt::Display for SystemSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SystemSelector::Id(id) => write!(f, "system id {}", id.0),
+            SystemSelector::Label(label) => write!(f, "label `{label}`"),
+            SystemSelector::Type(_, name) => write!(f, "function `{name}`"),
+        }
+    }
+}
+
+/// Anything that can point at systems in a constraint: a [`SystemId`], a
+/// label (`&'static str` or `String`), or the system function itself.
+pub trait IntoSystemSelector<Marker> {
+    /// The selector.
+    fn into_selector(self) -> SystemSelector;
+}
+
+impl IntoSystemSelector<()> for SystemId {
+    fn into_selector(self) -> SystemSelector {
+        SystemSelector::Id(self)
+    }
+}
+
+impl IntoSystemSelector<()> for &'static str {
+    fn into_selector(self) -> SystemSelector {
+        SystemSelector::Label(Cow::Borrowed(self))
+    }
+}
+
+impl IntoSystemSelector<()> for String {
+    fn into_selector(self) -> SystemSelector {
+        SystemSelector::Label(Cow::Owned(self))
+    }
+}
+
+/// Marker for [`IntoSystemSelector`] on system functions.
+pub struct IsSystemType<M>(std::marker::PhantomData<M>);
+
+impl<M, F: IntoSystem<M>> IntoSystemSelector<IsSystemType<M>> for F {
+    fn into_selector(self) -> SystemSelector {
+        SystemSelector::Type(TypeId::of::<F>(), std::any::type_name::<F>())
+    }
+}
+
+/// See [`Schedule::set_parallel_threshold`].
+const DEFAULT_PARALLEL_ABOVE: Duration = Duration::from_micros(20);
+
+type Hook = Box<dyn FnMut(&mut World) + Send>;
+type Condition = Box<dyn FnMut(&World) -> bool + Send>;
+
+/// One system of a schedule with its configuration.
+struct Entry {
+    id: SystemId,
+    system: Box<dyn AnySystem>,
+    /// An `apply_deferred` point rather than a system.
+    sync_point: bool,
+    priority: i32,
+    labels: Vec<Cow<'static, str>>,
+    before: Vec<SystemSelector>,
+    after: Vec<SystemSelector>,
+    debug: bool,
+    enabled: bool,
+    condition: Option<Condition>,
+    on_enabled: Vec<Hook>,
+    on_disabled: Vec<Hook>,
+    on_clear: Vec<Hook>,
+    timing: SystemTiming,
+    /// Ran this frame and its deferred commands are not applied yet.
+    pending_deferred: bool,
+}
+
+impl Entry {
+    fn matches(&self, selector: &SystemSelector) -> bool {
+        match selector {
+            SystemSelector::Id(id) => self.id == *id,
+            SystemSelector::Label(label) => self.labels.iter().any(|l| l == label),
+            SystemSelector::Type(type_id, _) => !self.sync_point && self.system.type_id() == *type_id,
+        }
+    }
+
+    fn run_hooks(&mut self, world: &mut World, transition: Transition) {
+        match transition {
+            Transition::Enabled => {
+                self.system.on_enabled(world);
+                self.on_enabled.iter_mut().for_each(|hook| hook(world));
+            }
+            Transition::Disabled => {
+                self.system.on_disabled(world);
+                self.on_disabled.iter_mut().for_each(|hook| hook(world));
+            }
+            Transition::Cleared => {
+                self.system.on_clear(world);
+                self.on_clear.iter_mut().for_each(|hook| hook(world));
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transition {
+    Enabled,
+    Disabled,
+    Cleared,
+}
+
+/// The systems of a game loop and the order they run in.
+///
+/// ```
+/// use std::time::Duration;
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+///
+/// fn movement(mut q: Query<(&mut Position, &Velocity)>, time: Res<Time>) {
+///     for (mut pos, vel) in q.iter_mut() {
+///         pos.0 += vel.0 * time.delta_secs();
+///     }
+/// }
+///
+/// fn reap(q: Query<(Entity, &Position)>, mut commands: Commands) {
+///     for (entity, pos) in q.iter() {
+///         if pos.0 > 10.0 {
+///             commands.despawn(entity);
+///         }
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(8.0)));
+/// let mut schedule = Schedule::new();
+/// let moved = schedule.add_system(movement).id();
+/// schedule.add_system(reap).after(moved);
+/// for _ in 0..2 {
+///     world.resource_mut::<Time>().advance(Duration::from_secs(1));
+///     schedule.run(&mut world);
+/// }
+/// assert!(world.is_empty());
+/// ```
+///
+/// # Order
+/// Explicit [`before`](SystemConfig::before) / [`after`](SystemConfig::after)
+/// constraints come first, then [`priority`](SystemConfig::priority) (lower
+/// runs first), then insertion order. A cycle of constraints, or a constraint
+/// against the priorities, is a [`ScheduleError`] naming the systems.
+///
+/// # Parallelism
+/// Systems whose accesses do not conflict run at the same time on rayon's
+/// thread pool; two that conflict always run in the order above, so a frame
+/// gives the same result as a single-threaded run. Exclusive systems
+/// (`&mut World`) and `apply_deferred` points run alone. A group of systems
+/// that took less than a threshold in its last run (20 µs unless
+/// [`set_parallel_threshold`](Schedule::set_parallel_threshold) says
+/// otherwise) runs on the calling thread: waking other cores would cost more.
+///
+/// # Deferred commands
+/// [`Commands`](crate::Commands) recorded by the systems apply at the end of
+/// the frame, system by system in run order (and at any
+/// [`add_apply_deferred`](Schedule::add_apply_deferred) point), so an entity
+/// despawned mid-frame stays visible to later systems of that frame.
+pub struct Schedule {
+    entries: Vec<Entry>,
+    next_id: u32,
+    single_threaded: bool,
+    /// A group of systems runs in parallel only if it took at least this
+    /// long the last time.
+    parallel_above: Duration,
+    /// Stand-in world for checking systems' parameters when they are added.
+    scratch: World,
+    /// The run plan, valid for `plan_world` until the systems change.
+    plan: Option<Plan>,
+    plan_world: Option<WorldId>,
+    /// Enable/disable transitions whose hooks run at the start of the next
+    /// run.
+    pending_hooks: Vec<(SystemId, Transition)>,
+    /// Removed systems whose `on_disabled` hooks have not run yet.
+    removed: Vec<Entry>,
+    report: CommandReport,
+    frames: u64,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule::new()
+    }
+}
+
+impl fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Schedule")
+            .field("systems", &self.entries.iter().map(|e| e.system.name()).collect::<Vec<_>>())
+            .field("single_threaded", &self.single_threaded)
+            .finish()
+    }
+}
+
+impl Schedule {
+    /// An empty schedule that runs non-conflicting systems in parallel.
+    pub fn new() -> Self {
+        Schedule {
+            entries: Vec::new(),
+            next_id: 0,
+            single_threaded: false,
+            parallel_above: DEFAULT_PARALLEL_ABOVE,
+            scratch: World::new(),
+            plan: None,
+            plan_world: None,
+            pending_hooks: Vec::new(),
+            removed: Vec::new(),
+            report: CommandReport::default(),
+            frames: 0,
+        }
+    }
+
+    /// An empty schedule that runs one system at a time, in order.
+    pub fn single_threaded() -> Self {
+        Schedule { single_threaded: true, ..Schedule::new() }
+    }
+
+    /// Sets how long a group of systems that may overlap must have taken in
+    /// its last run for the next run to spread it over the thread pool
+    /// (20 µs by default). Below that, waking other cores costs more than it
+    /// saves, so the group runs on the calling thread, in order. A group
+    /// with a system that never ran goes parallel. `Duration::ZERO` always
+    /// goes parallel; the results are the same either way.
+    pub fn set_parallel_threshold(&mut self, parallel_above: Duration) -> &mut Self {
+        self.parallel_above = parallel_above;
+        self
+    }
+
+    /// Adds a system; configure it through the returned [`SystemConfig`].
+    ///
+    /// # Panics
+    /// If two of the system's parameters would alias (`error[E0002]`, see
+    /// [`try_add_system`](Schedule::try_add_system)).
+    #[track_caller]
+    pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        match self.try_add_system(system) {
+            Ok(config) => config,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Adds a system, or returns the conflict between two of its parameters.
+    pub fn try_add_system<M>(&mut self, system: impl IntoSystem<M>) -> Result<SystemConfig<'_>, ScheduleError> {
+        let mut system = system.into_system();
+        system.inner.initialize(&mut self.scratch).map_err(ScheduleError::Conflict)?;
+        Ok(self.push(system, false))
+    }
+
+    /// Adds a point where the deferred commands of every system that ran
+    /// before it this frame are applied, so that later systems see them.
+    pub fn add_apply_deferred(&mut self) -> SystemConfig<'_> {
+        let system = (|_: &mut World| {}).into_system();
+        let config = self.push(system, true);
+        let index = config.index;
+        config.schedule.entries[index].timing.name = "apply_deferred".to_string();
+        config
+    }
+
+    fn push(&mut self, system: BoxedSystem, sync_point: bool) -> SystemConfig<'_> {
+        let id = SystemId(self.next_id);
+        self.next_id += 1;
+        let timing = SystemTiming::new(system.inner.name());
+        self.entries.push(Entry {
+            id,
+            system: system.inner,
+            sync_point,
+            priority: 0,
+            labels: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            debug: false,
+            enabled: true,
+            condition: None,
+            on_enabled: Vec::new(),
+            on_disabled: Vec::new(),
+            on_clear: Vec::new(),
+            timing,
+            pending_deferred: false,
+        });
+        self.invalidate();
+        SystemConfig { index: self.entries.len() - 1, schedule: self }
+    }
+
+    fn invalidate(&mut self) {
+        self.plan = None;
+        self.plan_world = None;
+    }
+
+    fn index_of(&self, id: SystemId) -> Option<usize> {
+        self.entries.iter().position(|e| e.id == id)
+    }
+
+    /// Number of systems (and `apply_deferred` points).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the schedule has no system.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Enables a disabled system; its `on_enabled` hooks run at the start of
+    /// the next [`run`](Schedule::run). Returns whether it was disabled.
+    pub fn enable(&mut self, id: SystemId) -> bool {
+        self.set_enabled(id, true)
+    }
+
+    /// Disables a system; its `on_disabled` hooks run at the start of the
+    /// next [`run`](Schedule::run). Returns whether it was enabled.
+    pub fn disable(&mut self, id: SystemId) -> bool {
+        self.set_enabled(id, false)
+    }
+
+    /// Flips a system between enabled and disabled; returns the new state.
+    pub fn toggle(&mut self, id: SystemId) -> bool {
+        let enabled = !self.is_enabled(id);
+        self.set_enabled(id, enabled);
+        enabled
+    }
+
+    /// Whether the system is in the schedule and enabled.
+    pub fn is_enabled(&self, id: SystemId) -> bool {
+        self.index_of(id).is_some_and(|i| self.entries[i].enabled)
+    }
+
+    fn set_enabled(&mut self, id: SystemId, enabled: bool) -> bool {
+        let Some(i) = self.index_of(id) else { return false };
+        if self.entries[i].enabled == enabled {
+            return false;
+        }
+        self.entries[i].enabled = enabled;
+        self.pending_hooks.push((id, if enabled { Transition::Enabled } else { Transition::Disabled }));
+        true
+    }
+
+    /// Removes a system. If it was enabled, its `on_disabled` hooks run at
+    /// the start of the next [`run`](Schedule::run). Returns whether it was
+    /// in the schedule.
+    pub fn remove(&mut self, id: SystemId) -> bool {
+        let Some(i) = self.index_of(id) else { return false };
+        let entry = self.entries.remove(i);
+        self.pending_hooks.retain(|&(pending, _)| pending != id);
+        if entry.enabled {
+            self.removed.push(entry);
+        }
+        self.invalidate();
+        true
+    }
+
+    /// Runs the pending enable/disable hooks now (a run does this first).
+    pub fn run_pending_hooks(&mut self, world: &mut World) {
+        for mut entry in std::mem::take(&mut self.removed) {
+            entry.run_hooks(world, Transition::Disabled);
+        }
+        for (id, transition) in std::mem::take(&mut self.pending_hooks) {
+            if let Some(i) = self.index_of(id) {
+                self.entries[i].run_hooks(world, transition);
+            }
+        }
+    }
+
+    /// Orders the systems and prepares them for `world`; a run does this
+    /// when the systems changed. Returns the first problem found.
+    pub fn build(&mut self, world: &mut World) -> Result<(), ScheduleError> {
+        if self.plan.is_some() && self.plan_world == Some(world.id()) {
+            return Ok(());
+        }
+        for entry in &mut self.entries {
+            entry.system.initialize(world).map_err(ScheduleError::Conflict)?;
+        }
+        let plan = Plan::build(&self.entries)?;
+        self.plan = Some(plan);
+        self.plan_world = Some(world.id());
+        Ok(())
+    }
+
+    /// The names of the systems in run order.
+    ///
+    /// # Panics
+    /// As [`run`](Schedule::run), if the schedule cannot be ordered.
+    pub fn order(&mut self, world: &mut World) -> Vec<String> {
+        self.build_or_panic(world);
+        let plan = self.plan.as_ref().expect("built");
+        plan.order().iter().map(|&i| self.entries[i].system.name().to_string()).collect()
+    }
+
+    #[track_caller]
+    fn build_or_panic(&mut self, world: &mut World) {
+        if let Err(error) = self.build(world) {
+            panic!("{error}");
+        }
+    }
+
+    /// Runs one frame: every enabled system whose condition holds (only the
+    /// `.debug()` ones while [`Time`](crate::Time) is paused), then the
+    /// deferred commands, then the end of the frame for events.
+    ///
+    /// # Panics
+    /// If the schedule cannot be ordered (see [`ScheduleError`]; use
+    /// [`build`](Schedule::build) to get it as a `Result`), or if a system
+    /// panics.
+    pub fn run(&mut self, world: &mut World) {
+        self.run_pending_hooks(world);
+        self.build_or_panic(world);
+        self.report.clear();
+        let plan = self.plan.take().expect("built");
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            plan.run(&mut self.entries, world, self.single_threaded, self.parallel_above, &mut self.report);
+        }));
+        self.plan = Some(plan);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+        world.update_events();
+        if let Some(now) = world.check_change_ticks_if_due() {
+            for entry in &mut self.entries {
+                entry.system.check_ticks(now);
+            }
+        }
+        self.frames += 1;
+    }
+
+    /// Empties the world between levels: despawns every entity (old handles
+    /// stay stale), drops every pending command and queued event, then runs
+    /// every system's `on_clear` hooks in run order, so a hook may spawn
+    /// the next level's entities. Resources stay.
+    pub fn clear_world(&mut self, world: &mut World) {
+        self.run_pending_hooks(world);
+        for entry in &mut self.entries {
+            entry.system.discard_deferred();
+            entry.pending_deferred = false;
+        }
+        world.clear();
+        world.clear_events();
+        let order: Vec<usize> = match self.build(world) {
+            Ok(()) => self.plan.as_ref().expect("built").order().to_vec(),
+            Err(_) => (0..self.entries.len()).collect(),
+        };
+        for i in order {
+            self.entries[i].run_hooks(world, Transition::Cleared);
+        }
+    }
+
+    /// What the deferred commands of the last run did: how many applied,
+    /// how many were skipped because their entity was gone, and the first
+    /// few skipped.
+    pub fn command_report(&self) -> &CommandReport {
+        &self.report
+    }
+
+    /// Per-system timings (runs, last and mean duration) in run order,
+    /// printable as a table.
+    pub fn timings(&self) -> Timings {
+        let order: Vec<usize> = match &self.plan {
+            Some(plan) => plan.order().to_vec(),
+            None => (0..self.entries.len()).collect(),
+        };
+        Timings(order.into_iter().map(|i| self.entries[i].timing.clone()).collect())
+    }
+
+    /// Number of runs so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+}
+
+/// Options of a system just added to a [`Schedule`].
+pub struct SystemConfig<'a> {
+    schedule: &'a mut Schedule,
+    index: usize,
+}
+
+impl SystemConfig<'_> {
+    fn entry(&mut self) -> &mut Entry {
+        self.schedule.invalidate();
+        &mut self.schedule.entries[self.index]
+    }
+
+    /// The system's id, for `before`/`after`, `enable`, `disable` and
+    /// `remove`.
+    pub fn id(&self) -> SystemId {
+        self.schedule.entries[self.index].id
+    }
+
+    /// Sets the priority: lower runs first. The default is 0.
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.entry().priority = priority;
+        self
+    }
+
+    /// Runs this system after the systems `other` selects: an id, a label or
+    /// a system function.
+    pub fn after<M>(mut self, other: impl IntoSystemSelector<M>) -> Self {
+        self.entry().after.push(other.into_selector());
+        self
+    }
+
+    /// Runs this system before the systems `other` selects.
+    pub fn before<M>(mut self, other: impl IntoSystemSelector<M>) -> Self {
+        self.entry().before.push(other.into_selector());
+        self
+    }
+
+    /// Adds a label that constraints can name.
+    pub fn label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
+        self.entry().labels.push(label.into());
+        self
+    }
+
+    /// Runs this system also while [`Time`](crate::Time) is paused.
+    pub fn debug(mut self) -> Self {
+        self.entry().debug = true;
+        self
+    }
+
+    /// Starts the system disabled (no hook runs for that).
+    pub fn disabled(mut self) -> Self {
+        self.entry().enabled = false;
+        self
+    }
+
+    /// Runs the system only in frames where `condition` holds. Conditions
+    /// are checked when the group of systems around this one starts (the
+    /// frame, or the part after an exclusive system or `apply_deferred`
+    /// point), before any of them runs.
+    pub fn run_if(mut self, condition: impl FnMut(&World) -> bool + Send + 'static) -> Self {
+        self.entry().condition = Some(Box::new(condition));
+        self
+    }
+
+    /// Adds a hook that runs when the system goes from disabled to enabled.
+    pub fn on_enabled(mut self, hook: impl FnMut(&mut World) + Send + 'static) -> Self {
+        self.entry().on_enabled.push(Box::new(hook));
+        self
+    }
+
+    /// Adds a hook that runs when the system goes from enabled to disabled,
+    /// or is removed while enabled.
+    pub fn on_disabled(mut self, hook: impl FnMut(&mut World) + Send + 'static) -> Self {
+        self.entry().on_disabled.push(Box::new(hook));
+        self
+    }
+
+    /// Adds a hook that runs after [`Schedule::clear_world`] emptied the
+    /// world.
+    pub fn on_clear(mut self, hook: impl FnMut(&mut World) + Send + 'static) -> Self {
+        self.entry().on_clear.push(Box::new(hook));
+        self
+    }
+}

@@ -1,0 +1,345 @@
+//! Deferred commands: structural changes that systems record while they run
+//! and the schedule applies later, in order, with `&mut World`.
+
+use std::fmt;
+
+use crate::bundle::Bundle;
+use crate::entity::Entity;
+use crate::event::Event;
+use crate::pool::PooledBundle;
+use crate::resource::Resource;
+use crate::system::access::AccessConflict;
+use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::World;
+
+/// How many skipped commands a report keeps as examples.
+const EXAMPLES: usize = 8;
+
+type Command = Box<dyn FnOnce(&mut World) -> Result<(), Skip> + Send>;
+
+/// A command that found its entity gone: what it was and at whom it aimed.
+struct Skip {
+    command: &'static str,
+    entity: Entity,
+}
+
+/// A recorded list of commands. Each system's [`Commands`] parameter keeps
+/// one; use one directly to defer changes outside a schedule.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// let mut queue = CommandQueue::default();
+/// let e = Commands::new(&mut queue, &world).spawn(Hp(3)).id();
+/// assert!(!world.contains(e));
+/// queue.apply(&mut world);
+/// assert_eq!(world.get::<Hp>(e).map(|hp| hp.0), Some(3));
+/// ```
+#[derive(Default)]
+pub struct CommandQueue {
+    commands: Vec<Command>,
+}
+
+impl CommandQueue {
+    /// Applies every command in recording order and empties the queue.
+    /// Commands aimed at entities that are gone are skipped and counted.
+    pub fn apply(&mut self, world: &mut World) -> CommandReport {
+        let mut report = CommandReport::default();
+        self.apply_into(world, &mut report, "");
+        report
+    }
+
+    pub(crate) fn apply_into(&mut self, world: &mut World, report: &mut CommandReport, system: &str) {
+        world.flush();
+        for command in self.commands.drain(..) {
+            match command(world) {
+                Ok(()) => report.applied += 1,
+                Err(skip) => report.skip(system, skip),
+            }
+        }
+        world.flush();
+    }
+
+    /// Number of commands waiting.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// Whether no command is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// Drops every waiting command without applying it.
+    pub fn clear(&mut self) {
+        self.commands.clear();
+    }
+
+    fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), Skip> + Send + 'static) {
+        self.commands.push(Box::new(command));
+    }
+}
+
+impl fmt::Debug for CommandQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandQueue").field("len", &self.commands.len()).finish()
+    }
+}
+
+/// What applying commands did: how many applied, how many were skipped
+/// because their entity was gone (or lacked what they removed), and the
+/// first few skipped ones.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandReport {
+    applied: usize,
+    skipped: usize,
+    examples: Vec<SkippedCommand>,
+}
+
+/// One skipped command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedCommand {
+    /// The system that recorded it (empty outside a schedule).
+    pub system: String,
+    /// `"insert"`, `"remove"`, `"despawn"` or `"spawn"`.
+    pub command: &'static str,
+    /// The entity it aimed at.
+    pub entity: Entity,
+}
+
+impl fmt::Display for SkippedCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.system.is_empty() {
+            write!(f, "{} on {}: entity gone", self.command, self.entity)
+        } else {
+            write!(f, "{} on {} from system `{}`: entity gone", self.command, self.entity, self.system)
+        }
+    }
+}
+
+impl CommandReport {
+    /// Commands applied.
+    pub fn applied(&self) -> usize {
+        self.applied
+    }
+
+    /// Commands skipped.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The first few skipped commands, in the order they were met.
+    pub fn examples(&self) -> &[SkippedCommand] {
+        &self.examples
+    }
+
+    fn skip(&mut self, system: &str, skip: Skip) {
+        self.skipped += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(SkippedCommand {
+                system: system.to_string(),
+                command: skip.command,
+                entity: skip.entity,
+            });
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.applied = 0;
+        self.skipped = 0;
+        self.examples.clear();
+    }
+}
+
+/// A system parameter that records structural changes to apply after the
+/// system (at the end of the frame, or at the next `apply_deferred` point),
+/// in recording order. An entity despawned this way stays visible to the
+/// systems that run later in the same frame, and is gone in the next.
+///
+/// A command aimed at an entity that is gone by the time it applies is
+/// skipped, never a panic; the schedule counts the skipped commands
+/// ([`Schedule::command_report`](crate::Schedule::command_report)).
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Hp(i32);
+///
+/// fn reap(dead: Query<(Entity, &Hp)>, mut commands: Commands) {
+///     for (entity, hp) in dead.iter() {
+///         if hp.0 <= 0 {
+///             commands.despawn(entity);
+///         }
+///     }
+/// }
+/// # let mut world = World::new();
+/// # world.spawn(Hp(0));
+/// # let mut schedule = Schedule::new();
+/// # schedule.add_system(reap);
+/// # schedule.run(&mut world);
+/// # assert!(world.is_empty());
+/// ```
+pub struct Commands<'w, 's> {
+    queue: &'s mut CommandQueue,
+    world: &'w World,
+}
+
+impl<'w, 's> Commands<'w, 's> {
+    /// Records into `queue`, reserving new entities in `world`.
+    pub fn new(queue: &'s mut CommandQueue, world: &'w World) -> Self {
+        Commands { queue, world }
+    }
+
+    /// Spawns an entity with `bundle`. The handle is valid at once (to store
+    /// in other components); the entity exists once the commands apply.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_> {
+        let entity = self.world.reserve_entity();
+        self.queue.push(move |world| {
+            world.flush();
+            world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity })
+        });
+        EntityCommands { entity, queue: self.queue }
+    }
+
+    /// Spawns an entity whose components come from their pools, as
+    /// [`World::spawn_pooled`] does. The handle is valid at once; `init`
+    /// runs, and the entity exists, once the commands apply.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// #[derive(Component, Default)]
+    /// #[component(pooled)]
+    /// struct Trail(Vec<[f32; 2]>);
+    /// impl Reset for Trail {
+    ///     fn reset(&mut self) {
+    ///         self.0.clear();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let e = Commands::new(&mut queue, &world).spawn_pooled::<Trail>(|t| t.0.push([1.0, 2.0])).id();
+    /// assert!(!world.contains(e));
+    /// queue.apply(&mut world);
+    /// assert_eq!(world.get::<Trail>(e).unwrap().0, [[1.0, 2.0]]);
+    /// ```
+    pub fn spawn_pooled<B: PooledBundle>(
+        &mut self,
+        init: impl FnOnce(B::Refs<'_>) + Send + 'static,
+    ) -> EntityCommands<'_> {
+        let entity = self.world.reserve_entity();
+        self.queue.push(move |world| {
+            world.flush();
+            world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity })
+        });
+        EntityCommands { entity, queue: self.queue }
+    }
+
+    /// Spawns an entity with no components.
+    pub fn spawn_empty(&mut self) -> EntityCommands<'_> {
+        let entity = self.world.reserve_entity();
+        EntityCommands { entity, queue: self.queue }
+    }
+
+    /// Records commands for `entity`.
+    pub fn entity(&mut self, entity: Entity) -> EntityCommands<'_> {
+        EntityCommands { entity, queue: self.queue }
+    }
+
+    /// Despawns `entity`.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.entity(entity).despawn();
+    }
+
+    /// Inserts (or replaces) resource `value`.
+    pub fn insert_resource<R: Resource>(&mut self, value: R) {
+        self.queue.push(move |world| {
+            world.insert_resource(value);
+            Ok(())
+        });
+    }
+
+    /// Removes resource `R`.
+    pub fn remove_resource<R: Resource>(&mut self) {
+        self.queue.push(|world| {
+            world.remove_resource::<R>();
+            Ok(())
+        });
+    }
+
+    /// Sends `event` when the commands apply.
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.queue.push(move |world| {
+            world.send_event(event);
+            Ok(())
+        });
+    }
+
+    /// Records any change to the world.
+    pub fn add(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
+        self.queue.push(move |world| {
+            command(world);
+            Ok(())
+        });
+    }
+}
+
+/// Commands for one entity; see [`Commands::entity`].
+pub struct EntityCommands<'a> {
+    entity: Entity,
+    queue: &'a mut CommandQueue,
+}
+
+impl EntityCommands<'_> {
+    /// The entity's handle.
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Adds the components of `bundle`, replacing the ones it has.
+    pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        let entity = self.entity;
+        self.queue.push(move |world| world.insert(entity, bundle).map_err(|_| Skip { command: "insert", entity }));
+        self
+    }
+
+    /// Removes the components of `B` and drops them (pooled ones are reset
+    /// and kept, as by [`World::discard`]); skipped if the entity is gone or
+    /// lacks one of them.
+    pub fn remove<B: Bundle>(&mut self) -> &mut Self {
+        let entity = self.entity;
+        self.queue.push(move |world| world.discard::<B>(entity).map_err(|_| Skip { command: "remove", entity }));
+        self
+    }
+
+    /// Despawns the entity.
+    pub fn despawn(&mut self) {
+        let entity = self.entity;
+        self.queue.push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity }));
+    }
+}
+
+// SAFETY: borrows nothing of the world but the entity allocator's atomic
+// reservation counter, which is built for shared use.
+unsafe impl SystemParam for Commands<'_, '_> {
+    type State = CommandQueue;
+    type Item<'w, 's> = Commands<'w, 's>;
+
+    fn init_state(_: &mut World, _: &mut SystemMeta) -> Result<CommandQueue, AccessConflict> {
+        Ok(CommandQueue::default())
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(queue: &'s mut CommandQueue, world: &'w World, _: &'s SystemMeta) -> Commands<'w, 's> {
+        Commands { queue, world }
+    }
+
+    fn apply_deferred(queue: &mut CommandQueue, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
+        queue.apply_into(world, report, meta.name());
+    }
+
+    fn discard_deferred(queue: &mut CommandQueue) {
+        queue.clear();
+    }
+}

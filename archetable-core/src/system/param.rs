@@ -1,0 +1,373 @@
+//! `SystemParam`: what a system function can take as a parameter, and the
+//! resource and local-state parameters.
+
+use std::any::type_name;
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use crate::change::{RunTicks, Tick};
+use crate::resource::{Resource, ResourceId};
+use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
+use crate::system::commands::CommandReport;
+use crate::world::World;
+
+/// A system's name and what its parameters touch.
+#[derive(Clone, Debug)]
+pub struct SystemMeta {
+    name: Cow<'static, str>,
+    access: SystemAccess,
+    /// The system's previous run and its current (or latest) one.
+    ticks: RunTicks,
+}
+
+impl SystemMeta {
+    pub(crate) fn new(name: Cow<'static, str>) -> Self {
+        SystemMeta { name, access: SystemAccess::default(), ticks: RunTicks::ZERO }
+    }
+
+    /// The system's previous run and its current one: what change
+    /// detection in its parameters compares against.
+    #[inline]
+    pub fn ticks(&self) -> RunTicks {
+        self.ticks
+    }
+
+    /// Makes every change the world remembers new to the system: for a
+    /// system that has never run.
+    pub(crate) fn reset_ticks(&mut self, world: &World) {
+        let never = world.one_off_ticks().last_run;
+        self.ticks = RunTicks { last_run: never, this_run: never };
+    }
+
+    /// Starts a run: the previous run becomes the last one.
+    #[inline]
+    pub(crate) fn begin_run(&mut self, world: &World) {
+        self.begin_run_at(world.increment_change_tick());
+    }
+
+    /// Starts a run at a tick handed out in advance (see
+    /// `World::reserve_change_ticks`).
+    #[inline]
+    pub(crate) fn begin_run_at(&mut self, this_run: Tick) {
+        self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
+    }
+
+    /// Clamps the last-run tick (see `World::check_change_ticks`).
+    pub(crate) fn check_ticks(&mut self, now: Tick) {
+        self.ticks.this_run.clamp_age(now);
+        self.ticks.last_run.clamp_age(now);
+    }
+
+    /// The system's name (its function's path, shortened).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the system reads and writes.
+    pub fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    pub(crate) fn access_mut(&mut self) -> &mut SystemAccess {
+        &mut self.access
+    }
+
+    pub(crate) fn add_query(
+        &mut self,
+        components: &crate::component::Components,
+        leaf: &str,
+        access: &crate::query::Access,
+        condition: crate::query::ArchetypeCondition,
+    ) -> Result<(), AccessConflict> {
+        self.access.add_query(&self.name, components, leaf, access, condition)
+    }
+
+    /// Records a shared borrow of resource `id`, named `name`, by the
+    /// parameter type `param` (for implementations of [`SystemParam`]).
+    pub fn add_resource_read(&mut self, id: ResourceId, name: &str, param: &str) -> Result<(), AccessConflict> {
+        self.access.add_resource_read(&self.name, id, name, param)
+    }
+
+    /// Records an exclusive borrow of resource `id`, named `name`, by the
+    /// parameter type `param` (for implementations of [`SystemParam`]).
+    pub fn add_resource_write(&mut self, id: ResourceId, name: &str, param: &str) -> Result<(), AccessConflict> {
+        self.access.add_resource_write(&self.name, id, name, param)
+    }
+}
+
+/// A parameter of a system function: [`Query`](crate::Query), [`Res`],
+/// [`ResMut`], `Option<Res<T>>`, [`Local`], [`Commands`](crate::Commands),
+/// [`EventReader`](crate::EventReader), [`EventWriter`](crate::EventWriter),
+/// tuples of these, and structs with `#[derive(SystemParam)]`.
+///
+/// # Safety
+/// - `init_state` records in `meta` every component and resource that
+///   `get_param` borrows, shared or mutably;
+/// - `get_param` borrows nothing else of the world, and `Item` is `Self`
+///   with other lifetimes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a system parameter",
+    label = "not a system parameter",
+    note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, `Commands`, \
+            `EventReader<E>`, `EventWriter<E>`, tuples of these, and `#[derive(SystemParam)]` structs",
+    note = "a system that needs the whole world takes only `&mut World`"
+)]
+pub unsafe trait SystemParam: Sized {
+    /// What the parameter keeps between runs (query caches, local values,
+    /// command queues).
+    type State: Send + 'static;
+    /// The parameter with the lifetimes of one run.
+    type Item<'w, 's>: SystemParam<State = Self::State>;
+
+    /// Builds the state for `world` and records the parameter's access.
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<Self::State, AccessConflict>;
+
+    /// The parameter's value for one run.
+    ///
+    /// # Safety
+    /// `state` was built by `init_state` for this world, and for `'w` nothing
+    /// else borrows what the recorded access says this parameter writes, nor
+    /// writes what it reads.
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        meta: &'s SystemMeta,
+    ) -> Self::Item<'w, 's>;
+
+    /// Applies what the parameter deferred (commands) to the world.
+    fn apply_deferred(state: &mut Self::State, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
+        let _ = (state, world, meta, report);
+    }
+
+    /// Drops what the parameter deferred without applying it.
+    fn discard_deferred(state: &mut Self::State) {
+        let _ = state;
+    }
+}
+
+/// The item type of parameter `P` for one run.
+pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
+
+/// Records the parameter `P` at the next position of `meta`'s access, then
+/// builds its state. The function-system glue calls this per parameter.
+pub(crate) fn init_param<P: SystemParam>(world: &mut World, meta: &mut SystemMeta) -> Result<P::State, AccessConflict> {
+    meta.access_mut().begin_param(Cow::Owned(short_type_name(type_name::<P>())));
+    P::init_state(world, meta)
+}
+
+/// Shared access to the world's `T` resource.
+///
+/// A system that takes `Res<T>` panics, naming the system and the type, if
+/// the world has no `T` when it runs; take `Option<Res<T>>` when it may be
+/// missing.
+pub struct Res<'w, T: Resource> {
+    value: &'w T,
+}
+
+impl<T: Resource> Deref for Res<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Resource + fmt::Debug> fmt::Debug for Res<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+/// Exclusive access to the world's `T` resource.
+pub struct ResMut<'w, T: Resource> {
+    value: &'w mut T,
+}
+
+impl<T: Resource> Deref for ResMut<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Resource> DerefMut for ResMut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+impl<T: Resource + fmt::Debug> fmt::Debug for ResMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn missing_resource(system: &str, resource: &str) -> ! {
+    panic!(
+        "system `{system}` needs resource `{}`, which is not in the world; add it with `world.insert_resource(..)`, \
+         or take `Option<Res<..>>` if it may be missing",
+        short_type_name(resource)
+    )
+}
+
+// SAFETY: borrows only resource `T`, recorded as a read.
+unsafe impl<T: Resource> SystemParam for Res<'_, T> {
+    type State = ResourceId;
+    type Item<'w, 's> = Res<'w, T>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<ResourceId, AccessConflict> {
+        let id = world.resources_mut().register::<T>();
+        meta.add_resource_read(id, type_name::<T>(), type_name::<Self>())?;
+        Ok(id)
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, meta: &'s SystemMeta) -> Res<'w, T> {
+        // SAFETY: nothing writes `T` for `'w` (caller), and `id` is `T`'s.
+        match unsafe { world.resources().get_by_id::<T>(*id) } {
+            Some(value) => Res { value },
+            None => missing_resource(meta.name(), type_name::<T>()),
+        }
+    }
+}
+
+// SAFETY: borrows only resource `T`, recorded as a read.
+unsafe impl<T: Resource> SystemParam for Option<Res<'_, T>> {
+    type State = ResourceId;
+    type Item<'w, 's> = Option<Res<'w, T>>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<ResourceId, AccessConflict> {
+        <Res<T> as SystemParam>::init_state(world, meta)
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, _: &'s SystemMeta) -> Option<Res<'w, T>> {
+        // SAFETY: as for `Res<T>`.
+        unsafe { world.resources().get_by_id::<T>(*id) }.map(|value| Res { value })
+    }
+}
+
+// SAFETY: borrows only resource `T`, recorded as a write.
+unsafe impl<T: Resource> SystemParam for ResMut<'_, T> {
+    type State = ResourceId;
+    type Item<'w, 's> = ResMut<'w, T>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<ResourceId, AccessConflict> {
+        let id = world.resources_mut().register::<T>();
+        meta.add_resource_write(id, type_name::<T>(), type_name::<Self>())?;
+        Ok(id)
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, meta: &'s SystemMeta) -> ResMut<'w, T> {
+        // SAFETY: nothing else borrows `T` for `'w` (caller).
+        match unsafe { world.resources().get_mut_unchecked::<T>(*id) } {
+            Some(value) => ResMut { value },
+            None => missing_resource(meta.name(), type_name::<T>()),
+        }
+    }
+}
+
+// SAFETY: borrows only resource `T`, recorded as a write.
+unsafe impl<T: Resource> SystemParam for Option<ResMut<'_, T>> {
+    type State = ResourceId;
+    type Item<'w, 's> = Option<ResMut<'w, T>>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<ResourceId, AccessConflict> {
+        <ResMut<T> as SystemParam>::init_state(world, meta)
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, _: &'s SystemMeta) -> Option<ResMut<'w, T>> {
+        // SAFETY: as for `ResMut<T>`.
+        unsafe { world.resources().get_mut_unchecked::<T>(*id) }.map(|value| ResMut { value })
+    }
+}
+
+/// A value private to one system, kept between its runs; starts as
+/// `T::default()`.
+///
+/// ```
+/// # use archetable::{Local, Schedule, World};
+/// fn count_frames(mut frames: Local<u32>) {
+///     *frames += 1;
+/// }
+/// # let mut world = World::new();
+/// # let mut schedule = Schedule::new();
+/// # schedule.add_system(count_frames);
+/// # schedule.run(&mut world);
+/// ```
+pub struct Local<'s, T: Send + Sync + 'static> {
+    value: &'s mut T,
+}
+
+impl<T: Send + Sync + 'static> Deref for Local<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Send + Sync + 'static> DerefMut for Local<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+// SAFETY: borrows nothing of the world.
+unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w, 's> = Local<'s, T>;
+
+    fn init_state(_: &mut World, _: &mut SystemMeta) -> Result<T, AccessConflict> {
+        Ok(T::default())
+    }
+
+    #[inline]
+    unsafe fn get_param<'s>(value: &'s mut T, _: &World, _: &'s SystemMeta) -> Local<'s, T> {
+        Local { value }
+    }
+}
+
+macro_rules! impl_system_param_for_tuple {
+    ($($name:ident $index:tt),*) => {
+        // SAFETY: each element records its own access, and the conflict
+        // check covers pairs inside the tuple too.
+        #[allow(unused_variables, clippy::unused_unit, non_snake_case)]
+        unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
+            type State = ($($name::State,)*);
+            type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
+
+            fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<Self::State, AccessConflict> {
+                Ok(($($name::init_state(world, meta)?,)*))
+            }
+
+            #[inline]
+            unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World, meta: &'s SystemMeta)
+                -> Self::Item<'w, 's>
+            {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded contract; the elements' accesses were
+                // checked against each other.
+                ($(unsafe { $name::get_param($name, world, meta) },)*)
+            }
+
+            fn apply_deferred(state: &mut Self::State, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
+                $($name::apply_deferred(&mut state.$index, world, meta, report);)*
+            }
+
+            fn discard_deferred(state: &mut Self::State) {
+                $($name::discard_deferred(&mut state.$index);)*
+            }
+        }
+    };
+}
+
+crate::tuples::all_tuples!(impl_system_param_for_tuple);

@@ -1,0 +1,200 @@
+//! `Query`: the system parameter that runs a cached query over the world.
+
+use std::fmt;
+
+use crate::entity::Entity;
+use crate::error::QueryEntityError;
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::system::access::AccessConflict;
+use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::World;
+
+/// A system parameter that iterates the entities matching `Q` and passing
+/// `F`, with the query's cache kept between runs.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Frozen;
+///
+/// fn movement(mut bodies: Query<(&mut Position, &Velocity), Without<Frozen>>, time: Res<Time>) {
+///     for (mut pos, vel) in bodies.iter_mut() {
+///         pos.0 += vel.0 * time.delta_secs();
+///     }
+/// }
+/// # let mut world = World::new();
+/// # let mut schedule = Schedule::new();
+/// # schedule.add_system(movement);
+/// # schedule.run(&mut world);
+/// ```
+///
+/// Read-only methods (`iter`, `get`, `single`, `for_each`, `par_for_each`)
+/// need a read-only `Q`; the `_mut` methods work for every `Q`.
+pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
+    world: &'w World,
+    state: &'s QueryState<Q, F>,
+}
+
+/// Why [`Query::single`] found no single entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuerySingleError {
+    /// No entity matches.
+    NoEntities,
+    /// More than one entity matches.
+    MultipleEntities,
+}
+
+impl fmt::Display for QuerySingleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuerySingleError::NoEntities => f.write_str("no entity matches the query"),
+            QuerySingleError::MultipleEntities => f.write_str("more than one entity matches the query"),
+        }
+    }
+}
+
+impl std::error::Error for QuerySingleError {}
+
+impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
+    /// Iterates the matching entities, read-only.
+    pub fn iter(&self) -> QueryIter<'_, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: `Q` is read-only and the schedule checked that nothing
+        // writes what it reads while the system runs.
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+
+    /// Iterates the matching entities, with mutable access.
+    pub fn iter_mut(&mut self) -> QueryIter<'_, 's, Q, F> {
+        // SAFETY: the schedule gave this system exclusive access to what `Q`
+        // writes, and `&mut self` keeps two iterators of this query apart.
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+
+    /// Calls `f` on every matching entity, read-only.
+    pub fn for_each<'a>(&'a self, f: impl FnMut(Q::Item<'a>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.iter().for_each(f);
+    }
+
+    /// Calls `f` on every matching entity, with mutable access.
+    pub fn for_each_mut<'a>(&'a mut self, f: impl FnMut(Q::Item<'a>)) {
+        self.iter_mut().for_each(f);
+    }
+
+    /// Calls `f` on every matching entity, read-only, on rayon's thread pool.
+    pub fn par_for_each<'a>(&'a self, f: impl Fn(Q::Item<'a>) + Send + Sync)
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`.
+        unsafe { self.state.par_for_each_unchecked(self.world, f) }
+    }
+
+    /// Calls `f` on every matching entity, with mutable access, on rayon's
+    /// thread pool; each entity is visited once, by one thread.
+    pub fn par_for_each_mut<'a>(&'a mut self, f: impl Fn(Q::Item<'a>) + Send + Sync) {
+        // SAFETY: as for `iter_mut`.
+        unsafe { self.state.par_for_each_unchecked(self.world, f) }
+    }
+
+    /// The item of `entity`, read-only.
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`; the state was updated when the system started.
+        unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// The item of `entity`, with mutable access.
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        // SAFETY: as for `iter_mut`.
+        unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// Whether `entity` matches the query.
+    pub fn contains(&self, entity: Entity) -> bool {
+        // The item is dropped at once and nothing is written.
+        // SAFETY: as for `iter`; the item is not used.
+        unsafe { self.state.get_unchecked(self.world, entity) }.is_ok()
+    }
+
+    /// The item of the one matching entity, read-only.
+    pub fn single(&self) -> Result<Q::Item<'_>, QuerySingleError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        single(self.iter())
+    }
+
+    /// The item of the one matching entity, with mutable access.
+    pub fn single_mut(&mut self) -> Result<Q::Item<'_>, QuerySingleError> {
+        single(self.iter_mut())
+    }
+
+    /// Whether no entity matches.
+    pub fn is_empty(&self) -> bool {
+        // SAFETY: as for `iter`; the first item, if any, is dropped at once
+        // and no other item of this query is alive during a `&self` call on
+        // a query that writes (its item methods all take `&mut self`).
+        unsafe { self.state.iter_unchecked(self.world) }.next().is_none()
+    }
+}
+
+fn single<I: Iterator>(mut iter: I) -> Result<I::Item, QuerySingleError> {
+    let first = iter.next().ok_or(QuerySingleError::NoEntities)?;
+    match iter.next() {
+        None => Ok(first),
+        Some(_) => Err(QuerySingleError::MultipleEntities),
+    }
+}
+
+impl<'w, 's, Q: ReadOnlyQueryData, F: QueryFilter> IntoIterator for &'s Query<'w, '_, Q, F> {
+    type Item = Q::Item<'s>;
+    type IntoIter = QueryIter<'s, 's, Q, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        // SAFETY: as for `iter`.
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+}
+
+impl<'s, Q: QueryData, F: QueryFilter> IntoIterator for &'s mut Query<'_, '_, Q, F> {
+    type Item = Q::Item<'s>;
+    type IntoIter = QueryIter<'s, 's, Q, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        // SAFETY: as for `iter_mut`.
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+}
+
+// SAFETY: the query's reads and writes, and the archetypes it can visit, are
+// recorded; `get_param` borrows only through the query.
+unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, '_, Q, F> {
+    type State = QueryState<Q, F>;
+    type Item<'w, 's> = Query<'w, 's, Q, F>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<Self::State, AccessConflict> {
+        let state = QueryState::<Q, F>::new(world);
+        let (access, condition) = state.access(world.components());
+        meta.add_query(world.components(), std::any::type_name::<Self>(), &access, condition)?;
+        Ok(state)
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        meta: &'s SystemMeta,
+    ) -> Query<'w, 's, Q, F> {
+        state.update(world);
+        state.set_ticks(meta.ticks());
+        Query { world, state }
+    }
+}

@@ -1,0 +1,1054 @@
+//! `World`: the container of entities and their components, and the entry
+//! point of every operation on them.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
+use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
+use crate::column::for_each_unwinding;
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
+use crate::entity_ref::EntityRef;
+use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
+use crate::event::{Event, Events};
+use crate::hooks::Hooks;
+use crate::pool::{FromPools, PooledBundle, Pools};
+use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::removed::Removals;
+use crate::resource::{Resource, ResourceId, Resources};
+use crate::structural;
+use crate::time::Time;
+
+/// A process-unique world id, so a query state can refuse a foreign world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WorldId(u64);
+
+impl WorldId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        WorldId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Ages one event type's queue by a frame.
+type EventUpdater = fn(&mut World);
+
+/// Entities and their components, stored in archetype tables.
+///
+/// ```
+/// use archetable::{Component, World, Without};
+///
+/// #[derive(Component)] struct Position { x: f32 }
+/// #[derive(Component)] struct Velocity { dx: f32 }
+/// #[derive(Component)] struct Frozen;
+///
+/// let mut world = World::new();
+/// let a = world.spawn((Position { x: 0.0 }, Velocity { dx: 1.0 }));
+/// let b = world.spawn((Position { x: 0.0 }, Velocity { dx: 1.0 }, Frozen));
+/// for (mut pos, vel) in world.query_filtered_mut::<(&mut Position, &Velocity), Without<Frozen>>() {
+///     pos.x += vel.dx;
+/// }
+/// assert_eq!(world.get::<Position>(a).unwrap().x, 1.0);
+/// assert_eq!(world.get::<Position>(b).unwrap().x, 0.0);
+/// ```
+pub struct World {
+    id: WorldId,
+    entities: Entities,
+    components: Components,
+    archetypes: Archetypes,
+    bundles: Bundles,
+    resources: Resources,
+    /// One `Events<E>::update` per registered event type, by resource id.
+    event_updaters: Vec<(ResourceId, EventUpdater)>,
+    /// The current change tick: writes made now are stamped with it. It
+    /// advances once per system run and query-state pass.
+    change_tick: AtomicU32,
+    /// The tick at which stored ticks were last clamped.
+    last_check_tick: Tick,
+    /// Which entities lost which components, for the types someone reads.
+    removals: Removals,
+    /// Component lifecycle hooks (see `hooks.rs`).
+    pub(crate) hooks: Hooks,
+    /// The reset values of pooled component types, for `spawn_pooled`.
+    pools: Pools,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> Self {
+        let components = Components::default();
+        let mut world = World {
+            id: WorldId::next(),
+            entities: Entities::default(),
+            archetypes: Archetypes::new(&components),
+            components,
+            bundles: Bundles::default(),
+            resources: Resources::default(),
+            event_updaters: Vec::new(),
+            change_tick: AtomicU32::new(1),
+            last_check_tick: Tick::new(1),
+            removals: Removals::default(),
+            hooks: Hooks::default(),
+            pools: Pools::default(),
+        };
+        world.insert_resource(Time::default());
+        world
+    }
+
+    /// This world's process-unique id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+
+    /// Spawns an entity with the components of `bundle`: one component, a
+    /// tuple, or a `#[derive(Bundle)]` struct.
+    ///
+    /// Runs the components' `on_add`, then `on_insert` hooks, if any (see
+    /// [`World::register_component_hooks`]).
+    ///
+    /// # Panics
+    /// If the bundle holds one component type twice, or if the entity index
+    /// space is exhausted: `u32::MAX` indices, each retired after about four
+    /// billion reuses, so only a world that keeps billions of entities alive
+    /// gets there. Either panic happens before any entity or table changes:
+    /// the bundle is dropped and the world's entities stay as they were.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        if self.hooks.is_active() {
+            return self.spawn_hooked(bundle);
+        }
+        self.spawn_unhooked(bundle)
+    }
+
+    /// [`World::spawn`] without running hooks.
+    #[inline]
+    pub(crate) fn spawn_unhooked<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.flush();
+        let tick = self.change_tick();
+        let info = self.bundles.register::<B>(&mut self.components);
+        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
+    }
+
+    /// Spawns one entity per bundle that `bundles` yields. The returned
+    /// iterator yields the new handles as it spawns; dropping it early still
+    /// spawns the rest (so do not pass an endless iterator and stop early).
+    /// The tables grow once up front when the iterator knows its length.
+    /// With hooks registered, each entity's spawn hooks (and the commands
+    /// they queue) run before the next entity is spawned.
+    ///
+    /// # Panics
+    /// As [`World::spawn`]; the entities spawned before the panic stay.
+    ///
+    /// ```
+    /// # use archetable::{Component, World};
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let spawned: Vec<_> = world.spawn_batch((0..100).map(Hp)).collect();
+    /// assert_eq!((spawned.len(), world.len()), (100, 100));
+    /// ```
+    pub fn spawn_batch<I>(&mut self, bundles: I) -> SpawnBatch<'_, I::IntoIter>
+    where
+        I: IntoIterator,
+        I::Item: Bundle,
+    {
+        self.flush();
+        let bundles = bundles.into_iter();
+        let info = self.bundles.register::<I::Item>(&mut self.components);
+        let bundle = info.id();
+        let archetype = self.archetypes.insert_edge(ArchetypeId::EMPTY, info, &self.components);
+        // Reserve what the iterator promises, but not a guessed lower bound
+        // of an endless or filtered one.
+        let additional = match bundles.size_hint() {
+            (lower, Some(upper)) if lower == upper => lower.min(u32::MAX as usize),
+            (lower, _) => lower.min(1 << 16),
+        };
+        // No more than can ever be spawned: an oversized length fails at
+        // the first entity past the index space, not in the allocator.
+        let additional = additional.min(self.entities.spare());
+        self.archetypes.get_mut(archetype).reserve(additional);
+        self.entities.reserve(additional);
+        SpawnBatch { world: self, bundles, bundle, archetype }
+    }
+
+    /// Adds the components of `bundle` to `entity`, overwriting (and
+    /// dropping, or pooling) the ones it already has.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        if self.hooks.is_active() {
+            return self.insert_hooked(entity, bundle);
+        }
+        self.insert_unhooked(entity, bundle)
+    }
+
+    /// [`World::insert`] without running hooks.
+    #[inline]
+    pub(crate) fn insert_unhooked<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let tick = self.change_tick();
+        let info = self.bundles.register::<B>(&mut self.components);
+        let (archetypes, entities, components) = (&mut self.archetypes, &mut self.entities, &self.components);
+        structural::insert(bundle, info, archetypes, entities, components, entity, location, tick, &mut self.pools);
+        Ok(())
+    }
+
+    /// Removes the components of bundle `B` (one component or several) from
+    /// `entity` and returns them. The entity must have all of them.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        if self.hooks.is_active() {
+            return self.remove_hooked(entity);
+        }
+        self.remove_unhooked(entity)
+    }
+
+    /// [`World::remove`] without running hooks.
+    #[inline]
+    pub(crate) fn remove_unhooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
+        let info = self.bundles.register::<B>(&mut self.components);
+        let taken =
+            structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)?;
+        if self.removals.any() {
+            self.removals.record(info.components(), entity);
+        }
+        Ok(taken)
+    }
+
+    /// Removes `entity` and drops its components (pooled ones are reset and
+    /// kept in their pools). Its handle, and every copy of it, becomes
+    /// stale.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        if self.hooks.is_active() {
+            return self.despawn_hooked(entity);
+        }
+        self.despawn_unhooked(entity)
+    }
+
+    /// [`World::despawn`] without running hooks.
+    #[inline]
+    pub(crate) fn despawn_unhooked(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
+        let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let archetype = self.archetypes.get_mut(location.archetype);
+        if self.removals.any() {
+            self.removals.record(archetype.components(), entity);
+        }
+        // The last row moves into the hole: record that before any component
+        // destructor runs, so the tables stay consistent even if one panics.
+        if let Some(&last) = archetype.entities().last() {
+            if last != entity {
+                self.entities.set_location(last.index(), location);
+            }
+        }
+        archetype.remove_row(location.row, &mut self.pools, &self.components);
+        Ok(())
+    }
+
+    /// Whether `entity` is alive in this world.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.get(entity).is_some()
+    }
+
+    /// Whether `entity` is alive and has a `T`.
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        match (self.entities.get(entity), self.components.id::<T>()) {
+            (Some(location), Some(id)) => self.archetypes[location.archetype].contains(id),
+            _ => false,
+        }
+    }
+
+    /// `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        self.archetypes[location.archetype].get(id, location.row)
+    }
+
+    /// Mutable access to `entity`'s `T`, if it is alive and has one. A
+    /// write through the returned [`Mut`] marks the value changed, for types
+    /// that track changes.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        let now = self.change_tick();
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let index = archetype.column_index(id)?;
+        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
+        let run = RunTicks { last_run: now, this_run: now };
+        let mark = match ticks {
+            Some((added, changed)) => ChangeMark::new(Some(changed), added, run),
+            None => ChangeMark::new(None, Tick::default(), run),
+        };
+        Some(Mut::new(value, mark))
+    }
+
+    /// When `entity`'s `T` was added and last changed, if it is alive, has
+    /// one, and `T` tracks changes.
+    pub fn component_ticks<T: Component>(&self, entity: Entity) -> Option<ComponentTicks> {
+        let location = self.entities.get(entity)?;
+        let archetype = &self.archetypes[location.archetype];
+        archetype.column(archetype.column_index(self.components.id::<T>()?)?).ticks_at(location.row.index())
+    }
+
+    /// The world's current change tick: writes made now, outside systems,
+    /// are stamped with it.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.load(Ordering::Relaxed))
+    }
+
+    /// Starts a reader's run: returns the tick of the run and advances the
+    /// world's tick past it, so later writes are newer than the run.
+    #[inline]
+    pub(crate) fn increment_change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Hands out `n` consecutive change ticks at once, for readers that
+    /// will run side by side: the first is returned, and the world's tick
+    /// moves past the last. One update of the counter instead of one per
+    /// reader, which threads would otherwise fight over.
+    #[inline]
+    pub(crate) fn reserve_change_ticks(&mut self, n: u32) -> Tick {
+        let tick = self.change_tick.get_mut();
+        let first = *tick;
+        *tick = tick.wrapping_add(n);
+        Tick::new(first)
+    }
+
+    /// Clamps every stored change tick to at most [`Tick::MAX_AGE`] old, so
+    /// that ticks wrapping around never make an old change look new. A
+    /// [`Schedule`](crate::Schedule) calls it when due (every 2^29 ticks);
+    /// call it yourself if the world's tick advances without one.
+    pub fn check_change_ticks(&mut self) {
+        let now = self.change_tick();
+        for archetype in self.archetypes.as_mut_slice() {
+            archetype.check_ticks(now);
+        }
+        self.last_check_tick = now;
+    }
+
+    /// The ticks of a reader without a previous run (`World::query`,
+    /// `query_one`): writes are stamped now, and every change the world
+    /// still remembers counts as new.
+    #[inline]
+    pub(crate) fn one_off_ticks(&self) -> RunTicks {
+        let now = self.change_tick();
+        RunTicks { last_run: Tick::new(now.get().wrapping_sub(Tick::MAX_AGE)), this_run: now }
+    }
+
+    /// Runs [`World::check_change_ticks`] if enough ticks passed since the
+    /// last check; returns the tick it clamped to.
+    pub(crate) fn check_change_ticks_if_due(&mut self) -> Option<Tick> {
+        let now = self.change_tick();
+        if now.get().wrapping_sub(self.last_check_tick.get()) >= CHECK_INTERVAL {
+            self.check_change_ticks();
+            Some(now)
+        } else {
+            None
+        }
+    }
+
+    /// Advances the change tick by `ticks` at once, as if that many systems
+    /// had run: a test hook for tick wrap-around. Not part of the API.
+    #[doc(hidden)]
+    pub fn advance_change_tick(&mut self, ticks: u32) {
+        let tick = self.change_tick.get_mut();
+        *tick = tick.wrapping_add(ticks);
+    }
+
+    /// A read-only view of `entity`, if it is alive.
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
+        let location = self.entities.get(entity)?;
+        Some(EntityRef::new(self, entity, location))
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len() as usize
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.len() == 0
+    }
+
+    /// Despawns every entity. The tables keep their memory for the next
+    /// level's entities, query states stay valid, and every old handle stays
+    /// stale. Resources, events and the values in pools are kept. Runs the
+    /// despawn hooks of every entity first (see
+    /// [`World::register_component_hooks`]); the commands they queue apply
+    /// after the clear, except that the entities they spawn are cleared
+    /// with the rest (their spawn commands are skipped).
+    pub fn clear(&mut self) {
+        if self.hooks.is_active() {
+            return self.clear_hooked();
+        }
+        self.clear_unhooked();
+    }
+
+    /// [`World::clear`] without running hooks.
+    pub(crate) fn clear_unhooked(&mut self) {
+        self.flush();
+        if self.removals.any() {
+            for archetype in self.archetypes.as_slice() {
+                self.removals.record_all(archetype.components(), archetype.entities());
+            }
+        }
+        self.entities.clear();
+        let (pools, components) = (&mut self.pools, &self.components);
+        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), |archetype| archetype.clear(pools, components));
+    }
+
+    /// Iterates the entities that match the read-only query `Q`.
+    ///
+    /// Builds no cache; for a query run every frame, keep a
+    /// [`QueryState`](crate::QueryState).
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered::<Q, ()>()
+    }
+
+    /// Iterates the entities that match the read-only query `Q` and pass `F`.
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
+        QueryIter::over_world(self)
+    }
+
+    /// Iterates the entities that match `Q`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered_mut::<Q, ()>()
+    }
+
+    /// Iterates the entities that match `Q` and pass `F`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
+        QueryIter::over_world_mut(self)
+    }
+
+    /// The item of the read-only query `Q` for one entity: several
+    /// components at once, `Option`s for the ones it may lack.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Hp(3), Name("orc")));
+    /// let (hp, name) = world.query_one::<(&Hp, Option<&Name>)>(e).unwrap();
+    /// assert_eq!((hp, name), (&Hp(3), Some(&Name("orc"))));
+    /// ```
+    pub fn query_one<Q: ReadOnlyQueryData>(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one::<Q>(self, entity)
+    }
+
+    /// The item of query `Q` for one entity, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one_mut::<Q>(self, entity)
+    }
+
+    /// Reserves a handle for an entity to be spawned later, through a shared
+    /// borrow (deferred commands use this). The entity becomes live, with
+    /// no components, at the next structural change or
+    /// [`World::flush`]; until then [`World::contains`] is false for it.
+    pub fn reserve_entity(&self) -> Entity {
+        self.entities.reserve_entity()
+    }
+
+    /// Makes every reserved entity live, with no components.
+    pub fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+            self.entities
+                .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
+        }
+    }
+
+    /// A copy of the entity allocator's state: the generation of every slot
+    /// and the free list. With [`World::restore_allocator_state`] it rebuilds
+    /// a world whose entities keep their exact handles, and whose later
+    /// spawns hand out the same handles as this world's would.
+    pub fn allocator_state(&self) -> AllocatorState {
+        self.entities.state()
+    }
+
+    /// Makes this empty world's entity allocator a copy of `state`, with
+    /// each of `live` alive and without components (insert them next).
+    /// Checks first, and on error changes nothing.
+    ///
+    /// ```
+    /// # use archetable::{Component, World};
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let handles: Vec<_> = world.spawn_batch((0..4).map(Hp)).collect();
+    /// world.despawn(handles[1]).unwrap();
+    /// let live: Vec<_> = handles.iter().copied().filter(|&e| world.contains(e)).collect();
+    ///
+    /// let mut copy = World::new();
+    /// copy.restore_allocator_state(&world.allocator_state(), &live).unwrap();
+    /// for &e in &live {
+    ///     copy.insert(e, Hp(7)).unwrap();
+    /// }
+    /// assert_eq!(copy.spawn(Hp(0)), world.spawn(Hp(0)));
+    /// ```
+    pub fn restore_allocator_state(
+        &mut self,
+        state: &AllocatorState,
+        live: &[Entity],
+    ) -> Result<(), AllocatorStateError> {
+        self.flush();
+        if !self.is_empty() {
+            return Err(AllocatorStateError::WorldNotEmpty);
+        }
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        self.entities.restore(state, live, |entity| EntityLocation {
+            archetype: ArchetypeId::EMPTY,
+            row: archetype.push_entity(entity),
+        })
+    }
+
+    /// Stores `value` as the world's `T` resource, returning the one it
+    /// replaces.
+    ///
+    /// ```
+    /// # use archetable::World;
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// world.resource_mut::<Score>().0 += 10;
+    /// assert_eq!(world.resource::<Score>().0, 10);
+    /// ```
+    pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
+        self.resources.insert(value)
+    }
+
+    /// Inserts `T::default()` unless a `T` is already there.
+    pub fn init_resource<T: Resource + Default>(&mut self) {
+        if !self.resources.contains::<T>() {
+            self.resources.insert(T::default());
+        }
+    }
+
+    /// Takes the `T` resource out of the world.
+    pub fn remove_resource<T: Resource>(&mut self) -> Option<T> {
+        self.resources.remove::<T>()
+    }
+
+    /// Whether the world holds a `T` resource.
+    pub fn contains_resource<T: Resource>(&self) -> bool {
+        self.resources.contains::<T>()
+    }
+
+    /// The `T` resource.
+    ///
+    /// # Panics
+    /// If there is none; [`World::get_resource`] returns an `Option`.
+    #[track_caller]
+    pub fn resource<T: Resource>(&self) -> &T {
+        self.get_resource().unwrap_or_else(|| missing_resource::<T>())
+    }
+
+    /// The `T` resource, mutably.
+    ///
+    /// # Panics
+    /// If there is none; [`World::get_resource_mut`] returns an `Option`.
+    #[track_caller]
+    pub fn resource_mut<T: Resource>(&mut self) -> &mut T {
+        self.get_resource_mut().unwrap_or_else(|| missing_resource::<T>())
+    }
+
+    /// The `T` resource, if there is one.
+    pub fn get_resource<T: Resource>(&self) -> Option<&T> {
+        self.resources.get()
+    }
+
+    /// The `T` resource, mutably, if there is one.
+    pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        self.resources.get_mut()
+    }
+
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.resources
+    }
+
+    pub(crate) fn resources_mut(&mut self) -> &mut Resources {
+        &mut self.resources
+    }
+
+    /// Registers event type `E`: inserts an empty [`Events<E>`] queue if
+    /// there is none, and has [`World::update_events`] age it. Sending or
+    /// reading an `E` registers it too; call this to make a queue exist
+    /// before anything uses it.
+    pub fn add_event<E: Event>(&mut self) -> ResourceId {
+        let id = self.resources.register::<Events<E>>();
+        if !self.resources.contains_id(id) {
+            self.resources.insert(Events::<E>::default());
+        }
+        if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
+            self.event_updaters.push((id, |world| {
+                if let Some(events) = world.get_resource_mut::<Events<E>>() {
+                    events.update();
+                }
+            }));
+        }
+        id
+    }
+
+    /// Sends `event` to the readers of `E`, registering the event type if
+    /// needed.
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.add_event::<E>();
+        self.resource_mut::<Events<E>>().send(event);
+    }
+
+    /// Ends a frame for every registered event type (see [`Events`]): events
+    /// sent two frames ago are dropped. A [`Schedule`](crate::Schedule)
+    /// calls it at the end of every run.
+    pub fn update_events(&mut self) {
+        self.removals.update();
+        for i in 0..self.event_updaters.len() {
+            (self.event_updaters[i].1)(self);
+        }
+    }
+
+    /// Drops every queued event of every registered event type.
+    pub(crate) fn clear_events(&mut self) {
+        for i in 0..self.event_updaters.len() {
+            // Two updates age every event out, and keep readers' cursors valid.
+            (self.event_updaters[i].1)(self);
+            (self.event_updaters[i].1)(self);
+        }
+    }
+
+    /// Starts recording which entities lose a `T` (by `remove`, `despawn`
+    /// or `clear`), for [`World::removed`] and
+    /// [`RemovedComponents`](crate::RemovedComponents), which calls this
+    /// itself. Records live for two frames ([`World::update_events`]).
+    pub fn track_removed<T: Component>(&mut self) -> ComponentId {
+        let id = self.components.register::<T>();
+        self.removals.track(id);
+        id
+    }
+
+    /// The entities that lost a `T` in this frame and the previous one,
+    /// oldest first; empty unless removals of `T` are recorded
+    /// ([`World::track_removed`]).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// world.track_removed::<Hp>();
+    /// let a = world.spawn(Hp(1));
+    /// world.despawn(a).unwrap();
+    /// assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [a]);
+    /// ```
+    pub fn removed<T: Component>(&self) -> impl Iterator<Item = Entity> + '_ {
+        let log = self.components.id::<T>().and_then(|id| self.removals.log(id));
+        log.into_iter().flat_map(|log| log.all())
+    }
+
+    pub(crate) fn removals(&self) -> &Removals {
+        &self.removals
+    }
+
+    /// The registry of component types this world has seen.
+    #[inline]
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    #[inline]
+    pub(crate) fn components_mut(&mut self) -> &mut Components {
+        &mut self.components
+    }
+
+    /// The id of component `T` in this world, registering it if needed.
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        self.components.register::<T>()
+    }
+
+    /// The archetype tables.
+    #[inline]
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    /// The info of bundle `B`, registering it if needed.
+    pub(crate) fn register_bundle<B: Bundle>(&mut self) -> &BundleInfo {
+        self.bundles.register::<B>(&mut self.components)
+    }
+
+    /// The components of a registered bundle, in bundle order.
+    pub(crate) fn bundle_components(&self, bundle: BundleId) -> &[ComponentId] {
+        self.bundles.get(bundle).components()
+    }
+
+    #[inline]
+    pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        self.entities.get(entity)
+    }
+
+    /// Bytes of table memory: component columns and entity columns of every
+    /// archetype, plus the entity table.
+    pub fn allocated_bytes(&self) -> usize {
+        self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>() + self.entities.allocated_bytes()
+    }
+
+    /// Test hooks into the entity allocator, to reach index exhaustion and
+    /// generation wrap-around quickly. Not part of the API.
+    #[doc(hidden)]
+    pub fn entity_allocator_hooks(&mut self) -> crate::entity::AllocatorHooks<'_> {
+        self.entities.hooks()
+    }
+
+    /// Checks the world's internal invariants: every live entity's location
+    /// points at a row that holds that entity, every row belongs to a live
+    /// entity, columns agree in length and type with the signature, the free
+    /// list is sane (every free index on it once, none lost) and every cached
+    /// edge of the archetype graph joins the right tables. For tests.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.entities.check_invariants()?;
+        self.archetypes.check_invariants(&self.components, &self.bundles)?;
+        self.pools.check_invariants()?;
+        let mut rows = 0;
+        for archetype in self.archetypes.as_slice() {
+            for (r, &entity) in archetype.entities().iter().enumerate() {
+                let expected = EntityLocation { archetype: archetype.id(), row: Row(r as u32) };
+                if self.entities.get(entity) != Some(expected) {
+                    return Err(format!(
+                        "entity {entity} in archetype {:?} row {r} is recorded at {:?}",
+                        archetype.id(),
+                        self.entities.get(entity)
+                    ));
+                }
+            }
+            rows += archetype.len();
+        }
+        if rows != self.len() {
+            return Err(format!("{rows} rows but {} live entities", self.len()));
+        }
+        Ok(())
+    }
+}
+
+/// Pools: values of `#[component(pooled)]` types that leave the world are
+/// reset and kept per type, and `spawn_pooled` hands them out again, so a
+/// game that spawns and despawns the same kinds of entities every frame
+/// stops allocating.
+impl World {
+    /// How many values each type's pool keeps unless
+    /// [`World::set_pool_cap`] says otherwise.
+    pub const DEFAULT_POOL_CAP: usize = crate::pool::DEFAULT_POOL_CAP;
+
+    /// Spawns an entity whose components come from their pools (already
+    /// reset), or from `Default` when a pool is empty or the type is not
+    /// pooled. `init` sets them up through `&mut` references before the
+    /// entity exists.
+    ///
+    /// If `init` panics, the values taken are dropped and no entity is
+    /// spawned.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component, Default)]
+    /// struct Particle { life: f32 }
+    ///
+    /// #[derive(Component, Default)]
+    /// #[component(pooled)]
+    /// struct Trail { points: Vec<[f32; 2]> }
+    ///
+    /// impl Reset for Trail {
+    ///     fn reset(&mut self) {
+    ///         self.points.clear();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_pooled::<(Particle, Trail)>(|(p, t)| {
+    ///     p.life = 3.0;
+    ///     t.points.push([0.0, 1.0]);
+    /// });
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    ///
+    /// // The next one reuses the trail, empty but with its memory.
+    /// world.spawn_pooled::<(Particle, Trail)>(|(_, t)| {
+    ///     assert!(t.points.is_empty() && t.points.capacity() > 0);
+    /// });
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`World::spawn`], before anything is taken from a pool.
+    pub fn spawn_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> Entity {
+        self.flush();
+        if self.hooks.is_active() {
+            let bundle = self.take_pooled::<B>(init);
+            return self.spawn(bundle);
+        }
+        // One bundle lookup for taking and spawning.
+        let tick = self.change_tick();
+        let info = self.bundles.register::<B>(&mut self.components);
+        let mut source =
+            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
+        let mut bundle = B::from_pools(&mut source);
+        init(bundle.refs());
+        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
+    }
+
+    /// Adds the components of `B` to `entity`, taken from their pools as by
+    /// [`World::spawn_pooled`] and set up by `init`; components the entity
+    /// already has are overwritten (and the old values pooled or dropped).
+    /// Nothing is taken if the entity is gone.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(3));
+    /// world.insert_pooled::<Trail>(e, |t| t.0.push(1)).unwrap();
+    /// assert_eq!(world.get::<Trail>(e).unwrap().0, [1]);
+    /// ```
+    pub fn insert_pooled<B: PooledBundle>(
+        &mut self,
+        entity: Entity,
+        init: impl FnOnce(B::Refs<'_>),
+    ) -> Result<(), EntityError> {
+        self.flush();
+        if !self.contains(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let bundle = self.take_pooled::<B>(init);
+        self.insert(entity, bundle)
+    }
+
+    /// Builds a `B` from the pools and runs `init` on it.
+    fn take_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> B {
+        // Registering first makes a bundle that names a type twice panic
+        // before anything leaves a pool.
+        let info = self.bundles.register::<B>(&mut self.components);
+        let mut source =
+            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
+        let mut bundle = B::from_pools(&mut source);
+        init(bundle.refs());
+        bundle
+    }
+
+    /// Removes the components of bundle `B` from `entity` and disposes of
+    /// them: pooled ones are reset and kept, the others dropped. The entity
+    /// must have all of them. ([`World::remove`] returns the values instead,
+    /// and so pools nothing.)
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Hp(3), Trail(vec![1, 2])));
+    /// world.discard::<Trail>(e).unwrap();
+    /// assert!(!world.has::<Trail>(e));
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// assert!(world.discard::<Trail>(e).is_err());
+    /// ```
+    pub fn discard<B: Bundle>(&mut self, entity: Entity) -> Result<(), ComponentError> {
+        // Through `remove`, so hooks fire and removals are recorded.
+        let values: B = self.remove(entity)?;
+        // The entity has moved and the tables are consistent: only now run
+        // resets and destructors.
+        let info = self.bundles.register::<B>(&mut self.components);
+        self.pools.release_bundle(values, info, &self.components);
+        Ok(())
+    }
+
+    /// Sets how many values `T`'s pool keeps (by default
+    /// [`World::DEFAULT_POOL_CAP`]); values that leave the world while the
+    /// pool is full are dropped. Lowering the cap drops the values over it
+    /// now.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// world.set_pool_cap::<Trail>(2);
+    /// for _ in 0..5 {
+    ///     world.spawn(Trail(vec![1]));
+    /// }
+    /// world.clear();
+    /// assert_eq!((world.pool_len::<Trail>(), world.pool_cap::<Trail>()), (2, 2));
+    /// world.set_pool_cap::<Trail>(1);
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// If `T` is not pooled (`#[component(pooled)]`).
+    #[track_caller]
+    pub fn set_pool_cap<T: Component>(&mut self, cap: usize) {
+        assert!(
+            T::POOL.is_some(),
+            "component `{}` is not pooled; add `#[component(pooled)]` to its derive",
+            std::any::type_name::<T>()
+        );
+        let id = self.components.register::<T>();
+        self.pools.set_cap(self.components.info(id), cap);
+    }
+
+    /// How many reset values `T`'s pool holds (zero for a type that is not
+    /// pooled).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// let e = world.spawn(Trail(vec![1]));
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// ```
+    pub fn pool_len<T: Component>(&self) -> usize {
+        self.components.id::<T>().map_or(0, |id| self.pools.len(id))
+    }
+
+    /// The most values `T`'s pool keeps: [`World::DEFAULT_POOL_CAP`] unless
+    /// [`World::set_pool_cap`] changed it, zero for a type that is not
+    /// pooled.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// assert_eq!(world.pool_cap::<Trail>(), World::DEFAULT_POOL_CAP);
+    /// assert_eq!(world.pool_cap::<Hp>(), 0);
+    /// ```
+    pub fn pool_cap<T: Component>(&self) -> usize {
+        if T::POOL.is_none() {
+            return 0;
+        }
+        self.components.id::<T>().map_or(Self::DEFAULT_POOL_CAP, |id| self.pools.cap(id))
+    }
+
+    /// Drops every pooled value of every type and frees the pools' memory,
+    /// for example between levels. Caps are kept.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
+    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
+    /// let mut world = World::new();
+    /// world.spawn(Trail(vec![1]));
+    /// world.clear();
+    /// assert_eq!(world.pool_len::<Trail>(), 1);
+    /// world.trim_pools();
+    /// assert_eq!(world.pool_len::<Trail>(), 0);
+    /// ```
+    pub fn trim_pools(&mut self) {
+        self.pools.trim();
+    }
+}
+
+#[cold]
+#[track_caller]
+fn missing_resource<T>() -> ! {
+    panic!(
+        "resource `{}` is not in the world; add it with `world.insert_resource(..)` or use `get_resource`",
+        std::any::type_name::<T>()
+    )
+}
+
+impl fmt::Debug for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.len())
+            .field("archetypes", &self.archetypes.len())
+            .field("components", &self.components.len())
+            .field("resources", &self.resources.len())
+            .finish()
+    }
+}
+
+/// The iterator returned by [`World::spawn_batch`].
+pub struct SpawnBatch<'w, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    world: &'w mut World,
+    bundles: I,
+    bundle: BundleId,
+    archetype: ArchetypeId,
+}
+
+impl<I> Iterator for SpawnBatch<'_, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let bundle = self.bundles.next()?;
+        let world = &mut *self.world;
+        let info = world.bundles.get(self.bundle);
+        let tick = world.change_tick();
+        let entity =
+            structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick);
+        if world.hooks.is_active() {
+            world.after_spawn_hooks(self.bundle, entity);
+        }
+        Some(entity)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.bundles.size_hint()
+    }
+}
+
+impl<I> ExactSizeIterator for SpawnBatch<'_, I>
+where
+    I: ExactSizeIterator,
+    I::Item: Bundle,
+{
+}
+
+impl<I> Drop for SpawnBatch<'_, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    fn drop(&mut self) {
+        // While unwinding (from the bundle iterator itself, most likely),
+        // stop instead of pulling more bundles from it.
+        if !std::thread::panicking() {
+            for _ in self.by_ref() {}
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Derive macros for the `archetable` crate: `Component`, `Bundle`, `Query` and
+//! `SystemParam`.
+//!
+//! Each entry point parses its input, hands it to the module of the same
+//! name, and turns a `syn::Error` into a `compile_error!` at the offending
+//! span. The output names the engine through the path found by
+//! `path::engine`, so it works from any crate that depends on `archetable`.
+
+mod bundle;
+mod component;
+mod path;
+mod query;
+mod system_param;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Implements `Component` for a `'static + Send + Sync` struct or enum.
+///
+/// Options, in `#[component(..)]`:
+/// - `track_changes`: the world keeps an added and a changed tick per
+///   value, which `Added<T>`, `Changed<T>` and `Ref<T>` read;
+/// - `pooled`: a value that leaves the world is reset (the type implements
+///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped.
+#[proc_macro_derive(Component, attributes(component))]
+pub fn derive_component(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `Bundle` for a struct whose fields are components or bundles.
+#[proc_macro_derive(Bundle)]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    bundle::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `QueryData` for a struct of `&'w T`, `&'w mut T`, `Mut<'w, T>`,
+/// `Entity` and `Option<..>` fields, so it can be used as a query.
+#[proc_macro_derive(Query)]
+pub fn derive_query(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    query::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `SystemParam` for a struct whose fields are system
+/// parameters, so a system can take them as one argument. The struct has
+/// two lifetime parameters, the world's and the state's: `struct
+/// Physics<'w, 's> { bodies: Query<'w, 's, &'static mut Body>, time:
+/// Res<'w, Time> }`.
+#[proc_macro_derive(SystemParam)]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    system_param::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}

@@ -1,0 +1,520 @@
+//! The binary save (postcard), version 2: column by column, so each
+//! component name is written once per table and each value straight from
+//! its type, without a tree in between.
+//!
+//! ```text
+//! "ecs-save", 2,
+//! allocator: (generations: [(count, generation), ..], free: [index, ..]),
+//! components: ["Position", ..],
+//! tables: count, then per table:
+//!     entities: count, then per entity (index - previous index, generation)
+//!     columns: count, then per column
+//!         (component: index in `components`, trees: bool, bytes: length),
+//!         then the values back to back: typed, or `Value` trees
+//! resources: { name: Value tree, .. },
+//! skipped: [(type name, entities), ..]
+//! ```
+//!
+//! Loading reads and checks everything, and builds every value, before the
+//! world is touched. Version 1 saves (one tree per value, keyed by entity)
+//! are still read, by the loader the text formats use.
+
+use std::num::NonZeroU32;
+
+use archetable_core::{Entity, World};
+use serde::Serialize;
+
+use crate::column::{append, ColumnRun, ReadColumn};
+use crate::error::{Format, LoadError, SaveError};
+use crate::from_value::{Context, EntityMapping, FromValueError};
+use crate::load::{self, EntityMap, Mode, NamedValues};
+use crate::registry::{ComponentEntry, SerdeRegistry};
+use crate::save::{self, Saved, FORMAT_TAG};
+use crate::value::Value;
+
+/// The binary layout version this build writes.
+pub(crate) const BINARY_VERSION: u32 = 2;
+
+// ---------------------------------------------------------------------------
+// Writing
+
+/// Writes `world` as a version 2 binary save.
+pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
+    let registry = crate::world_ext::registry_of(world);
+    let plan = save::plan(world, &registry);
+    let archetypes = world.archetypes().as_slice();
+    let mut runs: Vec<Vec<ColumnRun<'_>>> = plan
+        .archetypes
+        .iter()
+        .map(|(a, entries)| {
+            let entities = archetypes[*a].entities();
+            entries.iter().map(|_| ColumnRun { entities, out: Vec::new(), trees: false }).collect()
+        })
+        .collect();
+    // Where each component type's columns are: (table, column), tables in
+    // increasing archetype order.
+    let mut columns_of: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.names.len()];
+    for (t, (_, entries)) in plan.archetypes.iter().enumerate() {
+        for (c, &(_, name)) in entries.iter().enumerate() {
+            columns_of[name as usize].push((t, c));
+        }
+    }
+    for positions in &columns_of {
+        let Some(&(t, c)) = positions.first() else { continue };
+        let entry: &ComponentEntry = plan.archetypes[t].1[c].0;
+        let mut column: Vec<ColumnRun<'_>> = positions
+            .iter()
+            .map(|&(t, c)| {
+                std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
+            })
+            .collect();
+        (entry.column.write)(world, &mut column).map_err(|(entity, message)| SaveError::Component {
+            entity,
+            component: entry.name.clone(),
+            field: String::new(),
+            message,
+        })?;
+        for (&(t, c), run) in positions.iter().zip(column) {
+            runs[t][c] = run;
+        }
+    }
+    let resources = resource_trees(world, &registry)?;
+
+    let values: usize = runs.iter().flatten().map(|run| run.out.len()).sum();
+    let entities: usize = plan.archetypes.iter().map(|(a, _)| archetypes[*a].len()).sum();
+    let mut out = Vec::with_capacity(values + 3 * entities + 64);
+    let encode = |e: postcard::Error| SaveError::Encode { format: Format::Binary, message: e.to_string() };
+    append(&(FORMAT_TAG, BINARY_VERSION), &mut out).map_err(encode)?;
+    append(&save::Allocator::of(world), &mut out).map_err(encode)?;
+    append(&plan.names, &mut out).map_err(encode)?;
+    append(&(plan.archetypes.len() as u64), &mut out).map_err(encode)?;
+    for ((a, entries), table) in plan.archetypes.iter().zip(&runs) {
+        let entities = archetypes[*a].entities();
+        append(&(entities.len() as u64), &mut out).map_err(encode)?;
+        let mut previous = 0i64;
+        for &entity in entities {
+            let bits = entity.to_bits();
+            let index = i64::from(bits as u32);
+            append(&(index - previous, (bits >> 32) as u32), &mut out).map_err(encode)?;
+            previous = index;
+        }
+        append(&(entries.len() as u64), &mut out).map_err(encode)?;
+        for (&(_, name), run) in entries.iter().zip(table) {
+            append(&(name, run.trees, run.out.len() as u64), &mut out).map_err(encode)?;
+            out.extend_from_slice(&run.out);
+        }
+    }
+    append(&ResourceMap(&resources), &mut out).map_err(encode)?;
+    let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
+    append(&skipped, &mut out).map_err(encode)?;
+    Ok(Saved { data: out, skipped: plan.skipped })
+}
+
+/// The trees of the registered resources the world has.
+fn resource_trees<'r>(world: &World, registry: &'r SerdeRegistry) -> Result<Vec<(&'r str, Value)>, SaveError> {
+    let mut trees = Vec::new();
+    for entry in registry.resources() {
+        match (entry.save)(world) {
+            Some(Ok(value)) => trees.push((entry.name.as_str(), value)),
+            Some(Err(e)) => {
+                return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
+            }
+            None => {}
+        }
+    }
+    Ok(trees)
+}
+
+struct ResourceMap<'a>(&'a [(&'a str, Value)]);
+
+impl Serialize for ResourceMap<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/// A fresh world holding the binary save `bytes` (version 1 or 2).
+pub(crate) fn load_fresh(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError> {
+    let mut world = World::new();
+    registry.register_components(&mut world);
+    world.insert_resource(registry.clone());
+    if version(bytes)? == 1 {
+        let document = load::parse(Format::Binary, bytes)?;
+        load::load(&mut world, &document, Mode::Exact)?;
+    } else {
+        let save = parse(registry, bytes)?;
+        build_into(&mut world, save, Mode::Exact)?;
+    }
+    Ok(world)
+}
+
+/// Adds the entities of the binary save `bytes` (version 1 or 2) to `world`.
+pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, LoadError> {
+    if version(bytes)? == 1 {
+        let document = load::parse(Format::Binary, bytes)?;
+        let handles = load::load(world, &document, Mode::Merge)?;
+        return Ok(load::entity_map(&document, handles));
+    }
+    let registry = crate::world_ext::registry_of(world);
+    let save = parse(&registry, bytes)?;
+    Ok(build_into(world, save, Mode::Merge)?.expect("a merge maps the saved entities"))
+}
+
+fn binary_error(message: impl ToString) -> LoadError {
+    LoadError::Binary { message: message.to_string() }
+}
+
+/// The layout version of a binary save; 1 or [`BINARY_VERSION`].
+fn version(bytes: &[u8]) -> Result<u32, LoadError> {
+    let ((tag, version), _) = postcard::take_from_bytes::<(String, u32)>(bytes).map_err(binary_error)?;
+    if tag != FORMAT_TAG {
+        return Err(LoadError::NotASave { found: tag });
+    }
+    match version {
+        1 | BINARY_VERSION => Ok(version),
+        found => Err(LoadError::UnsupportedVersion { found, supported: BINARY_VERSION }),
+    }
+}
+
+/// The bytes still to read.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take<T: serde::Deserialize<'a>>(&mut self) -> Result<T, LoadError> {
+        let (value, rest) = postcard::take_from_bytes::<T>(self.0).map_err(binary_error)?;
+        self.0 = rest;
+        Ok(value)
+    }
+
+    /// A count of things that each take at least one byte.
+    fn count(&mut self, what: &str) -> Result<usize, LoadError> {
+        let count: u64 = self.take()?;
+        if count > self.0.len() as u64 {
+            return Err(binary_error(format!("{count} {what} claimed with {} bytes left", self.0.len())));
+        }
+        Ok(count as usize)
+    }
+
+    fn bytes(&mut self, len: u64) -> Result<&'a [u8], LoadError> {
+        if len > self.0.len() as u64 {
+            return Err(binary_error(format!("a column of {len} bytes with {} bytes left", self.0.len())));
+        }
+        let (bytes, rest) = self.0.split_at(len as usize);
+        self.0 = rest;
+        Ok(bytes)
+    }
+}
+
+/// A save as read, before any value is built.
+struct Parsed<'a, 'r> {
+    allocator: load::Allocator,
+    tables: Vec<Table<'a, 'r>>,
+    resources: NamedValues,
+}
+
+struct Table<'a, 'r> {
+    entities: Vec<Entity>,
+    columns: Vec<(&'r ComponentEntry, bool, &'a [u8])>,
+}
+
+fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<'a, 'r>, LoadError> {
+    let mut reader = Reader(bytes);
+    let _header: (&str, u32) = reader.take()?;
+    let allocator: load::Allocator = reader.take()?;
+    let names: Vec<&str> = reader.take()?;
+    let entries: Vec<Option<&ComponentEntry>> = names.iter().map(|n| registry.component(n)).collect();
+    let table_count = reader.count("tables")?;
+    let mut tables = Vec::with_capacity(table_count);
+    for _ in 0..table_count {
+        let count = reader.count("entities")?;
+        if count == 0 {
+            return Err(binary_error("a table without entities"));
+        }
+        let mut entities = Vec::with_capacity(count);
+        let mut index = 0i64;
+        for _ in 0..count {
+            let (delta, generation): (i64, u32) = reader.take()?;
+            index = index.wrapping_add(delta);
+            let entity = u32::try_from(index)
+                .ok()
+                .zip(NonZeroU32::new(generation))
+                .and_then(|(index, generation)| {
+                    Entity::from_bits((u64::from(generation.get()) << 32) | u64::from(index))
+                })
+                .ok_or_else(|| binary_error(format!("entity index {index}, generation {generation}")))?;
+            entities.push(entity);
+        }
+        let first = entities[0];
+        let column_count = reader.count("columns")?;
+        let mut columns: Vec<(&ComponentEntry, bool, &[u8])> = Vec::with_capacity(column_count);
+        for _ in 0..column_count {
+            let (name, trees, len): (u32, bool, u64) = reader.take()?;
+            let entry = match (names.get(name as usize), entries.get(name as usize)) {
+                (Some(_), Some(Some(entry))) => *entry,
+                (Some(name), _) => {
+                    return Err(LoadError::UnknownComponent {
+                        entity: first,
+                        component: (*name).to_owned(),
+                        suggestion: registry.suggest_component(name),
+                    })
+                }
+                _ => return Err(binary_error(format!("entity {first} names component {name} of {}", names.len()))),
+            };
+            if columns.iter().any(|(e, ..)| std::ptr::eq(*e, entry)) {
+                return Err(LoadError::DuplicateComponent { entity: first, component: entry.name.clone() });
+            }
+            columns.push((entry, trees, reader.bytes(len)?));
+        }
+        tables.push(Table { entities, columns });
+    }
+    let resources: NamedValues = reader.take()?;
+    let _skipped: Vec<(&str, u64)> = reader.take()?;
+    if !reader.0.is_empty() {
+        return Err(binary_error(format!("{} bytes follow the save", reader.0.len())));
+    }
+    Ok(Parsed { allocator, tables, resources })
+}
+
+fn component_error(entity: Entity, entry: &ComponentEntry, e: FromValueError) -> LoadError {
+    LoadError::Component { entity, component: entry.name.clone(), field: e.path(), message: e.message }
+}
+
+/// Builds the values of one column.
+fn build_column(
+    entry: &ComponentEntry,
+    trees: bool,
+    bytes: &[u8],
+    entities: &[Entity],
+    mode: Mode,
+    cx: &Context<'_>,
+) -> Result<ReadColumn, LoadError> {
+    let fns = &entry.column;
+    if trees {
+        let mut reader = Reader(bytes);
+        let mut values = Vec::with_capacity(entities.len().min(bytes.len()));
+        for _ in entities {
+            values.push(reader.take::<Value>()?);
+        }
+        if !reader.0.is_empty() {
+            return Err(binary_error(format!("{} bytes follow column `{}`", reader.0.len(), entry.name)));
+        }
+        return (fns.read_trees)(values, cx).map_err(|(row, e)| component_error(entities[row], entry, e));
+    }
+    let mut column = (fns.read_typed)(bytes, entities.len()).map_err(|(row, message)| match entities.get(row) {
+        Some(&entity) => LoadError::Component { entity, component: entry.name.clone(), field: String::new(), message },
+        None => binary_error(format!("column `{}` of entity {}: {message}", entry.name, entities[0])),
+    })?;
+    if mode == Mode::Merge {
+        (fns.find_handles)(&mut column, cx).map_err(|(row, e)| component_error(entities[row], entry, e))?;
+    }
+    Ok(column)
+}
+
+/// Builds every value of `save`, then (if all went well) puts the entities
+/// into `world`. On error the world is unchanged.
+/// Returns where the saved entities went, when merging.
+fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
+    let registry = crate::world_ext::registry_of(world);
+    let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
+    let sorted = load::sorted_unique(&saved)?;
+    // As the text loader does: while building, keep the save's own handles
+    // and send the others to `DANGLING`; values holding handles are read
+    // again once the new handles exist.
+    let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
+    let cx = match mode {
+        Mode::Exact => Context::new(EntityMapping::Keep),
+        Mode::Merge => Context::new(EntityMapping::Map(&keep_saved)),
+    };
+    let mut resources = load::build_resources(&registry, &save.resources, &cx)?;
+    let mut built: Vec<Vec<(&ComponentEntry, ReadColumn)>> = Vec::with_capacity(save.tables.len());
+    for table in &save.tables {
+        let mut columns = Vec::with_capacity(table.columns.len());
+        for &(entry, trees, bytes) in &table.columns {
+            columns.push((entry, build_column(entry, trees, bytes, &table.entities, mode, &cx)?));
+        }
+        built.push(columns);
+    }
+
+    let mut entity_map = None;
+    let handles: Vec<Entity> = match mode {
+        Mode::Exact => {
+            let state = load::allocator_state(&save.allocator, saved.len())?;
+            // Entities without components first, in order: they stay in the
+            // empty table. The others in reverse, so that each, taken in
+            // file order, leaves the empty table from its end.
+            let (bare, dressed): (Vec<&Table<'_, '_>>, Vec<&Table<'_, '_>>) =
+                save.tables.iter().partition(|t| t.columns.is_empty());
+            let order: Vec<Entity> = bare
+                .iter()
+                .flat_map(|t| t.entities.iter().copied())
+                .chain(dressed.iter().rev().flat_map(|t| t.entities.iter().rev().copied()))
+                .collect();
+            world.restore_allocator_state(&state, &order).map_err(LoadError::Allocator)?;
+            saved.clone()
+        }
+        Mode::Merge => {
+            world.flush();
+            let handles: Vec<Entity> = world.spawn_batch(std::iter::repeat_n((), saved.len())).collect();
+            let map = EntityMap::from_pairs(saved.iter().copied().zip(handles.iter().copied()));
+            let remap = |e: Entity| map.get(e).unwrap_or(EntityMap::DANGLING);
+            let cx = Context::new(EntityMapping::Map(&remap));
+            if let Err(error) = rebuild(&save.tables, &mut built, &mut resources, &cx) {
+                for &handle in &handles {
+                    let _ = world.despawn(handle);
+                }
+                return Err(error);
+            }
+            entity_map = Some(map);
+            handles
+        }
+    };
+    let mut handle = handles.iter().copied();
+    for (table, columns) in save.tables.iter().zip(built) {
+        let mut queues: Vec<_> =
+            columns.into_iter().map(|(entry, column)| (entry, (entry.column.into_queue)(column.values))).collect();
+        for _ in &table.entities {
+            let entity = handle.next().expect("one handle per saved entity");
+            for (entry, queue) in &mut queues {
+                (entry.column.insert_next)(world, entity, queue);
+            }
+        }
+    }
+    for pending in resources {
+        (pending.entry.insert)(world, pending.value);
+    }
+    Ok(entity_map)
+}
+
+/// Reads the values that hold handles again, with the final mapping.
+fn rebuild(
+    tables: &[Table<'_, '_>],
+    built: &mut [Vec<(&ComponentEntry, ReadColumn)>],
+    resources: &mut [load::PendingResource<'_>],
+    cx: &Context<'_>,
+) -> Result<(), LoadError> {
+    for (table, columns) in tables.iter().zip(built) {
+        for (entry, column) in columns.iter_mut().filter(|(_, c)| !c.rebuild.is_empty()) {
+            (entry.column.rebuild)(column, cx).map_err(|(row, e)| component_error(table.entities[row], entry, e))?;
+        }
+    }
+    load::rebuild_resources(resources, cx)
+}
+
+#[cfg(test)]
+mod tests {
+    use archetable::Component;
+    use archetable_core::World;
+    use serde::{Deserialize, Serialize};
+
+    use crate::{LoadError, SerdeWorldExt};
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Health(u32);
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Name(String);
+
+    /// Registered as `Health` by a reader that disagrees with the writer.
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Flag(bool);
+
+    fn saved() -> (World, Vec<u8>) {
+        let mut world = World::new();
+        world.register_serde::<Health>("Health").register_serde::<Name>("Name");
+        world.spawn((Health(1), Name("a".into())));
+        world.spawn(Health(300));
+        let bytes = world.save_binary().unwrap().data;
+        (world, bytes)
+    }
+
+    /// A world to merge into, with one entity of its own.
+    fn target(register: impl FnOnce(&mut World)) -> World {
+        let mut world = World::new();
+        register(&mut world);
+        world.spawn(());
+        world
+    }
+
+    #[test]
+    fn an_unknown_component_fails_and_changes_nothing() {
+        let (world, bytes) = saved();
+        let mut other = target(|w| {
+            w.register_serde::<Health>("Health").register_serde::<Name>("Nome");
+        });
+        let before = other.allocator_state();
+        let first = world.archetypes().as_slice().iter().find(|a| a.components().len() == 2).unwrap().entities()[0];
+        assert_eq!(
+            other.load_into_binary(&bytes).unwrap_err(),
+            LoadError::UnknownComponent { entity: first, component: "Name".into(), suggestion: Some("Nome".into()) }
+        );
+        assert_eq!((other.len(), other.allocator_state()), (1, before));
+    }
+
+    #[test]
+    fn a_value_that_does_not_fit_names_its_entity() {
+        let (world, bytes) = saved();
+        let mut other = target(|w| {
+            w.register_serde::<Flag>("Health").register_serde::<Name>("Name");
+        });
+        let before = other.allocator_state();
+        let error = other.load_into_binary(&bytes).unwrap_err();
+        let LoadError::Component { entity, component, .. } = &error else { panic!("{error:?}") };
+        assert_eq!((world.get::<Health>(*entity), component.as_str()), (Some(&Health(300)), "Health"));
+        assert_eq!((other.len(), other.allocator_state()), (1, before));
+        let registry = other.serde_registry();
+        assert!(matches!(World::load_binary(&registry, &bytes), Err(LoadError::Component { .. })));
+    }
+
+    /// A component type that contains itself.
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    enum Chain {
+        #[default]
+        End,
+        Link(Box<Chain>),
+    }
+
+    #[test]
+    fn deep_nesting_in_a_typed_column_fails_cleanly() {
+        let mut world = World::new();
+        world.register_serde::<Chain>("Chain");
+        world.spawn(Chain::Link(Box::new(Chain::Link(Box::new(Chain::End)))));
+        let registry = world.serde_registry();
+        assert_eq!(
+            World::load_binary(&registry, &world.save_binary().unwrap().data).unwrap().len(),
+            1,
+            "shallow chains load"
+        );
+        // One entity whose typed `Chain` is a million links deep.
+        let mut chain = vec![1u8; 1_000_000];
+        chain.push(0);
+        let mut bytes = Vec::new();
+        super::append(&("ecs-save", 2u32), &mut bytes).unwrap();
+        super::append(&(vec![(1u32, 1u32)], Vec::<u32>::new()), &mut bytes).unwrap();
+        super::append(&vec!["Chain"], &mut bytes).unwrap();
+        super::append(&(1u64, 1u64, (0i64, 1u32), 1u64), &mut bytes).unwrap();
+        super::append(&(0u32, false, chain.len() as u64), &mut bytes).unwrap();
+        bytes.extend_from_slice(&chain);
+        super::append(&(0u64, 0u64), &mut bytes).unwrap();
+        let error = World::load_binary(&registry, &bytes).unwrap_err();
+        assert!(
+            matches!(&error, LoadError::Component { message, .. } if message == "data nested too deeply"),
+            "{error:?}"
+        );
+        assert!(world.load_into_binary(&bytes).is_err());
+        assert_eq!(world.len(), 1);
+    }
+
+    #[test]
+    fn trailing_bytes_are_refused() {
+        let (world, mut bytes) = saved();
+        bytes.push(0);
+        let registry = world.serde_registry();
+        assert_eq!(
+            World::load_binary(&registry, &bytes).unwrap_err(),
+            LoadError::Binary { message: "1 bytes follow the save".into() }
+        );
+    }
+}

@@ -1,0 +1,353 @@
+//! The per-type functions behind binary saves: a column is the values of one
+//! component type in one table, written back to back.
+//!
+//! A column is written *typed* (each value straight through postcard, no
+//! field names, no tree in between) when its values read back that way:
+//! every value is decoded again while saving and must give back exactly its
+//! own bytes. Otherwise (a type that needs a self-describing format, such
+//! as `#[serde(flatten)]`, untagged enums or skipped fields, or whose
+//! `Serialize` postcard refuses) the column is written as [`Value`] trees,
+//! as binary saves of version 1 held every value.
+//!
+//! Trees are read with a nesting limit (`MAX_DEPTH` in `value.rs`). Typed
+//! values follow their type, so only a component type that contains itself
+//! (`Box<Self>`, `Vec<Self>`) nests as deep as the file says; their reader
+//! ([`Guarded`]) refuses to go deeper than [`STACK_BUDGET`] bytes of stack.
+
+use std::any::Any;
+
+use archetable_core::{Component, Entity, World};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::entity_probe::holds_entity;
+use crate::from_value::{from_value, Context, FromValueError};
+use crate::registry::Boxed;
+use crate::to_value::to_value;
+use crate::value::Value;
+
+/// Reserve at most this many bytes of values before writing or reading
+/// them.
+const PREALLOCATE_BYTES: usize = 64 << 20;
+
+/// The values of one component type for one table, as written.
+pub(crate) struct ColumnRun<'a> {
+    /// The table's entities, in row order; each has the component.
+    pub entities: &'a [Entity],
+    /// The encoded values.
+    pub out: Vec<u8>,
+    /// Whether the values are [`Value`] trees rather than typed.
+    pub trees: bool,
+}
+
+/// A column being read: the values, and the rows whose values hold entity
+/// handles (with their trees, to be read again once the handles are known).
+pub(crate) struct ReadColumn {
+    /// A `Vec<T>`, then (see [`ColumnFns::into_queue`]) its `IntoIter`.
+    pub values: Boxed,
+    pub rebuild: Vec<(usize, Value)>,
+}
+
+/// Writes one run per table holding the type; fails with the entity and
+/// message.
+type WriteFn = fn(&World, &mut [ColumnRun<'_>]) -> Result<(), (Entity, String)>;
+/// Reads a column; fails with the row and message.
+type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
+/// Reads a column of trees; fails with the row and error.
+type ReadTreesFn = fn(Vec<Value>, &Context<'_>) -> Result<ReadColumn, (usize, FromValueError)>;
+/// A pass over a column read; fails with the row and error.
+type PassFn = fn(&mut ReadColumn, &Context<'_>) -> Result<(), (usize, FromValueError)>;
+
+/// How to write, read and insert columns of one component type.
+#[derive(Clone, Copy)]
+pub(crate) struct ColumnFns {
+    /// Writes one run per table holding the type, tables in increasing
+    /// archetype order; fails with the entity and message.
+    pub write: WriteFn,
+    /// Reads `count` typed values from the bytes; fails with the row.
+    pub read_typed: ReadTypedFn,
+    /// Reads values from trees, mapping handles through the context, and
+    /// keeps the trees of the values that met a handle.
+    pub read_trees: ReadTreesFn,
+    /// Finds the values of a typed column that hold handles, and checks
+    /// that their trees read back through the context.
+    pub find_handles: PassFn,
+    /// Reads the rows to rebuild again through the context.
+    pub rebuild: PassFn,
+    /// Turns the values into a queue for `insert_next`.
+    pub into_queue: fn(Boxed) -> Boxed,
+    /// Inserts the next value of the queue into the entity.
+    pub insert_next: fn(&mut World, Entity, &mut Boxed),
+}
+
+impl ColumnFns {
+    pub(crate) fn of<T: Component + Serialize + DeserializeOwned>() -> ColumnFns {
+        ColumnFns {
+            write: write::<T>,
+            read_typed: read_typed::<T>,
+            read_trees: read_trees::<T>,
+            find_handles: find_handles::<T>,
+            rebuild: rebuild::<T>,
+            into_queue: |values| Box::new(downcast::<Vec<T>>(values).into_iter()),
+            insert_next: |world, entity, queue| {
+                let queue = queue
+                    .downcast_mut::<std::vec::IntoIter<T>>()
+                    .unwrap_or_else(|| unreachable!("a column queue of another type"));
+                let value = queue.next().expect("a column holds one value per entity");
+                world.insert(entity, value).expect("components are inserted into live entities");
+            },
+        }
+    }
+}
+
+fn downcast<T: Any>(value: Boxed) -> T {
+    *value.downcast::<T>().unwrap_or_else(|_| unreachable!("a column of another type"))
+}
+
+fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
+    column.values.downcast_mut::<Vec<T>>().unwrap_or_else(|| unreachable!("a column of another type"))
+}
+
+fn write<T: Component + Serialize + DeserializeOwned>(
+    world: &World,
+    runs: &mut [ColumnRun<'_>],
+) -> Result<(), (Entity, String)> {
+    // The query visits the tables holding `T` in increasing archetype
+    // order, as the runs are; `get` is the fallback should that change.
+    let mut query = world.query::<(Entity, &T)>();
+    let mut in_step = true;
+    for run in runs.iter_mut() {
+        let mut ends = Vec::with_capacity(run.entities.len());
+        let mut typed = true;
+        for (row, &entity) in run.entities.iter().enumerate() {
+            let value = next_value(world, &mut query, &mut in_step, entity);
+            match append(value, &mut run.out) {
+                Ok(()) => {
+                    ends.push(run.out.len());
+                    if row == 0 {
+                        // Values of one type tend to take alike room; but
+                        // the first may be a large one.
+                        let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
+                        run.out.reserve(guess.min(PREALLOCATE_BYTES));
+                    }
+                }
+                Err(_) => {
+                    // The tree's error names the problem better than
+                    // postcard's does, if the value cannot be written at all.
+                    to_value(value).map_err(|e| (entity, e.0))?;
+                    typed = false;
+                    for &entity in &run.entities[row + 1..] {
+                        next_value(world, &mut query, &mut in_step, entity);
+                    }
+                    break;
+                }
+            }
+        }
+        if typed && reads_back::<T>(&run.out, &ends) {
+            continue;
+        }
+        run.out.clear();
+        run.trees = true;
+        for &entity in run.entities {
+            let value = world.get::<T>(entity).expect("the runs list entities that have the component");
+            let tree = to_value(value).map_err(|e| (entity, e.0))?;
+            append(&tree, &mut run.out).map_err(|e| (entity, e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Appends the postcard encoding of `value` to `out`.
+pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
+    value.serialize(&mut postcard::Serializer { output: Sink(out) })
+}
+
+/// Appends postcard's output to a vector, without taking it over.
+struct Sink<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Sink<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
+}
+
+/// `entity`'s `T`: the query's next value while it keeps in step.
+fn next_value<'w, T: Component>(
+    world: &'w World,
+    query: &mut impl Iterator<Item = (Entity, &'w T)>,
+    in_step: &mut bool,
+    entity: Entity,
+) -> &'w T {
+    if *in_step {
+        match query.next() {
+            Some((e, value)) if e == entity => return value,
+            _ => *in_step = false,
+        }
+    }
+    world.get::<T>(entity).expect("the runs list entities that have the component")
+}
+
+/// Whether each value decodes from exactly its own bytes.
+fn reads_back<T: DeserializeOwned>(bytes: &[u8], ends: &[usize]) -> bool {
+    let mut begin = 0;
+    for &end in ends {
+        match postcard::take_from_bytes::<T>(&bytes[begin..end]) {
+            Ok((_, [])) => begin = end,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// How much deeper in the stack than where it started a typed read may go.
+/// Each level of a recursive type reads at least one byte, and every byte
+/// read checks this, so a hostile nesting fails instead of overflowing the
+/// stack; the 128 levels the text formats allow take far less.
+const STACK_BUDGET: usize = 256 << 10;
+
+/// Where in the stack this call is: the address of a local.
+#[inline(always)]
+fn stack_position() -> usize {
+    let marker = 0u8;
+    std::ptr::addr_of!(marker) as usize
+}
+
+/// Postcard input from a slice that fails once read from more than
+/// [`STACK_BUDGET`] below (or above) where it was made.
+struct Guarded<'de> {
+    bytes: &'de [u8],
+    base: usize,
+    too_deep: bool,
+}
+
+impl<'de> Guarded<'de> {
+    fn new(bytes: &'de [u8]) -> Self {
+        Guarded { bytes, base: stack_position(), too_deep: false }
+    }
+
+    #[inline]
+    fn check(&mut self) -> postcard::Result<()> {
+        if self.base.abs_diff(stack_position()) > STACK_BUDGET {
+            self.too_deep = true;
+            return Err(postcard::Error::DeserializeUnexpectedEnd);
+        }
+        Ok(())
+    }
+}
+
+impl<'de> postcard::de_flavors::Flavor<'de> for Guarded<'de> {
+    /// The bytes left, and whether the read went too deep.
+    type Remainder = (&'de [u8], bool);
+    type Source = &'de [u8];
+
+    #[inline]
+    fn pop(&mut self) -> postcard::Result<u8> {
+        self.check()?;
+        let (&first, rest) = self.bytes.split_first().ok_or(postcard::Error::DeserializeUnexpectedEnd)?;
+        self.bytes = rest;
+        Ok(first)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.bytes.len())
+    }
+
+    #[inline]
+    fn try_take_n(&mut self, ct: usize) -> postcard::Result<&'de [u8]> {
+        self.check()?;
+        if ct > self.bytes.len() {
+            return Err(postcard::Error::DeserializeUnexpectedEnd);
+        }
+        let (taken, rest) = self.bytes.split_at(ct);
+        self.bytes = rest;
+        Ok(taken)
+    }
+
+    fn finalize(self) -> postcard::Result<(&'de [u8], bool)> {
+        Ok((self.bytes, self.too_deep))
+    }
+}
+
+fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {
+    let mut deserializer = postcard::Deserializer::from_flavor(Guarded::new(bytes));
+    // Every typed value but those of zero-sized encodings takes a byte; and
+    // a hostile count of large values must not reserve much up front.
+    let cautious = (PREALLOCATE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    let mut values: Vec<T> = Vec::with_capacity(count.min(bytes.len()).min(cautious));
+    for row in 0..count {
+        match T::deserialize(&mut deserializer) {
+            Ok(value) => values.push(value),
+            Err(e) => {
+                let message = match deserializer.finalize() {
+                    Ok((_, true)) => "data nested too deeply".to_owned(),
+                    _ => e.to_string(),
+                };
+                return Err((row, message));
+            }
+        }
+    }
+    let (rest, _) = deserializer.finalize().map_err(|e| (count, e.to_string()))?;
+    if !rest.is_empty() {
+        return Err((count, format!("{} bytes follow the last value of the column", rest.len())));
+    }
+    Ok(ReadColumn { values: Box::new(values), rebuild: Vec::new() })
+}
+
+fn read_trees<T: Component + DeserializeOwned>(
+    trees: Vec<Value>,
+    cx: &Context<'_>,
+) -> Result<ReadColumn, (usize, FromValueError)> {
+    let mut values: Vec<T> = Vec::with_capacity(trees.len());
+    let mut rebuild = Vec::new();
+    cx.take_met_entity();
+    for (row, tree) in trees.into_iter().enumerate() {
+        values.push(from_value(&tree, cx).map_err(|e| (row, e))?);
+        if cx.take_met_entity() {
+            rebuild.push((row, tree));
+        }
+    }
+    Ok(ReadColumn { values: Box::new(values), rebuild })
+}
+
+fn find_handles<T: Component + Serialize + DeserializeOwned>(
+    column: &mut ReadColumn,
+    cx: &Context<'_>,
+) -> Result<(), (usize, FromValueError)> {
+    let mut found = Vec::new();
+    for (row, value) in values_mut::<T>(column).iter().enumerate() {
+        if holds_entity(value) == Some(false) {
+            continue;
+        }
+        let tree = to_value(value).map_err(|e| (row, <FromValueError as serde::de::Error>::custom(e)))?;
+        from_value::<T>(&tree, cx).map_err(|e| (row, e))?;
+        found.push((row, tree));
+    }
+    column.rebuild = found;
+    Ok(())
+}
+
+fn rebuild<T: Component + DeserializeOwned>(
+    column: &mut ReadColumn,
+    cx: &Context<'_>,
+) -> Result<(), (usize, FromValueError)> {
+    let rows = std::mem::take(&mut column.rebuild);
+    let values = values_mut::<T>(column);
+    for (row, tree) in &rows {
+        values[*row] = from_value(tree, cx).map_err(|e| (*row, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! Save games and data-driven prefabs for the `archetable` crate, built on serde.
+//! Use it through the facade: `archetable::serde`, with the extension traits in
+//! `archetable::prelude`.
+//!
+//! - **Registry**: each component or resource type gets a stable name once,
+//!   `world.register_serde::<Position>("Position")`. The names are what save
+//!   files and prefab files say; Rust type names may change freely.
+//! - **Prefabs**: entity types as data, in JSON or RON ([`Prefabs`]). A
+//!   prefab may `extend` another; fields not given come from the parent,
+//!   then from the component's `Default`. `world.spawn_prefab(&prefabs,
+//!   "Ball")`, with [`Overrides`] for per-spawn changes, and the same on
+//!   `Commands` ([`PrefabCommandsExt`]).
+//! - **Saves**: `world.save_json()`, `save_ron()`, `save_binary()`;
+//!   `World::load_json(&registry, ..)` rebuilds a world with every handle
+//!   exactly as saved (allocator included), `world.load_into_json(..)` adds
+//!   the saved entities to a populated world with new handles. Handles
+//!   stored in components (`Entity` fields, `Vec<Entity>`, maps keyed by
+//!   `Entity`) follow their entities in both cases, with no code to write.
+//! - **Errors** name the prefab or entity, the component and the field,
+//!   and leave the world as it was: nothing is half-spawned or half-loaded.
+//!
+//! Entity handles are recognized while a component is read back, through
+//! the name `Entity` serializes under ([`archetable_core::ENTITY_SERDE_NAME`]).
+//! Handles hidden from that (inside `#[serde(flatten)]` or untagged enums,
+//! which serde buffers first) are kept as written.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod binary;
+mod column;
+mod entity_probe;
+mod error;
+mod from_value;
+mod json_format;
+mod load;
+mod prefab;
+mod registry;
+mod save;
+mod suggest;
+mod to_value;
+mod value;
+mod world_ext;
+
+pub use error::{Format, LoadError, PrefabError, SaveError};
+pub use load::{EntityMap, MAX_RETIRED_SLOTS};
+pub use prefab::{Overrides, Prefabs};
+pub use registry::SerdeRegistry;
+pub use save::{Saved, SkippedComponent};
+pub use world_ext::{PrefabCommandsExt, PrefabSpawnFailed, SerdeWorldExt};

@@ -1,0 +1,570 @@
+//! Reading a save back: into a fresh world with every handle exactly as
+//! saved, or into a populated world with new handles.
+//!
+//! Everything that can fail happens before the world is touched: the file
+//! is parsed, every component and resource is built, and (for an exact
+//! load) the allocator state is checked; only then are entities made.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::num::NonZeroU32;
+
+use archetable_core::{AllocatorState, Entity, World};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use crate::error::{Format, LoadError};
+use crate::from_value::{Context, EntityMapping, FromValueError};
+use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
+use crate::save::{FORMAT_TAG, VERSION};
+use crate::value::Value;
+
+/// The most slots a save may hold beyond its live and free entities. Such
+/// slots are retired (their generation ran out after 2³² reuses), so a real
+/// world has very few; the cap keeps a hostile file from claiming billions.
+pub const MAX_RETIRED_SLOTS: u64 = 1 << 16;
+
+/// Preallocate at most this many entries for a length read from a file.
+const CAUTIOUS_CAPACITY: usize = 4096;
+
+/// Where the entities of a save went when it was merged into a world.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntityMap {
+    map: HashMap<Entity, Entity>,
+}
+
+impl EntityMap {
+    /// A handle that is never alive in any world (its index is one the
+    /// allocator never hands out). Handles stored in components that named
+    /// no entity of the save (already stale when it was written) become this
+    /// when the save is merged into a world.
+    pub const DANGLING: Entity = match Entity::from_bits((1 << 32) | u32::MAX as u64) {
+        Some(entity) => entity,
+        None => panic!("generation 1 is valid"),
+    };
+
+    pub(crate) fn from_pairs(pairs: impl Iterator<Item = (Entity, Entity)>) -> EntityMap {
+        EntityMap { map: pairs.collect() }
+    }
+
+    /// The new handle of the entity that had `saved` in the save.
+    pub fn get(&self, saved: Entity) -> Option<Entity> {
+        self.map.get(&saved).copied()
+    }
+
+    /// Number of entities loaded.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no entity was loaded.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Pairs of (handle in the save, handle in the world), in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
+        self.map.iter().map(|(&a, &b)| (a, b))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The document as read
+
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Document {
+    format: String,
+    version: u32,
+    allocator: Allocator,
+    /// The component names the save uses; binary saves refer to them by
+    /// index.
+    #[serde(default)]
+    components: Vec<String>,
+    entities: EntityList,
+    #[serde(default)]
+    resources: NamedValues,
+    #[serde(default)]
+    #[allow(dead_code)]
+    skipped: Vec<SkippedEntry>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct SkippedEntry {
+    component: String,
+    entities: u64,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Allocator {
+    generations: Vec<(u32, NonZeroU32)>,
+    free: Vec<u32>,
+}
+
+/// Entities and their components, in file order.
+struct EntityList(Vec<(Entity, Components)>);
+
+/// A component's name, or in binary saves its index in the document's
+/// list of component names.
+enum ComponentKey {
+    Name(String),
+    Index(u32),
+}
+
+/// One entity's components, in file order.
+struct Components(Vec<(ComponentKey, Value)>);
+
+impl<'de> Deserialize<'de> for ComponentKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if deserializer.is_human_readable() {
+            String::deserialize(deserializer).map(ComponentKey::Name)
+        } else {
+            u32::deserialize(deserializer).map(ComponentKey::Index)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Components {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Components;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from component names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Components, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(key) = map.next_key::<ComponentKey>()? {
+                    list.push((key, map.next_value()?));
+                }
+                Ok(Components(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+/// Names and values, in file order.
+#[derive(Default)]
+pub(crate) struct NamedValues(Vec<(String, Value)>);
+
+/// Reads an entity handle written by `save::EntityKey`.
+struct EntityKey(Entity);
+
+impl<'de> Deserialize<'de> for EntityKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = EntityKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an entity handle such as \"3v1\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EntityKey, E> {
+                Entity::parse(v).map(EntityKey).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<EntityKey, E> {
+                Entity::from_bits(v).map(EntityKey).ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_str(V)
+        } else {
+            deserializer.deserialize_u64(V)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EntityList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = EntityList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from entity handles to components")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntityList, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(EntityKey(entity)) = map.next_key()? {
+                    list.push((entity, map.next_value()?));
+                }
+                Ok(EntityList(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for NamedValues {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NamedValues;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(name) = map.next_key::<String>()? {
+                    list.push((name, map.next_value()?));
+                }
+                Ok(NamedValues(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; the error
+/// carries them as fields already.
+pub(crate) fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Parses a save, failing on syntax and on a foreign or newer file.
+pub(crate) fn parse(format: Format, data: &[u8]) -> Result<Document, LoadError> {
+    let document = match format {
+        Format::Json => {
+            let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
+            serde_json::from_str::<Document>(text).map_err(|e| {
+                header_error(serde_json::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
+                    format,
+                    line: e.line(),
+                    column: e.column(),
+                    message: strip_position(&e.to_string()),
+                })
+            })?
+        }
+        Format::Ron => {
+            let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
+            ron::from_str::<Document>(text).map_err(|e| {
+                header_error(ron::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
+                    format,
+                    line: e.span.start.line,
+                    column: e.span.start.col,
+                    message: e.code.to_string(),
+                })
+            })?
+        }
+        Format::Binary => postcard::from_bytes::<Document>(data).map_err(|e| {
+            let header = postcard::take_from_bytes::<Header>(data).ok().map(|(h, _)| h);
+            header_error(header).unwrap_or_else(|| LoadError::Binary { message: e.to_string() })
+        })?,
+    };
+    if let Some(error) = header_error(Some(Header { format: document.format.clone(), version: document.version })) {
+        return Err(error);
+    }
+    Ok(document)
+}
+
+fn header_error(header: Option<Header>) -> Option<LoadError> {
+    let header = header?;
+    if header.format != FORMAT_TAG {
+        Some(LoadError::NotASave { found: header.format })
+    } else if header.version != VERSION {
+        Some(LoadError::UnsupportedVersion { found: header.version, supported: VERSION })
+    } else {
+        None
+    }
+}
+
+fn utf8_error(format: Format, data: &[u8], e: std::str::Utf8Error) -> LoadError {
+    let before = &data[..e.valid_up_to()];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    LoadError::Syntax { format, line, column, message: "invalid UTF-8".into() }
+}
+
+// ---------------------------------------------------------------------------
+// Building the world
+
+/// How the entities of a save enter the world.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Into an empty world, every handle as saved, allocator included.
+    Exact,
+    /// Beside the world's own entities, with new handles.
+    Merge,
+}
+
+/// One component, built and waiting to be inserted.
+struct Pending<'r> {
+    entry: &'r ComponentEntry,
+    value: Boxed,
+    /// Whether its value names entities (and so must be rebuilt once the
+    /// new handles are known, when merging).
+    has_entities: bool,
+    source: &'r Value,
+}
+
+/// The saved handles, sorted; an error if one is listed twice.
+pub(crate) fn sorted_unique(saved: &[Entity]) -> Result<Vec<Entity>, LoadError> {
+    let mut sorted = saved.to_vec();
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+        Some(pair) => Err(LoadError::DuplicateEntity { entity: pair[0] }),
+        None => Ok(sorted),
+    }
+}
+
+/// Loads `document` into `world`; returns the handle each saved entity got,
+/// in file order. On error the world is unchanged.
+pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<Vec<Entity>, LoadError> {
+    let registry = crate::world_ext::registry_of(world);
+    let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
+    let sorted = sorted_unique(&saved)?;
+    // Building never sees the final handles when merging: keep saved handles
+    // (those of the save) and send the others to `DANGLING`, then rebuild
+    // the few values that hold handles once the new ones exist.
+    let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
+    let cx = match mode {
+        Mode::Exact => Context::new(EntityMapping::Keep),
+        Mode::Merge => Context::new(EntityMapping::Map(&keep_saved)),
+    };
+    let mut resources = build_resources(&registry, &document.resources, &cx)?;
+    // The entry of each name in the document's table, if registered.
+    let table: Vec<Option<&ComponentEntry>> = document.components.iter().map(|n| registry.component(n)).collect();
+    let mut pending: Vec<Vec<Pending<'_>>> = Vec::with_capacity(saved.len());
+    for (entity, components) in &document.entities.0 {
+        let mut built: Vec<Pending<'_>> = Vec::with_capacity(components.0.len());
+        for (key, value) in &components.0 {
+            let entry = match key {
+                ComponentKey::Name(name) => registry.component(name).ok_or_else(|| unknown(&registry, *entity, name)),
+                ComponentKey::Index(i) => match document.components.get(*i as usize) {
+                    Some(name) => table[*i as usize].ok_or_else(|| unknown(&registry, *entity, name)),
+                    None => Err(LoadError::Binary {
+                        message: format!("entity {entity} names component {i} of {}", document.components.len()),
+                    }),
+                },
+            }?;
+            // Few components per entity: a scan beats hashing.
+            if built.iter().any(|p| std::ptr::eq(p.entry, entry)) {
+                return Err(LoadError::DuplicateComponent { entity: *entity, component: entry.name.clone() });
+            }
+            let value_box = (entry.load)(value, &cx).map_err(|e| component_error(*entity, &entry.name, e))?;
+            built.push(Pending { entry, value: value_box, has_entities: cx.take_met_entity(), source: value });
+        }
+        pending.push(built);
+    }
+
+    let handles: Vec<Entity> = match mode {
+        Mode::Exact => {
+            let state = allocator_state(&document.allocator, saved.len())?;
+            world.restore_allocator_state(&state, &saved).map_err(LoadError::Allocator)?;
+            saved
+        }
+        Mode::Merge => {
+            world.flush();
+            let handles: Vec<Entity> = (0..saved.len()).map(|_| world.spawn(())).collect();
+            let map: HashMap<Entity, Entity> = saved.iter().copied().zip(handles.iter().copied()).collect();
+            let remap = |e: Entity| map.get(&e).copied().unwrap_or(EntityMap::DANGLING);
+            let cx = Context::new(EntityMapping::Map(&remap));
+            let rebuilt = rebuild(&mut pending, &mut resources, &saved, &cx);
+            if let Err(error) = rebuilt {
+                for &handle in &handles {
+                    let _ = world.despawn(handle);
+                }
+                return Err(error);
+            }
+            handles
+        }
+    };
+    for (&handle, components) in handles.iter().zip(pending) {
+        for Pending { entry, value, .. } in components {
+            (entry.insert)(world, handle, value);
+        }
+    }
+    for PendingResource { entry, value, .. } in resources {
+        (entry.insert)(world, value);
+    }
+    Ok(handles)
+}
+
+fn unknown(registry: &SerdeRegistry, entity: Entity, name: &str) -> LoadError {
+    LoadError::UnknownComponent { entity, component: name.to_owned(), suggestion: registry.suggest_component(name) }
+}
+
+/// The [`EntityMap`] of a merge: saved handles in file order, new ones.
+pub(crate) fn entity_map(document: &Document, handles: Vec<Entity>) -> EntityMap {
+    EntityMap { map: document.entities.0.iter().map(|(e, _)| *e).zip(handles).collect() }
+}
+
+/// Rebuilds the values that hold entity handles with the final mapping.
+fn rebuild(
+    pending: &mut [Vec<Pending<'_>>],
+    resources: &mut [PendingResource<'_>],
+    saved: &[Entity],
+    cx: &Context<'_>,
+) -> Result<(), LoadError> {
+    for (components, &entity) in pending.iter_mut().zip(saved) {
+        for p in components.iter_mut().filter(|p| p.has_entities) {
+            p.value = (p.entry.load)(p.source, cx).map_err(|e| component_error(entity, &p.entry.name, e))?;
+        }
+    }
+    rebuild_resources(resources, cx)
+}
+
+/// Rebuilds the resources that hold entity handles with the final mapping.
+pub(crate) fn rebuild_resources(resources: &mut [PendingResource<'_>], cx: &Context<'_>) -> Result<(), LoadError> {
+    for r in resources.iter_mut().filter(|r| r.has_entities) {
+        r.value = (r.entry.load)(r.source, cx).map_err(|e| resource_error(&r.entry.name, e))?;
+    }
+    Ok(())
+}
+
+/// One resource, built and waiting to be inserted.
+pub(crate) struct PendingResource<'r> {
+    pub entry: &'r ResourceEntry,
+    pub value: Boxed,
+    has_entities: bool,
+    source: &'r Value,
+}
+
+pub(crate) fn build_resources<'r>(
+    registry: &'r SerdeRegistry,
+    resources: &'r NamedValues,
+    cx: &Context<'_>,
+) -> Result<Vec<PendingResource<'r>>, LoadError> {
+    let mut built = Vec::with_capacity(resources.0.len());
+    let mut names = HashSet::new();
+    for (name, value) in &resources.0 {
+        let entry = registry.resource(name).ok_or_else(|| LoadError::UnknownResource {
+            resource: name.clone(),
+            suggestion: registry.suggest_resource(name),
+        })?;
+        if !names.insert(name.as_str()) {
+            return Err(LoadError::DuplicateResource { resource: name.clone() });
+        }
+        let built_value = (entry.load)(value, cx).map_err(|e| resource_error(name, e))?;
+        built.push(PendingResource { entry, value: built_value, has_entities: cx.take_met_entity(), source: value });
+    }
+    Ok(built)
+}
+
+fn resource_error(resource: &str, e: FromValueError) -> LoadError {
+    LoadError::Resource { resource: resource.to_owned(), field: e.path(), message: e.message }
+}
+
+fn component_error(entity: Entity, component: &str, e: FromValueError) -> LoadError {
+    LoadError::Component { entity, component: component.to_owned(), field: e.path(), message: e.message }
+}
+
+/// Expands the saved allocator, refusing more slots than the save's
+/// entities and free list can account for.
+pub(crate) fn allocator_state(allocator: &Allocator, live: usize) -> Result<AllocatorState, LoadError> {
+    let slots: u64 = allocator.generations.iter().map(|&(count, _)| u64::from(count)).sum();
+    let limit = live as u64 + allocator.free.len() as u64 + MAX_RETIRED_SLOTS;
+    if slots > limit {
+        return Err(LoadError::TooManySlots { slots, limit });
+    }
+    let mut generations = Vec::with_capacity(slots as usize);
+    for &(count, generation) in &allocator.generations {
+        generations.extend(std::iter::repeat_n(generation, count as usize));
+    }
+    Ok(AllocatorState { generations, free: allocator.free.clone() })
+}
+
+#[cfg(test)]
+mod tests {
+    use archetable::Component;
+    use serde::Serialize;
+
+    use crate::{LoadError, SerdeWorldExt};
+
+    #[derive(Component, serde::Serialize, serde::Deserialize, Default)]
+    struct Health(u32);
+
+    /// The binary layout, written by hand to make saves the writer never
+    /// would.
+    #[derive(Serialize)]
+    struct RawSave {
+        format: &'static str,
+        version: u32,
+        allocator: (Vec<(u32, u32)>, Vec<u32>),
+        components: Vec<&'static str>,
+        entities: Vec<(u64, Vec<(u32, Tagged)>)>,
+        resources: Vec<(String, Tagged)>,
+        skipped: Vec<()>,
+    }
+
+    /// The first tags of a binary value.
+    #[derive(Serialize)]
+    #[allow(dead_code)]
+    enum Tagged {
+        Unit,
+        Bool(bool),
+        I64(i64),
+        U64(u64),
+    }
+
+    fn raw(entities: Vec<(u64, Vec<(u32, Tagged)>)>) -> Vec<u8> {
+        let raw = RawSave {
+            format: "ecs-save",
+            version: 1,
+            allocator: (vec![(1, 1)], vec![]),
+            components: vec!["Health"],
+            entities,
+            resources: vec![],
+            skipped: vec![],
+        };
+        // Maps and sequences share postcard's layout: a length, then items.
+        postcard::to_allocvec(&raw).unwrap()
+    }
+
+    #[test]
+    fn hand_written_binary_loads() {
+        let mut world = archetable_core::World::new();
+        world.register_serde::<Health>("Health");
+        let bytes = raw(vec![(1 << 32, vec![(0, Tagged::U64(7))])]);
+        let copy = archetable_core::World::load_binary(&world.serde_registry(), &bytes).unwrap();
+        let e = archetable_core::Entity::from_bits(1 << 32).unwrap();
+        assert_eq!(copy.get::<Health>(e).map(|h| h.0), Some(7));
+    }
+
+    #[test]
+    fn a_component_index_past_the_list_is_refused() {
+        let mut world = archetable_core::World::new();
+        world.register_serde::<Health>("Health");
+        let bytes = raw(vec![(1 << 32, vec![(3, Tagged::U64(7))])]);
+        assert_eq!(
+            world.load_into_binary(&bytes).unwrap_err(),
+            LoadError::Binary { message: "entity 0v1 names component 3 of 1".into() }
+        );
+        assert!(world.is_empty());
+    }
+
+    #[test]
+    fn hostile_inputs_fail_cleanly() {
+        let mut world = archetable_core::World::new();
+        world.register_serde::<Health>("Health");
+        let registry = world.serde_registry();
+        // Claimed lengths far past the input.
+        let mut huge = raw(vec![]);
+        let at = huge.len() - 3; // the entity count, before resources and skipped
+        huge[at] = 0xff;
+        huge.truncate(at + 1);
+        huge.extend_from_slice(&[0xff, 0xff, 0xff, 0x0f]);
+        assert!(matches!(archetable_core::World::load_binary(&registry, &huge), Err(LoadError::Binary { .. })));
+        // Nesting far past the limit, in every format.
+        let deep_json = format!("{{\"format\": \"ecs-save\", \"x\": {}", "[".repeat(50_000));
+        assert!(archetable_core::World::load_json(&registry, &deep_json).is_err());
+        let deep_ron = format!("(format: \"ecs-save\", x: {}", "[".repeat(50_000));
+        assert!(archetable_core::World::load_ron(&registry, &deep_ron).is_err());
+        let mut deep_binary = raw(vec![(1 << 32, vec![])]);
+        deep_binary.truncate(deep_binary.len() - 3);
+        deep_binary.extend_from_slice(&[1, 0]);
+        deep_binary.extend(std::iter::repeat_n(10u8, 100_000)); // `Some(Some(..`
+        assert!(archetable_core::World::load_binary(&registry, &deep_binary).is_err());
+        assert!(world.load_into_binary(&deep_binary).is_err());
+        assert!(world.is_empty());
+    }
+}

@@ -1,0 +1,524 @@
+//! Prefabs: entity types defined as data. A prefab names components and
+//! gives their fields; it may extend another prefab and change a few of
+//! them. Spawning merges, field by field, the component's `Default`, each
+//! ancestor from the root down, the prefab itself, and any overrides.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use archetable_core::{Entity, World};
+use serde::Serialize;
+
+use crate::error::{Format, PrefabError};
+use crate::from_value::{Context, EntityMapping, FromValueError};
+use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
+use crate::suggest::nearest;
+use crate::to_value::to_value;
+use crate::value::Value;
+
+/// The key that names a prefab's parent.
+const EXTENDS: &str = "extends";
+
+/// A set of named prefabs, read from JSON or RON.
+///
+/// ```json
+/// {
+///   "Ball":   { "Move": { "speed": 2.0 }, "Render": {}, "Color": { "color": "red" } },
+///   "Zombie": { "Move": { "speed": 0.5 }, "Color": { "color": "grey" } },
+///   "GreenZombie": { "extends": "Zombie", "Color": { "color": "green" } }
+/// }
+/// ```
+///
+/// The file's shape (maps, `extends` names that exist, no circles) is
+/// checked when it is read; component names and field types are checked
+/// against the world's [`SerdeRegistry`] when a prefab is spawned, or all at
+/// once by [`Prefabs::check`]. Cloning is cheap: the prefabs are shared.
+///
+/// ```
+/// use archetable::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+/// struct Move { speed: f32 }
+/// #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+/// struct Color { color: String }
+///
+/// let mut world = World::new();
+/// world.register_serde::<Move>("Move").register_serde::<Color>("Color");
+/// let prefabs = Prefabs::from_json_str(r#"{
+///     "Zombie": { "Move": { "speed": 0.5 }, "Color": { "color": "grey" } },
+///     "GreenZombie": { "extends": "Zombie", "Color": { "color": "green" } }
+/// }"#)?;
+/// let z = world.spawn_prefab(&prefabs, "GreenZombie")?;
+/// assert_eq!(world.get::<Move>(z), Some(&Move { speed: 0.5 }));
+/// assert_eq!(world.get::<Color>(z).unwrap().color, "green");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Prefabs {
+    set: Arc<PrefabSet>,
+}
+
+#[derive(Debug, Default)]
+struct PrefabSet {
+    list: Vec<Prefab>,
+    by_name: HashMap<String, usize>,
+}
+
+#[derive(Debug)]
+struct Prefab {
+    name: String,
+    parent: Option<usize>,
+    components: Vec<(String, Value)>,
+}
+
+impl Prefabs {
+    /// Reads prefabs from JSON text.
+    pub fn from_json_str(text: &str) -> Result<Prefabs, PrefabError> {
+        Prefabs::from_value(parse_json(text)?)
+    }
+
+    /// Reads prefabs from RON text: a map from names to maps from component
+    /// names to values, such as `{ "Ball": { "Move": (speed: 2.0) } }`.
+    pub fn from_ron_str(text: &str) -> Result<Prefabs, PrefabError> {
+        Prefabs::from_value(parse_ron(text)?)
+    }
+
+    /// Reads a `.json` or `.ron` prefab file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Prefabs, PrefabError> {
+        let path = path.as_ref();
+        let format = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("json") => Format::Json,
+            Some("ron") => Format::Ron,
+            _ => return Err(PrefabError::UnsupportedFile { path: path.to_owned() }),
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PrefabError::Io { path: path.to_owned(), message: e.to_string() })?;
+        match format {
+            Format::Json => Prefabs::from_json_str(&text),
+            _ => Prefabs::from_ron_str(&text),
+        }
+    }
+
+    /// The prefab names, in file order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.set.list.iter().map(|p| p.name.as_str())
+    }
+
+    /// Whether a prefab has this name.
+    pub fn contains(&self, name: &str) -> bool {
+        self.set.by_name.contains_key(name)
+    }
+
+    /// Number of prefabs.
+    pub fn len(&self) -> usize {
+        self.set.list.len()
+    }
+
+    /// Whether there are no prefabs.
+    pub fn is_empty(&self) -> bool {
+        self.set.list.is_empty()
+    }
+
+    /// Checks every prefab against `registry` as spawning it would: every
+    /// component name registered, every value of the right shape. Returns
+    /// the first error, in file order.
+    pub fn check(&self, registry: &SerdeRegistry) -> Result<(), PrefabError> {
+        for prefab in &self.set.list {
+            self.build(registry, &prefab.name, None)?;
+        }
+        Ok(())
+    }
+
+    fn from_value(value: Value) -> Result<Prefabs, PrefabError> {
+        let Value::Map(entries) = value else {
+            return Err(malformed(None, "the top level must be a map from prefab names to prefabs"));
+        };
+        let mut set = PrefabSet::default();
+        let mut parents = Vec::with_capacity(entries.len());
+        for (name, body) in entries {
+            let Value::String(name) = name else {
+                return Err(malformed(None, "prefab names must be strings"));
+            };
+            let Value::Map(body) = body else {
+                return Err(malformed(Some(&name), "a prefab must be a map from component names to values"));
+            };
+            let mut parent = None;
+            let mut components: Vec<(String, Value)> = Vec::with_capacity(body.len());
+            for (key, value) in body {
+                let Value::String(key) = key else {
+                    return Err(malformed(Some(&name), "component names must be strings"));
+                };
+                if key == EXTENDS {
+                    match value {
+                        Value::String(p) if parent.is_none() => parent = Some(p),
+                        Value::String(_) => return Err(malformed(Some(&name), "`extends` is given twice")),
+                        _ => return Err(malformed(Some(&name), "`extends` must be the name of a prefab")),
+                    }
+                } else if components.iter().any(|(c, _)| *c == key) {
+                    return Err(PrefabError::DuplicateComponent { prefab: name, component: key });
+                } else {
+                    components.push((key, value));
+                }
+            }
+            if set.by_name.insert(name.clone(), set.list.len()).is_some() {
+                return Err(PrefabError::DuplicatePrefab { prefab: name });
+            }
+            set.list.push(Prefab { name, parent: None, components });
+            parents.push(parent);
+        }
+        for (i, parent) in parents.into_iter().enumerate() {
+            if let Some(parent) = parent {
+                let Some(&p) = set.by_name.get(&parent) else {
+                    let suggestion = nearest(&parent, set.list.iter().map(|p| p.name.as_str())).map(str::to_owned);
+                    return Err(PrefabError::UnknownParent { prefab: set.list[i].name.clone(), parent, suggestion });
+                };
+                set.list[i].parent = Some(p);
+            }
+        }
+        find_cycle(&set)?;
+        Ok(Prefabs { set: Arc::new(set) })
+    }
+
+    /// The prefab `name` and its ancestors, root first.
+    fn chain(&self, name: &str) -> Result<Vec<&Prefab>, PrefabError> {
+        let Some(&start) = self.set.by_name.get(name) else {
+            let suggestion = nearest(name, self.names()).map(str::to_owned);
+            return Err(PrefabError::UnknownPrefab { prefab: name.to_owned(), suggestion });
+        };
+        let mut chain = vec![&self.set.list[start]];
+        while let Some(parent) = chain.last().and_then(|p| p.parent) {
+            // No circles: checked when the set was read.
+            chain.push(&self.set.list[parent]);
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+
+    /// The components of prefab `name` with `overrides` applied, ready to
+    /// insert, in order of first mention (root first, overrides last).
+    pub(crate) fn build<'r>(
+        &self,
+        registry: &'r SerdeRegistry,
+        name: &str,
+        overrides: Option<&Overrides>,
+    ) -> Result<Vec<(&'r ComponentEntry, Boxed)>, PrefabError> {
+        let chain = self.chain(name)?;
+        let mut layers: Vec<(&str, &[(String, Value)])> =
+            chain.iter().map(|p| (p.name.as_str(), p.components.as_slice())).collect();
+        if let Some(o) = overrides {
+            layers.push((name, o.components.as_slice()));
+        }
+        // Component names in order of first mention, with the layer that
+        // first names each.
+        let mut order: Vec<(&str, &str)> = Vec::new();
+        for &(prefab, components) in &layers {
+            for (component, _) in components {
+                if !order.iter().any(|(c, _)| c == component) {
+                    order.push((component, prefab));
+                }
+            }
+        }
+        let cx = Context::new(EntityMapping::Keep);
+        let mut built = Vec::with_capacity(order.len());
+        for (component, first_prefab) in order {
+            let entry = registry.component(component).ok_or_else(|| PrefabError::UnknownComponent {
+                prefab: first_prefab.to_owned(),
+                component: component.to_owned(),
+                suggestion: registry.suggest_component(component),
+            })?;
+            let field_error = |e: FromValueError| PrefabError::Field {
+                prefab: name.to_owned(),
+                component: component.to_owned(),
+                field: e.path(),
+                message: e.message,
+            };
+            let mut value = match entry.default {
+                Some(default) => default().map_err(|e| PrefabError::Field {
+                    prefab: name.to_owned(),
+                    component: component.to_owned(),
+                    field: String::new(),
+                    message: format!("its default value cannot be written: {e}"),
+                })?,
+                None => Value::Map(Vec::new()),
+            };
+            for &(_, components) in &layers {
+                if let Some((_, layer)) = components.iter().find(|(c, _)| c == component) {
+                    value = merge(value, layer);
+                    if entry.default.is_some() {
+                        // Back through the type, so the next layer merges
+                        // over a value that knows its structs and variants.
+                        value = (entry.normalize)(&value, &cx).map_err(field_error)?;
+                    }
+                }
+            }
+            let boxed = (entry.load)(&value, &cx).map_err(field_error)?;
+            built.push((entry, boxed));
+        }
+        Ok(built)
+    }
+}
+
+fn malformed(prefab: Option<&str>, message: &str) -> PrefabError {
+    PrefabError::Malformed { prefab: prefab.map(str::to_owned), message: message.to_owned() }
+}
+
+/// Fails with the first circle of `extends` links, in file order.
+fn find_cycle(set: &PrefabSet) -> Result<(), PrefabError> {
+    // 0: not visited, 1: on the current path, 2: known to reach a root.
+    let mut state = vec![0u8; set.list.len()];
+    for start in 0..set.list.len() {
+        let mut path = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                2 => break,
+                1 => {
+                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
+                    let cycle = path[from..].iter().map(|&p: &usize| set.list[p].name.clone()).collect();
+                    return Err(PrefabError::ExtendsCycle { cycle });
+                }
+                _ => {
+                    state[i] = 1;
+                    path.push(i);
+                    at = set.list[i].parent;
+                }
+            }
+        }
+        for i in path {
+            state[i] = 2;
+        }
+    }
+    Ok(())
+}
+
+/// Merges `overlay` over `base` field by field: maps and structs merge key
+/// by key (recursively), a variant merges with a value of the same variant,
+/// unit over a struct changes nothing, anything else is replaced.
+pub(crate) fn merge(base: Value, overlay: &Value) -> Value {
+    // `()` (RON) or `null` (JSON) for a struct gives no fields.
+    if *overlay == Value::Unit && matches!(base, Value::Struct { .. } | Value::Map(_)) {
+        return base;
+    }
+    let overlay = plain(overlay);
+    let Value::Map(over) = overlay.as_ref() else {
+        return overlay.into_owned();
+    };
+    match base {
+        Value::Variant(variant) => {
+            let (name, inner) = *variant;
+            match over.as_slice() {
+                [(Value::String(k), v)] if k == name => Value::Variant(Box::new((name, merge(inner, v)))),
+                _ => overlay.into_owned(),
+            }
+        }
+        Value::Struct { fields, .. } => {
+            let entries = fields.into_iter().map(|(k, v)| (Value::String(k.to_owned()), v)).collect();
+            merge_maps(entries, over)
+        }
+        Value::Map(entries) => merge_maps(entries, over),
+        _ => overlay.into_owned(),
+    }
+}
+
+fn merge_maps(mut entries: Vec<(Value, Value)>, over: &[(Value, Value)]) -> Value {
+    for (key, value) in over {
+        match entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), value),
+            None => entries.push((key.clone(), value.clone())),
+        }
+    }
+    Value::Map(entries)
+}
+
+/// A struct or variant seen as the map a file would hold.
+fn plain(value: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    match value {
+        Value::Struct { fields, .. } => {
+            Cow::Owned(Value::Map(fields.iter().map(|(k, v)| (Value::String((*k).to_owned()), v.clone())).collect()))
+        }
+        Value::Variant(v) => Cow::Owned(Value::Map(vec![(Value::String(v.0.to_owned()), v.1.clone())])),
+        other => Cow::Borrowed(other),
+    }
+}
+
+pub(crate) fn parse_json(text: &str) -> Result<Value, PrefabError> {
+    serde_json::from_str(text).map_err(|e| PrefabError::Syntax {
+        format: Format::Json,
+        line: e.line(),
+        column: e.column(),
+        message: crate::load::strip_position(&e.to_string()),
+    })
+}
+
+pub(crate) fn parse_ron(text: &str) -> Result<Value, PrefabError> {
+    ron::from_str(text).map_err(|e| PrefabError::Syntax {
+        format: Format::Ron,
+        line: e.span.start.line,
+        column: e.span.start.col,
+        message: e.code.to_string(),
+    })
+}
+
+/// Per-component values merged field by field over a prefab's when
+/// spawning it: the "red ball named Chet" of [`SerdeWorldExt::spawn_prefab_with`].
+/// A component the prefab lacks is added.
+///
+/// ```
+/// # use archetable_serde::Overrides;
+/// let chet = Overrides::new().set("Color", "color", "red").component("Name", "Chet");
+/// let same = Overrides::from_json_str(r#"{ "Color": { "color": "red" }, "Name": "Chet" }"#).unwrap();
+/// # let _ = (chet, same);
+/// ```
+///
+/// [`SerdeWorldExt::spawn_prefab_with`]: crate::SerdeWorldExt::spawn_prefab_with
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    components: Vec<(String, Value)>,
+}
+
+impl Overrides {
+    /// No overrides.
+    pub fn new() -> Self {
+        Overrides::default()
+    }
+
+    /// Reads overrides from JSON: a map from component names to (partial)
+    /// values.
+    pub fn from_json_str(text: &str) -> Result<Overrides, PrefabError> {
+        Overrides::from_value(parse_json(text)?)
+    }
+
+    /// Reads overrides from RON: a map from component names to (partial)
+    /// values.
+    pub fn from_ron_str(text: &str) -> Result<Overrides, PrefabError> {
+        Overrides::from_value(parse_ron(text)?)
+    }
+
+    fn from_value(value: Value) -> Result<Overrides, PrefabError> {
+        let Value::Map(entries) = value else {
+            return Err(malformed(None, "overrides must be a map from component names to values"));
+        };
+        let mut overrides = Overrides::new();
+        for (key, value) in entries {
+            let Value::String(component) = key else {
+                return Err(malformed(None, "component names must be strings"));
+            };
+            overrides.merge_in(component, value);
+        }
+        Ok(overrides)
+    }
+
+    /// Sets one field of `component`: `field` is a field name or a dotted
+    /// path (`"stats.hp"`).
+    ///
+    /// # Panics
+    /// If `value`'s `Serialize` impl fails.
+    #[track_caller]
+    pub fn set(mut self, component: &str, field: &str, value: impl Serialize) -> Self {
+        let mut value = serialize(&value);
+        for name in field.rsplit('.').filter(|n| !n.is_empty()) {
+            value = Value::Map(vec![(Value::String(name.to_owned()), value)]);
+        }
+        self.merge_in(component.to_owned(), value);
+        self
+    }
+
+    /// Merges a whole (or partial) value into `component`: a typed value, a
+    /// `serde_json::Value`, anything `Serialize`.
+    ///
+    /// # Panics
+    /// If `value`'s `Serialize` impl fails.
+    #[track_caller]
+    pub fn component(mut self, component: &str, value: impl Serialize) -> Self {
+        self.merge_in(component.to_owned(), serialize(&value));
+        self
+    }
+
+    fn merge_in(&mut self, component: String, value: Value) {
+        match self.components.iter_mut().find(|(c, _)| *c == component) {
+            Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), &value),
+            None => self.components.push((component, value)),
+        }
+    }
+}
+
+#[track_caller]
+fn serialize(value: &impl Serialize) -> Value {
+    to_value(value).unwrap_or_else(|e| panic!("override value cannot be written: {e}"))
+}
+
+/// Spawns prefab `name` in `world`, or fails without spawning.
+pub(crate) fn spawn(
+    world: &mut World,
+    prefabs: &Prefabs,
+    name: &str,
+    overrides: Option<&Overrides>,
+) -> Result<Entity, PrefabError> {
+    let registry = crate::world_ext::registry_of(world);
+    let components = prefabs.build(&registry, name, overrides)?;
+    let entity = world.spawn(());
+    for (entry, value) in components {
+        (entry.insert)(world, entity, value);
+    }
+    Ok(entity)
+}
+
+/// Fills the live, empty `entity` with prefab `name`'s components.
+pub(crate) fn fill(
+    world: &mut World,
+    entity: Entity,
+    prefabs: &Prefabs,
+    name: &str,
+    overrides: Option<&Overrides>,
+) -> Result<(), PrefabError> {
+    let registry = crate::world_ext::registry_of(world);
+    let components = prefabs.build(&registry, name, overrides)?;
+    for (entry, value) in components {
+        (entry.insert)(world, entity, value);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> Value {
+        Value::String(text.into())
+    }
+
+    #[test]
+    fn merge_replaces_leaves_and_merges_maps() {
+        let base = Value::Struct { fields: vec![("a", Value::U64(1)), ("b", Value::U64(2))], complete: true };
+        let over = Value::Map(vec![(s("b"), Value::U64(9)), (s("c"), Value::U64(3))]);
+        assert_eq!(
+            merge(base, &over),
+            Value::Map(vec![(s("a"), Value::U64(1)), (s("b"), Value::U64(9)), (s("c"), Value::U64(3))])
+        );
+    }
+
+    #[test]
+    fn merge_switches_variants_whole() {
+        let square =
+            Value::Variant(Box::new(("Square", Value::Struct { fields: vec![("w", Value::U64(1))], complete: true })));
+        let circle = Value::Map(vec![(s("Circle"), Value::Map(vec![(s("r"), Value::U64(2))]))]);
+        assert_eq!(merge(square.clone(), &circle), circle);
+        let wider = Value::Map(vec![(s("Square"), Value::Map(vec![(s("w"), Value::U64(5))]))]);
+        assert_eq!(
+            merge(square, &wider),
+            Value::Variant(Box::new(("Square", Value::Map(vec![(s("w"), Value::U64(5))]))))
+        );
+    }
+
+    #[test]
+    fn cycles_are_found_in_file_order() {
+        let err = Prefabs::from_json_str(r#"{"A": {"extends": "B"}, "B": {"extends": "C"}, "C": {"extends": "B"}}"#)
+            .unwrap_err();
+        assert_eq!(err, PrefabError::ExtendsCycle { cycle: vec!["B".into(), "C".into()] });
+        let err = Prefabs::from_json_str(r#"{"A": {"extends": "A"}}"#).unwrap_err();
+        assert_eq!(err, PrefabError::ExtendsCycle { cycle: vec!["A".into()] });
+    }
+}

@@ -1,0 +1,293 @@
+//! `SerdeRegistry`: the stable names under which component and resource
+//! types are saved, loaded and named in prefab files, with the type-erased
+//! functions that do the work.
+
+use std::any::{type_name, Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use archetable_core::{Component, Entity, Resource, World};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::column::ColumnFns;
+use crate::from_value::{from_value, Context, FromValueError};
+use crate::suggest::nearest;
+use crate::to_value::{to_value, ToValueError};
+use crate::value::Value;
+
+/// A component or resource value of a type known only to its entry.
+pub(crate) type Boxed = Box<dyn Any + Send>;
+
+/// How to handle one registered component type.
+#[derive(Clone)]
+pub(crate) struct ComponentEntry {
+    pub name: String,
+    pub type_id: TypeId,
+    /// The tree of `T::default()`, for types registered with a default.
+    pub default: Option<fn() -> Result<Value, ToValueError>>,
+    /// The tree of an entity's `T`, if it has one.
+    pub save: fn(&World, Entity) -> Option<Result<Value, ToValueError>>,
+    pub load: fn(&Value, &Context<'_>) -> Result<Boxed, FromValueError>,
+    /// Reads a `T` and writes it back: the value as the type sees it.
+    pub normalize: fn(&Value, &Context<'_>) -> Result<Value, FromValueError>,
+    /// Inserts a value made by `load` into a live entity.
+    pub insert: fn(&mut World, Entity, Boxed),
+    /// Gives the type its component id in a world.
+    pub register: fn(&mut World),
+    /// Writes, reads and inserts whole columns, for binary saves.
+    pub column: ColumnFns,
+}
+
+/// How to handle one registered resource type.
+#[derive(Clone)]
+pub(crate) struct ResourceEntry {
+    pub name: String,
+    pub type_id: TypeId,
+    pub save: fn(&World) -> Option<Result<Value, ToValueError>>,
+    pub load: fn(&Value, &Context<'_>) -> Result<Boxed, FromValueError>,
+    pub insert: fn(&mut World, Boxed),
+}
+
+#[derive(Clone, Default)]
+struct Entries {
+    components: Vec<ComponentEntry>,
+    component_names: HashMap<String, usize>,
+    component_types: HashMap<TypeId, usize>,
+    resources: Vec<ResourceEntry>,
+    resource_names: HashMap<String, usize>,
+    resource_types: HashMap<TypeId, usize>,
+}
+
+/// Maps stable names to component and resource types, for save files and
+/// prefab files.
+///
+/// A world keeps its registry as a resource; the usual way to fill it is
+/// through the world ([`SerdeWorldExt::register_serde`]). Cloning a
+/// registry is cheap (the entries are shared until one copy changes).
+///
+/// ```
+/// use archetable::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Component, Serialize, Deserialize, Default)]
+/// struct Position { x: f32, y: f32 }
+///
+/// let mut world = World::new();
+/// world.register_serde::<Position>("Position");
+/// assert_eq!(world.serde_registry().component_name::<Position>(), Some("Position"));
+/// ```
+///
+/// [`SerdeWorldExt::register_serde`]: crate::SerdeWorldExt::register_serde
+#[derive(Clone, Default)]
+pub struct SerdeRegistry {
+    entries: Arc<Entries>,
+}
+
+impl SerdeRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        SerdeRegistry::default()
+    }
+
+    /// Registers component `T` under `name`. Prefab fields that are not
+    /// given come from `T::default()`.
+    ///
+    /// # Panics
+    /// If `name` is taken by another type, or `T` is registered under
+    /// another name.
+    #[track_caller]
+    pub fn register<T>(&mut self, name: &str) -> &mut Self
+    where
+        T: Component + Serialize + DeserializeOwned + Default,
+    {
+        self.add_component::<T>(name, Some(|| to_value(&T::default())))
+    }
+
+    /// Registers component `T`, which has no `Default`, under `name`. A
+    /// prefab must then give every field (or the type marks its own fields
+    /// `#[serde(default)]`).
+    ///
+    /// # Panics
+    /// As [`SerdeRegistry::register`].
+    #[track_caller]
+    pub fn register_without_default<T>(&mut self, name: &str) -> &mut Self
+    where
+        T: Component + Serialize + DeserializeOwned,
+    {
+        self.add_component::<T>(name, None)
+    }
+
+    /// Registers resource `R` under `name`, so saves hold it.
+    ///
+    /// # Panics
+    /// If `name` is taken by another resource type, or `R` is registered
+    /// under another name.
+    #[track_caller]
+    pub fn register_resource<R>(&mut self, name: &str) -> &mut Self
+    where
+        R: Resource + Serialize + DeserializeOwned,
+    {
+        let entry = ResourceEntry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<R>(),
+            save: |world| world.get_resource::<R>().map(to_value),
+            load: |value, cx| from_value::<R>(value, cx).map(|r| Box::new(r) as Boxed),
+            insert: |world, value| {
+                world.insert_resource(unbox::<R>(value));
+            },
+        };
+        let entries = Arc::make_mut(&mut self.entries);
+        let index = add(
+            &mut entries.resources,
+            &mut entries.resource_names,
+            &mut entries.resource_types,
+            entry,
+            |e| (&e.name, e.type_id),
+            type_name::<R>(),
+            "resource",
+        );
+        debug_assert!(index < entries.resources.len());
+        self
+    }
+
+    #[track_caller]
+    fn add_component<T>(&mut self, name: &str, default: Option<fn() -> Result<Value, ToValueError>>) -> &mut Self
+    where
+        T: Component + Serialize + DeserializeOwned,
+    {
+        let entry = ComponentEntry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            default,
+            save: |world, entity| world.get::<T>(entity).map(to_value),
+            load: |value, cx| from_value::<T>(value, cx).map(|c| Box::new(c) as Boxed),
+            normalize: |value, cx| {
+                let typed = from_value::<T>(value, cx)?;
+                to_value(&typed).map_err(<FromValueError as serde::de::Error>::custom)
+            },
+            insert: |world, entity, value| {
+                world.insert(entity, unbox::<T>(value)).expect("components are inserted into live entities");
+            },
+            register: |world| {
+                world.register_component::<T>();
+            },
+            column: ColumnFns::of::<T>(),
+        };
+        let entries = Arc::make_mut(&mut self.entries);
+        add(
+            &mut entries.components,
+            &mut entries.component_names,
+            &mut entries.component_types,
+            entry,
+            |e| (&e.name, e.type_id),
+            type_name::<T>(),
+            "component",
+        );
+        self
+    }
+
+    /// The name component `T` is registered under.
+    pub fn component_name<T: Component>(&self) -> Option<&str> {
+        let &i = self.entries.component_types.get(&TypeId::of::<T>())?;
+        Some(&self.entries.components[i].name)
+    }
+
+    /// The name resource `R` is registered under.
+    pub fn resource_name<R: Resource>(&self) -> Option<&str> {
+        let &i = self.entries.resource_types.get(&TypeId::of::<R>())?;
+        Some(&self.entries.resources[i].name)
+    }
+
+    /// The registered component names, in registration order.
+    pub fn component_names(&self) -> impl Iterator<Item = &str> {
+        self.entries.components.iter().map(|e| e.name.as_str())
+    }
+
+    /// The registered resource names, in registration order.
+    pub fn resource_names(&self) -> impl Iterator<Item = &str> {
+        self.entries.resources.iter().map(|e| e.name.as_str())
+    }
+
+    pub(crate) fn component(&self, name: &str) -> Option<&ComponentEntry> {
+        self.entries.component_names.get(name).map(|&i| &self.entries.components[i])
+    }
+
+    pub(crate) fn component_by_type(&self, type_id: TypeId) -> Option<&ComponentEntry> {
+        self.entries.component_types.get(&type_id).map(|&i| &self.entries.components[i])
+    }
+
+    /// Gives every registered component type its id in `world`, in
+    /// registration order.
+    pub(crate) fn register_components(&self, world: &mut World) {
+        for entry in &self.entries.components {
+            (entry.register)(world);
+        }
+    }
+
+    pub(crate) fn resources(&self) -> &[ResourceEntry] {
+        &self.entries.resources
+    }
+
+    pub(crate) fn resource(&self, name: &str) -> Option<&ResourceEntry> {
+        self.entries.resource_names.get(name).map(|&i| &self.entries.resources[i])
+    }
+
+    /// The registered component name closest to `name`.
+    pub(crate) fn suggest_component(&self, name: &str) -> Option<String> {
+        nearest(name, self.component_names()).map(str::to_owned)
+    }
+
+    /// The registered resource name closest to `name`.
+    pub(crate) fn suggest_resource(&self, name: &str) -> Option<String> {
+        nearest(name, self.resource_names()).map(str::to_owned)
+    }
+}
+
+/// Adds `entry` to a list with its name and type indices; replaces an equal
+/// registration, panics on a conflicting one.
+#[track_caller]
+fn add<E>(
+    list: &mut Vec<E>,
+    names: &mut HashMap<String, usize>,
+    types: &mut HashMap<TypeId, usize>,
+    entry: E,
+    key: impl Fn(&E) -> (&String, TypeId),
+    type_name: &str,
+    kind: &str,
+) -> usize {
+    let (name, type_id) = key(&entry);
+    match (names.get(name.as_str()).copied(), types.get(&type_id).copied()) {
+        (Some(a), Some(b)) if a == b => {
+            list[a] = entry;
+            a
+        }
+        (Some(_), _) => {
+            panic!("{kind} name `{name}` is already registered for another type (registering `{type_name}`)")
+        }
+        (None, Some(i)) => {
+            panic!("{kind} `{type_name}` is already registered as `{}`, not `{name}`", key(&list[i]).0)
+        }
+        (None, None) => {
+            let i = list.len();
+            names.insert(name.clone(), i);
+            types.insert(type_id, i);
+            list.push(entry);
+            i
+        }
+    }
+}
+
+fn unbox<T: 'static>(value: Boxed) -> T {
+    *value.downcast::<T>().unwrap_or_else(|_| unreachable!("a registry entry received a value of another type"))
+}
+
+impl fmt::Debug for SerdeRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SerdeRegistry")
+            .field("components", &self.component_names().collect::<Vec<_>>())
+            .field("resources", &self.resource_names().collect::<Vec<_>>())
+            .finish()
+    }
+}

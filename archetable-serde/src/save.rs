@@ -1,0 +1,349 @@
+//! Writing a world: every entity with its registered components, the
+//! registered resources, and the entity allocator's state.
+//!
+//! The save is written straight from the world, one component value at a
+//! time, without building the whole document in memory first.
+//!
+//! Layout (JSON shown; RON holds the same fields in this order; binary
+//! saves are written column by column, see `binary.rs`):
+//!
+//! ```text
+//! { "format": "ecs-save", "version": 1,
+//!   "allocator": { "generations": [[count, generation], ..], "free": [index, ..] },
+//!   "components": ["Position", ..],
+//!   "entities": { "0v1": { "Position": { "x": 0.0, "y": 1.0 }, .. }, .. },
+//!   "resources": { "Score": 10 },
+//!   "skipped": [ { "component": "game::Particle", "entities": 12 } ] }
+//! ```
+//!
+//! `generations` is run-length encoded over the slots (a fresh world's
+//! slots all have generation 1). `components` lists the component names
+//! the save uses; binary saves of version 1 named each entity's components
+//! by their index in that list instead of repeating the names.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::num::NonZeroU32;
+
+use archetable_core::{Entity, World};
+use serde::ser::{self, SerializeMap, SerializeStruct};
+use serde::{Serialize, Serializer};
+
+use crate::error::{Format, SaveError};
+use crate::registry::{ComponentEntry, SerdeRegistry};
+use crate::value::Value;
+
+/// The `format` tag of every save.
+pub(crate) const FORMAT_TAG: &str = "ecs-save";
+/// The layout version this build writes (and the newest it reads).
+pub(crate) const VERSION: u32 = 1;
+
+/// A save and what it had to leave out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Saved<T> {
+    /// The save: text for JSON and RON, bytes for the binary form.
+    pub data: T,
+    /// Component types found on entities but not registered, so not saved.
+    /// Empty when everything was saved. The save lists them too.
+    pub skipped: Vec<SkippedComponent>,
+}
+
+/// A component type that was not saved because it is not registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedComponent {
+    /// The Rust type name.
+    pub type_name: String,
+    /// How many entities had it.
+    pub entities: usize,
+}
+
+impl fmt::Display for SkippedComponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "component `{}` is not registered for saving; {} entities were saved without it",
+            self.type_name, self.entities
+        )
+    }
+}
+
+/// What to write for each archetype: its index and its registered
+/// components, each with its index in `names`.
+pub(crate) struct Plan<'r> {
+    pub archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
+    pub names: Vec<&'r str>,
+    pub skipped: Vec<SkippedComponent>,
+}
+
+pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
+    let mut archetypes = Vec::new();
+    let mut names: Vec<&'r str> = Vec::new();
+    let mut skipped: Vec<SkippedComponent> = Vec::new();
+    for (index, archetype) in world.archetypes().as_slice().iter().enumerate() {
+        if archetype.is_empty() {
+            continue;
+        }
+        let mut entries = Vec::with_capacity(archetype.components().len());
+        for &id in archetype.components() {
+            let info = world.components().info(id);
+            match registry.component_by_type(info.type_id()) {
+                Some(entry) => {
+                    let index = match names.iter().position(|&n| n == entry.name) {
+                        Some(i) => i,
+                        None => {
+                            names.push(&entry.name);
+                            names.len() - 1
+                        }
+                    };
+                    entries.push((entry, index as u32));
+                }
+                None => match skipped.iter_mut().find(|s| s.type_name == info.name()) {
+                    Some(s) => s.entities += archetype.len(),
+                    None => {
+                        skipped.push(SkippedComponent { type_name: info.name().to_owned(), entities: archetype.len() })
+                    }
+                },
+            }
+        }
+        archetypes.push((index, entries));
+    }
+    Plan { archetypes, names, skipped }
+}
+
+/// Writes `world` in `format`.
+pub(crate) fn save<T>(
+    world: &World,
+    format: Format,
+    write: impl FnOnce(&SaveDocument<'_>) -> Result<T, String>,
+) -> Result<Saved<T>, SaveError> {
+    let registry = crate::world_ext::registry_of(world);
+    let plan = plan(world, &registry);
+    let document = SaveDocument { world, registry: &registry, plan: &plan, format, error: RefCell::new(None) };
+    let result = write(&document);
+    if let Some(error) = document.error.into_inner() {
+        return Err(error);
+    }
+    let data = result.map_err(|message| SaveError::Encode { format, message })?;
+    Ok(Saved { data, skipped: plan.skipped })
+}
+
+/// The whole save, written field by field from the world.
+pub(crate) struct SaveDocument<'a> {
+    world: &'a World,
+    registry: &'a SerdeRegistry,
+    plan: &'a Plan<'a>,
+    format: Format,
+    /// The first component or resource that could not be written; the
+    /// writer only gets a message.
+    error: RefCell<Option<SaveError>>,
+}
+
+impl SaveDocument<'_> {
+    fn fail<E: ser::Error>(&self, error: SaveError) -> E {
+        let message = error.to_string();
+        self.error.borrow_mut().get_or_insert(error);
+        E::custom(message)
+    }
+
+    /// Checks that the format can hold `value`: JSON has no NaN or infinity.
+    fn check(&self, value: &Value) -> Result<(), (String, String)> {
+        if self.format == Format::Json {
+            if let Some(path) = non_finite(value) {
+                return Err((path, "JSON cannot hold NaN or infinite numbers; save as RON or binary".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for SaveDocument<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut doc = serializer.serialize_struct("Save", 7)?;
+        doc.serialize_field("format", FORMAT_TAG)?;
+        doc.serialize_field("version", &VERSION)?;
+        doc.serialize_field("allocator", &Allocator::of(self.world))?;
+        doc.serialize_field("components", &self.plan.names)?;
+        doc.serialize_field("entities", &Entities(self))?;
+        doc.serialize_field("resources", &Resources(self))?;
+        doc.serialize_field("skipped", &Skipped(&self.plan.skipped))?;
+        doc.end()
+    }
+}
+
+#[derive(Serialize)]
+pub(crate) struct Allocator {
+    generations: Vec<(u32, NonZeroU32)>,
+    free: Vec<u32>,
+}
+
+impl Allocator {
+    pub(crate) fn of(world: &World) -> Allocator {
+        let state = world.allocator_state();
+        let mut generations: Vec<(u32, NonZeroU32)> = Vec::new();
+        for &generation in &state.generations {
+            match generations.last_mut() {
+                Some((count, g)) if *g == generation => *count += 1,
+                _ => generations.push((1, generation)),
+            }
+        }
+        Allocator { generations, free: state.free }
+    }
+}
+
+/// An entity handle as a map key: its text form in human-readable formats,
+/// its bits in binary ones.
+pub(crate) struct EntityKey(pub Entity);
+
+impl Serialize for EntityKey {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            serializer.collect_str(&self.0)
+        } else {
+            serializer.serialize_u64(self.0.to_bits())
+        }
+    }
+}
+
+struct Entities<'a>(&'a SaveDocument<'a>);
+
+impl Serialize for Entities<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc = self.0;
+        let archetypes = doc.world.archetypes().as_slice();
+        let count = doc.plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
+        let mut map = serializer.serialize_map(Some(count))?;
+        for (a, entries) in &doc.plan.archetypes {
+            for &entity in archetypes[*a].entities() {
+                map.serialize_entry(&EntityKey(entity), &Components { doc, entity, entries })?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct Components<'a> {
+    doc: &'a SaveDocument<'a>,
+    entity: Entity,
+    entries: &'a [(&'a ComponentEntry, u32)],
+}
+
+impl Serialize for Components<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Text formats only: binary saves are written by `binary.rs`.
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for &(entry, _) in self.entries {
+            let error = |field: String, message: String| SaveError::Component {
+                entity: self.entity,
+                component: entry.name.clone(),
+                field,
+                message,
+            };
+            match (entry.save)(self.doc.world, self.entity) {
+                Some(Ok(value)) => {
+                    if let Err((field, message)) = self.doc.check(&value) {
+                        return Err(self.doc.fail(error(field, message)));
+                    }
+                    map.serialize_entry(&entry.name, &value)?;
+                }
+                Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
+                None => {}
+            }
+        }
+        map.end()
+    }
+}
+
+struct Resources<'a>(&'a SaveDocument<'a>);
+
+impl Serialize for Resources<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc = self.0;
+        let mut values = Vec::new();
+        for entry in doc.registry.resources() {
+            let error =
+                |field: String, message: String| SaveError::Resource { resource: entry.name.clone(), field, message };
+            match (entry.save)(doc.world) {
+                Some(Ok(value)) => {
+                    if let Err((field, message)) = doc.check(&value) {
+                        return Err(doc.fail(error(field, message)));
+                    }
+                    values.push((&entry.name, value));
+                }
+                Some(Err(e)) => return Err(doc.fail(error(String::new(), e.0))),
+                None => {}
+            }
+        }
+        let mut map = serializer.serialize_map(Some(values.len()))?;
+        for (name, value) in &values {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+struct Skipped<'a>(&'a [SkippedComponent]);
+
+impl Serialize for Skipped<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            component: &'a str,
+            entities: u64,
+        }
+        serializer.collect_seq(self.0.iter().map(|s| Entry { component: &s.type_name, entities: s.entities as u64 }))
+    }
+}
+
+/// The path of the first NaN or infinite number in `value`.
+fn non_finite(value: &Value) -> Option<String> {
+    fn walk(value: &Value, path: &mut String) -> bool {
+        let len = path.len();
+        let found = match value {
+            Value::F32(x) => !x.is_finite(),
+            Value::F64(x) => !x.is_finite(),
+            Value::Option(Some(v)) => walk(v, path),
+            Value::Seq(items) => items.iter().enumerate().any(|(i, v)| {
+                path.truncate(len);
+                path.push_str(&format!("[{i}]"));
+                walk(v, path)
+            }),
+            Value::Map(entries) => entries.iter().any(|(k, v)| {
+                path.truncate(len);
+                push_field(path, &key_text(k));
+                walk(v, path)
+            }),
+            Value::Struct { fields, .. } => fields.iter().any(|(k, v)| {
+                path.truncate(len);
+                push_field(path, k);
+                walk(v, path)
+            }),
+            Value::Variant(v) => {
+                push_field(path, v.0);
+                walk(&v.1, path)
+            }
+            _ => false,
+        };
+        if !found {
+            path.truncate(len);
+        }
+        found
+    }
+    let mut path = String::new();
+    walk(value, &mut path).then_some(path)
+}
+
+fn push_field(path: &mut String, name: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(name);
+}
+
+fn key_text(key: &Value) -> String {
+    match key {
+        Value::String(s) => s.clone(),
+        Value::U64(n) => n.to_string(),
+        Value::I64(n) => n.to_string(),
+        other => format!("<{}>", other.kind()),
+    }
+}

@@ -82,21 +82,21 @@ mod tests {
 
     #[test]
     fn plain_dependency() {
-        let manifest = "[package]\nname = \"game\"\n\n[dependencies]\necs = \"0.1\"\n";
+        let manifest = "[package]\nname = \"game\"\n\n[dependencies]\narchetable = \"0.1\"\n";
         assert_eq!(find_dependency(manifest).as_deref(), Some("archetable"));
     }
 
     #[test]
     fn renamed_dependency_inline_and_as_table() {
         let inline = "[dependencies]\nmy-archetable = { version = \"0.1\", package = \"archetable\" }\n";
-        assert_eq!(find_dependency(inline).as_deref(), Some("my_ecs"));
+        assert_eq!(find_dependency(inline).as_deref(), Some("my_archetable"));
         let table = "[dependencies.engine]\npackage = \"archetable\"\nversion = \"0.1\"\n";
         assert_eq!(find_dependency(table).as_deref(), Some("engine"));
     }
 
     #[test]
     fn core_only_and_none() {
-        let core = "[dev-dependencies]\necs-core = { path = \"../archetable-core\" }\n";
+        let core = "[dev-dependencies]\narchetable-core = { path = \"../archetable-core\" }\n";
         assert_eq!(find_dependency(core).as_deref(), Some("archetable_core"));
         assert_eq!(find_dependency("[dependencies]\nserde = \"1\"\n"), None);
     }

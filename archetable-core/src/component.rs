@@ -41,7 +41,7 @@ pub trait Component: Send + Sync + 'static {
     /// `Some` resets it and keeps it in the type's pool for
     /// `spawn_pooled`. Set by `#[component(pooled)]`.
     #[doc(hidden)]
-    const POOL: Option<crate::pool::PoolFns> = None;
+    const POOL: Option<crate::pool::PoolFns<Self>> = None;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -66,7 +66,8 @@ pub struct ComponentInfo {
     drop: Option<unsafe fn(*mut u8)>,
     name: &'static str,
     track_changes: bool,
-    pool: Option<crate::pool::PoolFns>,
+    /// The reset of a pooled type: `T::POOL`'s, so it resets this type.
+    pool: Option<unsafe fn(*mut u8)>,
 }
 
 impl ComponentInfo {
@@ -78,7 +79,10 @@ impl ComponentInfo {
             drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
-            pool: T::POOL,
+            pool: match T::POOL {
+                Some(fns) => Some(fns.erased()),
+                None => None,
+            },
         }
     }
 
@@ -123,7 +127,7 @@ impl ComponentInfo {
     }
 
     #[inline]
-    pub(crate) fn pool_fns(&self) -> Option<crate::pool::PoolFns> {
+    pub(crate) fn pool_reset(&self) -> Option<unsafe fn(*mut u8)> {
         self.pool
     }
 

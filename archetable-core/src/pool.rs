@@ -12,6 +12,8 @@
 //! ```
 
 use std::any::TypeId;
+use std::fmt;
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 
 use crate::bundle::{Bundle, BundleInfo};
@@ -53,19 +55,46 @@ pub trait Reset {
     fn reset(&mut self);
 }
 
-/// The type-erased functions a pool needs for one component type.
+/// The pool functions of component type `T`: how to reset one of its
+/// values in place. Set by `#[component(pooled)]` through
+/// [`Component::POOL`](crate::Component::POOL).
+///
+/// The type parameter ties the functions to the component they reset: the
+/// only way to make a `PoolFns<T>` is [`PoolFns::of`], which requires
+/// `T: Reset`, and `Component::POOL` of a type `C` holds a `PoolFns<C>`, so a
+/// component can never hand the engine another type's reset.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct PoolFns {
-    /// Resets the value at the pointer, which points to a valid value of
-    /// the type.
-    pub(crate) reset: unsafe fn(*mut u8),
+pub struct PoolFns<T: ?Sized> {
+    /// Resets the value at the pointer, which points to a valid `T`.
+    reset: unsafe fn(*mut u8),
+    marker: PhantomData<fn() -> T>,
 }
 
-impl PoolFns {
+impl<T: ?Sized> Clone for PoolFns<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for PoolFns<T> {}
+
+impl<T: ?Sized> fmt::Debug for PoolFns<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolFns").field("type", &std::any::type_name::<T>()).finish()
+    }
+}
+
+impl<T: Reset + 'static> PoolFns<T> {
     /// The functions for `T`.
-    pub const fn of<T: Reset + 'static>() -> Self {
-        PoolFns { reset: reset_ptr::<T> }
+    pub const fn of() -> Self {
+        PoolFns { reset: reset_ptr::<T>, marker: PhantomData }
+    }
+}
+
+impl<T: ?Sized> PoolFns<T> {
+    /// The reset function with its type erased, for the world's tables.
+    pub(crate) fn erased(self) -> unsafe fn(*mut u8) {
+        self.reset
     }
 }
 
@@ -263,7 +292,7 @@ impl Pools {
         self.pools[index].get_or_insert_with(|| Pool {
             values: Column::without_ticks(info),
             cap: DEFAULT_POOL_CAP,
-            reset: info.pool_fns().expect("only pooled components have a pool").reset,
+            reset: info.pool_reset().expect("only pooled components have a pool"),
             info: info.clone(),
         })
     }

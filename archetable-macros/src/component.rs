@@ -62,8 +62,8 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     });
     let pool = options.pooled.then(|| {
         quote!(
-            const POOL: ::core::option::Option<#engine::__private::PoolFns> =
-                ::core::option::Option::Some(#engine::__private::PoolFns::of::<Self>());
+            const POOL: ::core::option::Option<#engine::__private::PoolFns<Self>> =
+                ::core::option::Option::Some(#engine::__private::PoolFns::<Self>::of());
         )
     });
     let tracked = options.track_changes.then(|| {

@@ -232,3 +232,27 @@ fn a_million_entities() {
     assert!(world.is_empty());
     consistent(&world);
 }
+
+#[test]
+fn a_reservation_past_the_index_space_leaves_nothing_behind() {
+    let mut world = World::new();
+    world.entity_allocator_hooks().limit_slots(2);
+    let a = world.reserve_entity();
+    let b = world.reserve_entity();
+    for _ in 0..3 {
+        let result = catch_unwind(AssertUnwindSafe(|| world.reserve_entity()));
+        let message = panic_message(result.expect_err("no index is left to reserve"));
+        assert!(message.starts_with("entity index space exhausted"), "{message}");
+    }
+    world.flush();
+    assert_eq!(world.len(), 2);
+    assert!(world.contains(a) && world.contains(b));
+    assert_eq!(world.entity_allocator_hooks().slots(), 2);
+    consistent(&world);
+    world.despawn(a).unwrap();
+    let again = world.reserve_entity();
+    assert_eq!(again.index(), a.index());
+    world.flush();
+    assert_eq!(world.len(), 2);
+    consistent(&world);
+}

@@ -344,3 +344,37 @@ fn commands_apply_in_recording_order_system_by_system() {
     assert_eq!(world.get::<Hp>(e), Some(&Hp(4)));
     assert_eq!(schedule.command_report().applied(), 1);
 }
+
+#[test]
+fn a_command_queue_applies_only_to_the_world_it_was_recorded_against() {
+    let mut a = World::new();
+    let mut b = World::new();
+    let existing = b.spawn(Position(1.0));
+    let mut queue = CommandQueue::default();
+    let spawned = {
+        let mut commands = Commands::new(&mut queue, &a);
+        let spawned = commands.spawn(Position(2.0)).id();
+        commands.entity(spawned).insert(Velocity(3.0));
+        spawned
+    };
+    assert_eq!(spawned.index(), existing.index(), "handles of two worlds can be equal");
+
+    let error = queue.try_apply(&mut b).unwrap_err();
+    assert_eq!(error, archetable::ForeignQueueError { recorded: a.id(), applied: b.id() });
+    assert!(error.to_string().contains("apply it there"), "{error}");
+    assert_eq!(b.len(), 1);
+    assert_eq!(b.get::<Position>(existing), Some(&Position(1.0)));
+    assert_eq!(b.get::<Velocity>(existing), None);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.apply(&mut b)));
+    assert!(panicked.is_err());
+    assert_eq!(b.len(), 1);
+    b.check_invariants().unwrap();
+
+    // The queue kept its commands: applied where they belong, they spawn.
+    let report = queue.try_apply(&mut a).unwrap();
+    assert_eq!(report.applied(), 2);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a.get::<Position>(spawned), Some(&Position(2.0)));
+    assert_eq!(a.get::<Velocity>(spawned), Some(&Velocity(3.0)));
+    a.check_invariants().unwrap();
+}

@@ -157,13 +157,37 @@ pub(crate) struct Entities {
     /// and the live count fit in a `u32`. Only a test hook lowers it, to
     /// reach exhaustion without billions of entities.
     max_slots: u32,
-    /// Reservations since the last flush.
+    /// Reservation positions since the last flush (handed out, or
+    /// skipped by lanes).
     reserved: AtomicU32,
+    /// Positions below `reserved` that lanes spanned without handing out,
+    /// in increasing order.
+    skipped: Vec<u32>,
+}
+
+/// Reservation lanes: `count` reservers that run at the same time (systems
+/// of one parallel group that spawn through `Commands`) each get their own
+/// sequence of reservation positions, `base + lane + k * count`, so every
+/// handle depends only on the lane and how many the lane took before it,
+/// never on which system reached the shared counter first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReservationLanes {
+    /// The first position of lane 0.
+    pub base: u32,
+    /// How many lanes share the positions.
+    pub count: u32,
 }
 
 impl Default for Entities {
     fn default() -> Self {
-        Entities { slots: Vec::new(), free: Vec::new(), live: 0, max_slots: u32::MAX, reserved: AtomicU32::new(0) }
+        Entities {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            max_slots: u32::MAX,
+            reserved: AtomicU32::new(0),
+            skipped: Vec::new(),
+        }
     }
 }
 
@@ -203,9 +227,28 @@ impl Entities {
     /// live later.
     ///
     /// # Panics
-    /// When all `u32::MAX` indices would be in use.
+    /// When all `u32::MAX` indices would be in use; nothing is reserved then.
     pub fn reserve_entity(&self) -> Entity {
-        let n = self.reserved.fetch_add(1, Ordering::Relaxed) as usize;
+        let mut n = self.reserved.load(Ordering::Relaxed);
+        loop {
+            // Computed (and the exhaustion checked) before the count moves,
+            // so a caught exhaustion panic leaves no reservation behind.
+            let entity = self.handle_at(n as usize);
+            match self.reserved.compare_exchange_weak(n, n + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return entity,
+                Err(now) => n = now,
+            }
+        }
+    }
+
+    /// The handle that reservation position `n` (counted since the last
+    /// flush) stands for: the `n`-th free index from the end of `free`, then
+    /// indices past the end of `slots`.
+    ///
+    /// # Panics
+    /// If that index would reach the slot limit.
+    #[inline]
+    fn handle_at(&self, n: usize) -> Entity {
         if let Some(free_at) = self.free.len().checked_sub(n + 1) {
             let index = self.free[free_at];
             Entity::new(index, self.slots[index as usize].generation)
@@ -218,6 +261,44 @@ impl Entities {
         }
     }
 
+    /// Starts handing out reservations in lanes (see [`ReservationLanes`]):
+    /// returns the first position the lanes share.
+    pub fn begin_lanes(&mut self) -> u32 {
+        *self.reserved.get_mut()
+    }
+
+    /// The `k`-th handle of lane `lane` out of `lanes` that started at
+    /// position `base`: position `base + lane + k * lanes`. Touches no
+    /// shared state, so lanes reserve from parallel systems without
+    /// depending on which runs first.
+    ///
+    /// # Panics
+    /// As [`Entities::reserve_entity`], when the index space would run out.
+    pub fn reserve_in_lane(&self, lanes: ReservationLanes, lane: u32, k: u32) -> Entity {
+        let position = u64::from(k) * u64::from(lanes.count) + u64::from(lane) + u64::from(lanes.base);
+        match usize::try_from(position) {
+            Ok(n) if position < u64::from(u32::MAX) => self.handle_at(n),
+            _ => self.exhausted(),
+        }
+    }
+
+    /// Ends lanes that started at `lanes.base`; `used[r]` is how many
+    /// handles lane `r` handed out. The positions the lanes span and did
+    /// not use are skipped: the next flush leaves them free.
+    pub fn end_lanes(&mut self, lanes: ReservationLanes, used: &[u32]) {
+        debug_assert_eq!(used.len(), lanes.count as usize);
+        debug_assert_eq!(*self.reserved.get_mut(), lanes.base, "reserved outside the lanes while they ran");
+        let rounds = used.iter().copied().max().unwrap_or(0);
+        for k in 0..rounds {
+            for (r, &n) in used.iter().enumerate() {
+                if k >= n {
+                    self.skipped.push(lanes.base + k * lanes.count + r as u32);
+                }
+            }
+        }
+        *self.reserved.get_mut() = lanes.base + rounds * lanes.count;
+    }
+
     /// Whether handles were reserved since the last flush.
     #[inline]
     pub fn has_reserved(&mut self) -> bool {
@@ -225,23 +306,39 @@ impl Entities {
     }
 
     /// Makes every reserved handle a live entity, placed where `place` puts
-    /// it (called once per handle, in reservation order).
+    /// it (called once per handle, in reservation order). Positions that
+    /// lanes skipped stay (or become) free slots.
     pub fn flush(&mut self, mut place: impl FnMut(Entity) -> EntityLocation) {
         let n = std::mem::take(self.reserved.get_mut()) as usize;
-        let from_free = n.min(self.free.len());
-        for _ in 0..from_free {
-            let index = self.free.pop().expect("counted above");
+        let skipped = std::mem::take(&mut self.skipped);
+        let mut skipped = skipped.iter().map(|&p| p as usize).peekable();
+        let mut left_free = Vec::new();
+        let f = self.free.len();
+        let from_free = n.min(f);
+        for p in 0..from_free {
+            let index = self.free[f - 1 - p];
+            if skipped.next_if_eq(&p).is_some() {
+                left_free.push(index);
+                continue;
+            }
             let slot = &mut self.slots[index as usize];
             slot.location = place(Entity::new(index, slot.generation));
             self.live += 1;
         }
-        for _ in from_free..n {
+        self.free.truncate(f - from_free);
+        for p in from_free..n {
             let index = self.slots.len() as u32;
-            let entity = Entity::new(index, NonZeroU32::MIN);
             self.slots.push(Slot { generation: NonZeroU32::MIN, location: EntityLocation::VACANT });
-            self.slots[index as usize].location = place(entity);
+            if skipped.next_if_eq(&p).is_some() {
+                left_free.push(index);
+                continue;
+            }
+            self.slots[index as usize].location = place(Entity::new(index, NonZeroU32::MIN));
             self.live += 1;
         }
+        debug_assert!(skipped.next().is_none(), "a skipped position past the reservations");
+        // The lowest skipped position ends on top, to be handed out first.
+        self.free.extend(left_free.into_iter().rev());
     }
 
     #[cold]

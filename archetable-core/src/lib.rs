@@ -69,8 +69,8 @@ pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, RemovedComponents, Res,
-    ResMut, System, SystemParam,
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
+    RemovedComponents, Res, ResMut, System, SystemParam,
 };
 pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};

@@ -9,7 +9,7 @@ use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
-use crate::entity::{AllocatorState, Entities, Entity, EntityLocation};
+use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes};
 use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 use crate::event::{Event, Events};
@@ -472,6 +472,23 @@ impl World {
     /// [`World::flush`]; until then [`World::contains`] is false for it.
     pub fn reserve_entity(&self) -> Entity {
         self.entities.reserve_entity()
+    }
+
+    /// Starts `count` reservation lanes for the systems of one group (see
+    /// `ReservationLanes`).
+    pub(crate) fn begin_reservation_lanes(&mut self, count: u32) -> ReservationLanes {
+        ReservationLanes { base: self.entities.begin_lanes(), count }
+    }
+
+    /// The `k`-th handle reserved in lane `lane`.
+    #[inline]
+    pub(crate) fn reserve_in_lane(&self, lanes: ReservationLanes, lane: u32, k: u32) -> Entity {
+        self.entities.reserve_in_lane(lanes, lane, k)
+    }
+
+    /// Ends reservation lanes; `used[r]` handles were taken in lane `r`.
+    pub(crate) fn end_reservation_lanes(&mut self, lanes: ReservationLanes, used: &[u32]) {
+        self.entities.end_lanes(lanes, used);
     }
 
     /// Makes every reserved entity live, with no components.

@@ -104,7 +104,26 @@ impl Plan {
                 Step::Group(group) => {
                     let active: Vec<bool> =
                         group.systems.iter().map(|&i| should_run(&mut entries[i], paused, world)).collect();
-                    if parallel && group.worth_parallel(entries, &active, parallel_above) {
+                    // Systems that spawn through `Commands` reserve handles
+                    // in lanes when two or more of them run in the group, so
+                    // a handle depends on the system and how many it took
+                    // before, not on which thread got to the counter first.
+                    // Parallel or not, the same lanes: the handles match.
+                    let spawners: Vec<usize> = group
+                        .systems
+                        .iter()
+                        .zip(&active)
+                        .filter(|&(&i, &a)| a && entries[i].system.reserves_entities())
+                        .map(|(&i, _)| i)
+                        .collect();
+                    let lanes = (spawners.len() > 1).then(|| {
+                        let lanes = world.begin_reservation_lanes(spawners.len() as u32);
+                        for (lane, &i) in spawners.iter().enumerate() {
+                            entries[i].system.set_entity_lane(Some((lanes, lane as u32)));
+                        }
+                        lanes
+                    });
+                    let result = if parallel && group.worth_parallel(entries, &active, parallel_above) {
                         // Change ticks in group order, which is the order of
                         // every pair that conflicts, so a reader after a
                         // writer has the later tick; handed out up front, so
@@ -120,13 +139,21 @@ impl Plan {
                         for &i in &group.systems {
                             entries[i].system.set_next_run_tick(None);
                         }
-                        if let Err(payload) = result {
-                            resume_unwind(payload);
-                        }
+                        result
                     } else {
-                        for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
-                            run_exclusive(&mut entries[i], world);
-                        }
+                        catch_unwind(AssertUnwindSafe(|| {
+                            for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
+                                run_exclusive(&mut entries[i], world);
+                            }
+                        }))
+                    };
+                    if let Some(lanes) = lanes {
+                        let used: Vec<u32> =
+                            spawners.iter().map(|&i| entries[i].system.set_entity_lane(None)).collect();
+                        world.end_reservation_lanes(lanes, &used);
+                    }
+                    if let Err(payload) = result {
+                        resume_unwind(payload);
                     }
                 }
                 Step::Exclusive(i) => {

@@ -2,15 +2,17 @@
 //! and the schedule applies later, in order, with `&mut World`.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::bundle::Bundle;
 use crate::entity::Entity;
+use crate::entity::ReservationLanes;
 use crate::event::Event;
 use crate::pool::PooledBundle;
 use crate::resource::Resource;
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
-use crate::world::World;
+use crate::world::{World, WorldId};
 
 /// How many skipped commands a report keeps as examples.
 const EXAMPLES: usize = 8;
@@ -39,18 +41,95 @@ struct Skip {
 #[derive(Default)]
 pub struct CommandQueue {
     commands: Vec<Command>,
+    /// The world the commands were recorded against: their entity handles,
+    /// reserved ones included, belong to it.
+    world: Option<WorldId>,
 }
+
+/// A [`CommandQueue`] was applied to a world other than the one its
+/// commands were recorded against (whose handles they hold). Nothing was
+/// applied; the queue still holds its commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ForeignQueueError {
+    /// The world the commands were recorded against.
+    pub recorded: WorldId,
+    /// The world they were applied to.
+    pub applied: WorldId,
+}
+
+impl fmt::Display for ForeignQueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a command queue recorded against world {:?} was applied to world {:?}: its entity handles belong to \
+             the first world; apply it there",
+            self.recorded, self.applied
+        )
+    }
+}
+
+impl std::error::Error for ForeignQueueError {}
 
 impl CommandQueue {
     /// Applies every command in recording order and empties the queue.
     /// Commands aimed at entities that are gone are skipped and counted.
+    ///
+    /// # Panics
+    /// If the commands were recorded against another world (see
+    /// [`CommandQueue::try_apply`]); nothing is applied then.
+    #[track_caller]
     pub fn apply(&mut self, world: &mut World) -> CommandReport {
+        match self.try_apply(world) {
+            Ok(report) => report,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Applies every command as [`CommandQueue::apply`] does, or refuses,
+    /// changing nothing, if they were recorded against another world: their
+    /// handles (and the entities they reserved) belong to that world.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let (mut a, mut b) = (World::new(), World::new());
+    /// let mut queue = CommandQueue::default();
+    /// Commands::new(&mut queue, &a).spawn(Hp(3));
+    /// assert!(queue.try_apply(&mut b).is_err());
+    /// assert!(b.is_empty());
+    /// assert_eq!(queue.try_apply(&mut a).unwrap().applied(), 1);
+    /// ```
+    pub fn try_apply(&mut self, world: &mut World) -> Result<CommandReport, ForeignQueueError> {
+        self.check_world(world.id())?;
         let mut report = CommandReport::default();
         self.apply_into(world, &mut report, "");
-        report
+        Ok(report)
+    }
+
+    fn check_world(&self, applied: WorldId) -> Result<(), ForeignQueueError> {
+        match self.world {
+            Some(recorded) if recorded != applied && !self.commands.is_empty() => {
+                Err(ForeignQueueError { recorded, applied })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Ties the queue to `world` for recording.
+    ///
+    /// # Panics
+    /// If it holds commands recorded against another world.
+    fn bind(&mut self, world: &World) {
+        if let Err(error) = self.check_world(world.id()) {
+            panic!("{error}");
+        }
+        self.world = Some(world.id());
     }
 
     pub(crate) fn apply_into(&mut self, world: &mut World, report: &mut CommandReport, system: &str) {
+        if let Err(error) = self.check_world(world.id()) {
+            panic!("{error}");
+        }
         world.flush();
         for command in self.commands.drain(..) {
             match command(world) {
@@ -183,18 +262,66 @@ impl CommandReport {
 pub struct Commands<'w, 's> {
     queue: &'s mut CommandQueue,
     world: &'w World,
+    /// The system's reservation lane, when the schedule gave it one.
+    lane: Option<&'s EntityLane>,
+}
+
+/// The reservation lane of one system's run: which lane of which
+/// [`ReservationLanes`], and how many handles the run took from it.
+#[derive(Debug, Default)]
+pub(crate) struct EntityLane {
+    lane: Option<(ReservationLanes, u32)>,
+    used: AtomicU32,
+}
+
+impl Clone for EntityLane {
+    fn clone(&self) -> Self {
+        EntityLane { lane: self.lane, used: AtomicU32::new(self.used.load(Ordering::Relaxed)) }
+    }
+}
+
+impl EntityLane {
+    /// Gives the next run lane `lane` of `lanes` (or none); returns how many
+    /// handles the previous lane handed out.
+    pub(crate) fn set(&mut self, lane: Option<(ReservationLanes, u32)>) -> u32 {
+        self.lane = lane;
+        std::mem::take(self.used.get_mut())
+    }
+
+    fn reserve(&self, world: &World) -> Option<Entity> {
+        let (lanes, lane) = self.lane?;
+        // Only the system's own thread reserves in its lane.
+        let k = self.used.load(Ordering::Relaxed);
+        let entity = world.reserve_in_lane(lanes, lane, k);
+        self.used.store(k + 1, Ordering::Relaxed);
+        Some(entity)
+    }
 }
 
 impl<'w, 's> Commands<'w, 's> {
     /// Records into `queue`, reserving new entities in `world`.
+    ///
+    /// # Panics
+    /// If `queue` holds commands recorded against another world.
+    #[track_caller]
     pub fn new(queue: &'s mut CommandQueue, world: &'w World) -> Self {
-        Commands { queue, world }
+        queue.bind(world);
+        Commands { queue, world, lane: None }
+    }
+
+    /// A handle for a new entity: from the system's lane when it has one,
+    /// so parallel systems get the same handles in any order.
+    fn reserve(&self) -> Entity {
+        match self.lane.and_then(|lane| lane.reserve(self.world)) {
+            Some(entity) => entity,
+            None => self.world.reserve_entity(),
+        }
     }
 
     /// Spawns an entity with `bundle`. The handle is valid at once (to store
     /// in other components); the entity exists once the commands apply.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_> {
-        let entity = self.world.reserve_entity();
+        let entity = self.reserve();
         self.queue.push(move |world| {
             world.flush();
             world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity })
@@ -228,7 +355,7 @@ impl<'w, 's> Commands<'w, 's> {
         &mut self,
         init: impl FnOnce(B::Refs<'_>) + Send + 'static,
     ) -> EntityCommands<'_> {
-        let entity = self.world.reserve_entity();
+        let entity = self.reserve();
         self.queue.push(move |world| {
             world.flush();
             world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity })
@@ -238,7 +365,7 @@ impl<'w, 's> Commands<'w, 's> {
 
     /// Spawns an entity with no components.
     pub fn spawn_empty(&mut self) -> EntityCommands<'_> {
-        let entity = self.world.reserve_entity();
+        let entity = self.reserve();
         EntityCommands { entity, queue: self.queue }
     }
 
@@ -326,13 +453,19 @@ unsafe impl SystemParam for Commands<'_, '_> {
     type State = CommandQueue;
     type Item<'w, 's> = Commands<'w, 's>;
 
-    fn init_state(_: &mut World, _: &mut SystemMeta) -> Result<CommandQueue, AccessConflict> {
-        Ok(CommandQueue::default())
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Result<CommandQueue, AccessConflict> {
+        meta.set_reserves_entities();
+        Ok(CommandQueue { commands: Vec::new(), world: Some(world.id()) })
     }
 
     #[inline]
-    unsafe fn get_param<'w, 's>(queue: &'s mut CommandQueue, world: &'w World, _: &'s SystemMeta) -> Commands<'w, 's> {
-        Commands { queue, world }
+    unsafe fn get_param<'w, 's>(
+        queue: &'s mut CommandQueue,
+        world: &'w World,
+        meta: &'s SystemMeta,
+    ) -> Commands<'w, 's> {
+        let lane = meta.lane.lane.is_some().then_some(&meta.lane);
+        Commands { queue, world, lane }
     }
 
     fn apply_deferred(queue: &mut CommandQueue, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {

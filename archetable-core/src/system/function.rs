@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use crate::change::Tick;
+use crate::entity::ReservationLanes;
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::CommandReport;
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
@@ -120,6 +121,18 @@ pub(crate) trait AnySystem: Send {
     /// (`None` takes back one that was not used).
     fn set_next_run_tick(&mut self, tick: Option<Tick>) {
         let _ = tick;
+    }
+    /// Whether the system reserves entity handles while it runs
+    /// (`Commands`).
+    fn reserves_entities(&self) -> bool {
+        false
+    }
+    /// Gives the system's next run reservation lane `lane` (`None`: the
+    /// world's shared counter); returns how many handles the run before
+    /// took from its lane.
+    fn set_entity_lane(&mut self, lane: Option<(ReservationLanes, u32)>) -> u32 {
+        let _ = lane;
+        0
     }
 }
 
@@ -293,6 +306,14 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
 
     fn set_next_run_tick(&mut self, tick: Option<Tick>) {
         self.next_run_tick = tick;
+    }
+
+    fn reserves_entities(&self) -> bool {
+        self.meta.reserves_entities()
+    }
+
+    fn set_entity_lane(&mut self, lane: Option<(ReservationLanes, u32)>) -> u32 {
+        self.meta.lane.set(lane)
     }
 }
 

@@ -24,7 +24,7 @@ mod query;
 mod removed;
 
 pub use access::{AccessConflict, SystemAccess};
-pub use commands::{CommandQueue, CommandReport, Commands, EntityCommands, SkippedCommand};
+pub use commands::{CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand};
 pub use events::{EventReader, EventWriter};
 pub(crate) use function::AnySystem;
 pub use function::{

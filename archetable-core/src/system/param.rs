@@ -9,7 +9,7 @@ use std::ops::{Deref, DerefMut};
 use crate::change::{RunTicks, Tick};
 use crate::resource::{Resource, ResourceId};
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
-use crate::system::commands::CommandReport;
+use crate::system::commands::{CommandReport, EntityLane};
 use crate::world::World;
 
 /// A system's name and what its parameters touch.
@@ -19,11 +19,34 @@ pub struct SystemMeta {
     access: SystemAccess,
     /// The system's previous run and its current (or latest) one.
     ticks: RunTicks,
+    /// Whether a parameter reserves entity handles (`Commands`).
+    reserves_entities: bool,
+    /// The reservation lane the executor gave the current run, if any.
+    pub(crate) lane: EntityLane,
 }
 
 impl SystemMeta {
     pub(crate) fn new(name: Cow<'static, str>) -> Self {
-        SystemMeta { name, access: SystemAccess::default(), ticks: RunTicks::ZERO }
+        SystemMeta {
+            name,
+            access: SystemAccess::default(),
+            ticks: RunTicks::ZERO,
+            reserves_entities: false,
+            lane: EntityLane::default(),
+        }
+    }
+
+    /// Whether a parameter reserves entity handles while the system runs.
+    pub(crate) fn reserves_entities(&self) -> bool {
+        self.reserves_entities
+    }
+
+    /// Records that a parameter reserves entity handles while the system
+    /// runs (as [`Commands::spawn`](crate::Commands::spawn) does), so that
+    /// the schedule hands those out in a fixed order when such systems run
+    /// at the same time.
+    pub(crate) fn set_reserves_entities(&mut self) {
+        self.reserves_entities = true;
     }
 
     /// The system's previous run and its current one: what change

@@ -397,3 +397,52 @@ fn derived_query_declared_by_a_macro() {
     let got: Vec<(Entity, f32)> = world.query::<MacroMass<'_>>().map(|q| (q.entity, q.mass.0)).collect();
     assert_eq!(got, [(a, 3.0)]);
 }
+
+/// A public query over this file's private components: its impl must not
+/// expose them (the derive once named them in the impl's associated types,
+/// error E0446).
+#[derive(Query)]
+pub struct PublicMover<'w> {
+    id: Entity,
+    pos: &'w mut Position,
+    vel: &'w Velocity,
+    mass: Option<&'w Mass>,
+}
+
+/// The read-only counterpart of [`PublicMover`].
+#[derive(Query)]
+pub struct PublicView<'w>(Entity, &'w Position, Option<&'w Mass>);
+
+#[test]
+fn derived_public_query_over_private_components() {
+    let mut world = World::new();
+    let a = world.spawn((Position { x: 1.0, y: 2.0 }, Velocity { x: 10.0, y: 20.0 }, Mass(4.0)));
+    let b = world.spawn((Position { x: -1.0, y: 0.5 }, Velocity { x: 0.25, y: -4.0 }));
+    let c = world.spawn((Position { x: 7.0, y: 7.0 }, Mass(9.0)));
+
+    let mut moved = BTreeMap::new();
+    for m in world.query_mut::<PublicMover<'_>>() {
+        let scale = m.mass.map_or(1.0, |mass| 1.0 / mass.0);
+        m.pos.x += m.vel.x * scale;
+        m.pos.y += m.vel.y * scale;
+        moved.insert(m.id, (m.pos.x, m.pos.y));
+    }
+    assert_eq!(moved, BTreeMap::from([(a, (3.5, 7.0)), (b, (-0.75, -3.5))]));
+
+    let mut seen: Vec<(Entity, Position, Option<Mass>)> =
+        world.query::<PublicView<'_>>().map(|PublicView(e, pos, mass)| (e, *pos, mass.copied())).collect();
+    seen.sort_by_key(|&(e, ..)| [a, b, c].iter().position(|&x| x == e));
+    assert_eq!(
+        seen,
+        [
+            (a, Position { x: 3.5, y: 7.0 }, Some(Mass(4.0))),
+            (b, Position { x: -0.75, y: -3.5 }, None),
+            (c, Position { x: 7.0, y: 7.0 }, Some(Mass(9.0))),
+        ]
+    );
+
+    let mut state = QueryState::<PublicView<'_>, Without<Velocity>>::new(&mut world);
+    let PublicView(e, pos, mass) = state.get(&world, c).unwrap();
+    assert_eq!((e, *pos, mass.copied()), (c, Position { x: 7.0, y: 7.0 }, Some(Mass(9.0))));
+    assert!(state.get(&world, a).is_err());
+}

@@ -1,6 +1,11 @@
 //! `#[derive(Query)]`: a struct of borrowed components is both the query and
 //! the item it yields. The impl delegates to the tuple of its fields' query
 //! types, so it behaves exactly like the equivalent tuple query.
+//!
+//! The impl's `Fetch`, `State` and `Cache` are not the tuple's types but
+//! newtypes around them, declared with the struct's own visibility: a `pub`
+//! struct may name components less visible than itself, and those must not
+//! appear in the associated types of its public impl (E0446).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -8,6 +13,7 @@ use syn::{Data, DeriveInput, Error, GenericArgument, GenericParam, Index, Member
 
 pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     let name = &input.ident;
+    let vis = &input.vis;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new_spanned(
             name,
@@ -69,20 +75,56 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         const _: () = {
             type __Inner = #inner;
 
+            // The tuple query's fetch, state and cache, wrapped in types as
+            // visible as the struct (see the module documentation).
+            #[doc(hidden)]
+            #[repr(transparent)]
+            #vis struct __ArchetableFetch<'__ecs_w>(<__Inner as #engine::QueryData>::Fetch<'__ecs_w>);
+
+            #[doc(hidden)]
+            #[repr(transparent)]
+            #vis struct __ArchetableState(<__Inner as #engine::QueryData>::State);
+
+            #[doc(hidden)]
+            #[repr(transparent)]
+            #vis struct __ArchetableCache(<__Inner as #engine::QueryData>::Cache);
+
+            #[automatically_derived]
+            impl ::core::clone::Clone for __ArchetableState {
+                #[inline]
+                fn clone(&self) -> Self {
+                    __ArchetableState(::core::clone::Clone::clone(&self.0))
+                }
+            }
+
+            #[automatically_derived]
+            impl ::core::clone::Clone for __ArchetableCache {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+
+            #[automatically_derived]
+            impl ::core::marker::Copy for __ArchetableCache {}
+
             #[automatically_derived]
             #[allow(unsafe_code)]
             unsafe impl #impl_generics #engine::QueryData for #self_ty {
                 type Item<'__ecs_w> = #item;
-                type Fetch<'__ecs_w> = <__Inner as #engine::QueryData>::Fetch<'__ecs_w>;
-                type State = <__Inner as #engine::QueryData>::State;
-                type Cache = <__Inner as #engine::QueryData>::Cache;
+                type Fetch<'__ecs_w> = __ArchetableFetch<'__ecs_w>;
+                type State = __ArchetableState;
+                type Cache = __ArchetableCache;
 
                 fn init_state(components: &mut #engine::storage::Components) -> Self::State {
-                    <__Inner as #engine::QueryData>::init_state(components)
+                    __ArchetableState(<__Inner as #engine::QueryData>::init_state(components))
                 }
 
                 fn get_state(components: &#engine::storage::Components) -> ::core::option::Option<Self::State> {
-                    <__Inner as #engine::QueryData>::get_state(components)
+                    match <__Inner as #engine::QueryData>::get_state(components) {
+                        ::core::option::Option::Some(state) => ::core::option::Option::Some(__ArchetableState(state)),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    }
                 }
 
                 fn update_access(
@@ -90,11 +132,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     components: &#engine::storage::Components,
                     access: &mut #engine::query::Access,
                 ) {
-                    <__Inner as #engine::QueryData>::update_access(state, components, access)
+                    <__Inner as #engine::QueryData>::update_access(&state.0, components, access)
                 }
 
                 fn condition(state: &Self::State) -> #engine::query::ArchetypeCondition {
-                    <__Inner as #engine::QueryData>::condition(state)
+                    <__Inner as #engine::QueryData>::condition(&state.0)
                 }
 
                 #[inline]
@@ -102,11 +144,14 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     state: &Self::State,
                     archetype: &#engine::storage::Archetype,
                 ) -> ::core::option::Option<Self::Cache> {
-                    <__Inner as #engine::QueryData>::match_archetype(state, archetype)
+                    match <__Inner as #engine::QueryData>::match_archetype(&state.0, archetype) {
+                        ::core::option::Option::Some(cache) => ::core::option::Option::Some(__ArchetableCache(cache)),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    }
                 }
 
                 fn dangling_fetch<'__ecs_w>() -> Self::Fetch<'__ecs_w> {
-                    <__Inner as #engine::QueryData>::dangling_fetch()
+                    __ArchetableFetch(<__Inner as #engine::QueryData>::dangling_fetch())
                 }
 
                 #[inline]
@@ -116,12 +161,17 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     archetype: &'__ecs_w #engine::storage::Archetype,
                     ticks: #engine::RunTicks,
                 ) -> Self::Fetch<'__ecs_w> {
-                    unsafe { <__Inner as #engine::QueryData>::init_fetch(state, cache, archetype, ticks) }
+                    // SAFETY: the caller's promise, for the tuple's own state
+                    // and cache.
+                    __ArchetableFetch(unsafe {
+                        <__Inner as #engine::QueryData>::init_fetch(&state.0, cache.0, archetype, ticks)
+                    })
                 }
 
                 #[inline(always)]
                 unsafe fn fetch<'__ecs_w>(fetch: &mut Self::Fetch<'__ecs_w>, row: usize) -> Self::Item<'__ecs_w> {
-                    let (#(#bindings,)*) = unsafe { <__Inner as #engine::QueryData>::fetch(fetch, row) };
+                    // SAFETY: the caller's promise, for the tuple's own fetch.
+                    let (#(#bindings,)*) = unsafe { <__Inner as #engine::QueryData>::fetch(&mut fetch.0, row) };
                     #name { #(#members: #bindings,)* }
                 }
             }

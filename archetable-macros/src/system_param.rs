@@ -1,6 +1,11 @@
 //! `#[derive(SystemParam)]`: a struct whose fields are system parameters is
 //! one too, so systems can take a group of parameters as one argument. Its
 //! two lifetime parameters are the world's and the state's, in that order.
+//!
+//! The impl's `State` is a tuple struct of the fields' states declared with
+//! the struct's own visibility, not a plain tuple: a `pub` struct may name
+//! types less visible than itself, and those must not appear in the
+//! associated types of its public impl (E0446).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -39,6 +44,7 @@ fn relifetime(ty: &Type, world: &Lifetime, state: &Lifetime, new_world: &str, ne
 
 pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     let name = &input.ident;
+    let vis = &input.vis;
     let fields = match &input.data {
         Data::Struct(data) => &data.fields,
         _ => {
@@ -93,20 +99,25 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
 
     Ok(quote! {
         const _: () = {
+            // The fields' states, in a type as visible as the struct (see
+            // the module documentation).
+            #[doc(hidden)]
+            #vis struct __ArchetableState(#(<#statics as #param>::State,)*);
+
             // SAFETY: every field records its own access in `init_state`, and
             // `get_param` builds each field through that field's own
             // `get_param`, so the struct borrows exactly what its fields do.
             #[automatically_derived]
             #[allow(unsafe_code)]
             unsafe impl<#world_lt, #state_lt> #param for #name<#world_lt, #state_lt> {
-                type State = (#(<#statics as #param>::State,)*);
+                type State = __ArchetableState;
                 type Item<'__ecs_w, '__ecs_s> = #name<'__ecs_w, '__ecs_s>;
 
                 fn init_state(
                     world: &mut #engine::World,
                     meta: &mut #engine::system::SystemMeta,
                 ) -> ::core::result::Result<Self::State, #engine::system::AccessConflict> {
-                    ::core::result::Result::Ok((#(<#statics as #param>::init_state(world, meta)?,)*))
+                    ::core::result::Result::Ok(__ArchetableState(#(<#statics as #param>::init_state(world, meta)?,)*))
                 }
 
                 #[allow(clippy::unused_unit, unused_variables)]
@@ -115,7 +126,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     world: &'__ecs_w #engine::World,
                     meta: &'__ecs_s #engine::system::SystemMeta,
                 ) -> Self::Item<'__ecs_w, '__ecs_s> {
-                    let (#(#bindings,)*) = state;
+                    let __ArchetableState(#(#bindings,)*) = state;
                     // SAFETY (each field): the caller's promise for the
                     // struct covers every field's access.
                     #construct

@@ -53,6 +53,22 @@ struct Ids {
     id: ::archetable::Entity,
 }
 
+struct Counted(usize);
+
+/// A public parameter over this file's private types.
+#[derive(::archetable::SystemParam)]
+pub struct Reads<'w, 's> {
+    read: ::archetable::Query<'w, 's, Read<'static>>,
+    counted: ::archetable::ResMut<'w, Counted>,
+    runs: ::archetable::Local<'s, usize>,
+}
+
+fn count_marked(mut reads: Reads) {
+    *reads.runs += 1;
+    let marked = ::core::iter::Iterator::count(::core::iter::Iterator::filter(reads.read.iter(), |r| r.1.is_some()));
+    reads.counted.0 = marked * 10 + *reads.runs;
+}
+
 fn main() {
     let mut world = ::archetable::World::new();
     let a = world.spawn(Unit(Mover { pos: Position(0.0), vel: Velocity { dx: 1.0 } }, Team::Red));
@@ -79,4 +95,11 @@ fn main() {
         ::std::assert_eq!(ids.id, b);
     }
     ::std::assert_eq!(world.get::<Position>(a).map(|p| p.0), ::core::option::Option::Some(1.0));
+
+    world.insert_resource(Counted(0));
+    let mut schedule = ::archetable::Schedule::new();
+    schedule.add_system(count_marked);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    ::std::assert_eq!(world.resource::<Counted>().0, 12);
 }

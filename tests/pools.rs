@@ -421,8 +421,8 @@ fn a_panicking_reset_drops_that_value_and_keeps_the_world_consistent() {
     assert_eq!(world.pool_len::<Trail>(), 2, "the other component of the bundle is pooled");
     world.check_invariants().unwrap();
 
-    // Clear: rows 4, 3, .. 0 enter the pool in that order; #4 and #3 are
-    // reset and kept, #2 panics and is dropped with the ones not reset yet.
+    // Clear: rows 4, 3, .. 0 enter the pool in that order; #2's reset
+    // panics and it is dropped, the others are reset and kept.
     world.trim_pools();
     assert_eq!(log.dropped(), [0, 1, 2, 3, 4]);
     let ids: Vec<u32> = (10..15).collect();
@@ -432,14 +432,76 @@ fn a_panicking_reset_drops_that_value_and_keeps_the_world_consistent() {
     let resets = log.resets();
     assert!(quiet(|| world.clear()).is_err());
     assert!(world.is_empty());
-    assert_eq!(world.pool_len::<Counted>(), 2);
-    assert_eq!(log.resets() - resets, 3);
-    assert_eq!(log.dropped(), [0, 1, 2, 3, 4, 10, 11, 12]);
+    assert_eq!(world.pool_len::<Counted>(), 4);
+    assert_eq!(log.resets() - resets, 5);
+    assert_eq!(log.dropped(), [0, 1, 2, 3, 4, 12]);
     world.check_invariants().unwrap();
+    // #10, the last in, took #12's place and was reset after it.
+    world.spawn_pooled::<Counted>(|c| assert_eq!(c.id, 11));
+    world.spawn_pooled::<Counted>(|c| assert_eq!(c.id, 10));
     world.spawn_pooled::<Counted>(|c| assert_eq!(c.id, 13));
     world.spawn_pooled::<Counted>(|c| assert_eq!(c.id, 14));
     drop(world);
     assert_eq!(log.dropped(), [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]);
+}
+
+/// A second pooled type with the same logging, for entities and tables
+/// with two pooled columns.
+#[derive(Component, Default)]
+#[component(pooled)]
+struct Second(Counted);
+
+impl Reset for Second {
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
+#[test]
+fn any_number_of_panicking_resets_unwind_once_and_lose_nothing() {
+    let log = Log::new();
+    let mut world = World::new();
+
+    // One entity with two pooled components whose resets both panic: the
+    // first panic goes on, both values are dropped, once.
+    let bad = world.spawn((log.exploding(0), Second(log.exploding(1))));
+    let good = world.spawn((log.counted(2), Second(log.counted(3))));
+    let payload = quiet(|| world.despawn(bad)).unwrap_err();
+    assert_eq!(panic_text(payload), "reset of #0 panics");
+    assert!(!world.contains(bad) && world.contains(good));
+    assert_eq!(log.dropped(), [0, 1]);
+    assert_eq!((world.pool_len::<Counted>(), world.pool_len::<Second>()), (0, 0));
+    world.check_invariants().unwrap();
+
+    // Clear with panicking resets in three tables and in both pooled
+    // types: every value is pooled or dropped exactly once.
+    world.spawn(log.exploding(4));
+    world.spawn(log.counted(5));
+    world.spawn((Particle { life: 1.0 }, log.exploding(6)));
+    world.spawn((Particle { life: 1.0 }, Second(log.exploding(7))));
+    world.spawn((Particle { life: 1.0 }, Second(log.exploding(8))));
+    let payload = quiet(|| world.clear()).unwrap_err();
+    assert!(panic_text(payload).starts_with("reset of #"));
+    assert!(world.is_empty());
+    assert_eq!(log.dropped(), [0, 1, 4, 6, 7, 8]);
+    assert_eq!((world.pool_len::<Counted>(), world.pool_len::<Second>()), (2, 1));
+    world.check_invariants().unwrap();
+
+    // Overwriting two pooled components at once, both resets panicking.
+    let e = world.spawn((log.exploding(9), Second(log.exploding(10))));
+    let payload = quiet(|| world.insert(e, (log.counted(11), Second(log.counted(12))))).unwrap_err();
+    assert_eq!(panic_text(payload), "reset of #9 panics");
+    assert_eq!(world.get::<Counted>(e).map(|c| c.id), Some(11));
+    assert_eq!(world.get::<Second>(e).map(|c| c.0.id), Some(12));
+    assert_eq!(log.dropped(), [0, 1, 4, 6, 7, 8, 9, 10]);
+    world.check_invariants().unwrap();
+
+    drop(world);
+    assert_eq!(log.dropped(), (0..=12).collect::<Vec<_>>());
 }
 
 #[test]

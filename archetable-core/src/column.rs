@@ -3,8 +3,9 @@
 //! `unsafe` code; everything above it works through the methods here.
 
 use std::alloc::{self, Layout};
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 use crate::change::{ComponentTicks, Tick, TickCell};
@@ -495,22 +496,50 @@ impl Drop for Column {
     }
 }
 
-/// Calls `f` on every item; if a call panics, the remaining items are still
-/// visited while the panic unwinds (a second panic aborts, as for any panic
-/// during unwinding). Used to run component destructors so that one
-/// panicking destructor does not leak the values after it.
-pub(crate) fn for_each_unwinding<I: Iterator>(items: I, f: impl FnMut(I::Item)) {
-    struct Rest<I: Iterator, F: FnMut(I::Item)>(I, F);
-    impl<I: Iterator, F: FnMut(I::Item)> Drop for Rest<I, F> {
-        fn drop(&mut self) {
-            for item in self.0.by_ref() {
-                (self.1)(item);
-            }
+/// Calls `f` on every item; if calls panic, the remaining items are still
+/// visited, and the first panic goes on once all are (see [`Panics`]). Used
+/// to run component destructors and resets, so that panicking ones neither
+/// leak the values after them nor abort the process.
+pub(crate) fn for_each_unwinding<I: Iterator>(items: I, mut f: impl FnMut(I::Item)) {
+    let mut panics = Panics::default();
+    for item in items {
+        panics.run(|| f(item));
+    }
+    panics.finish();
+}
+
+/// Collects the panics of user code (destructors, resets) that the engine
+/// runs one after another: each is caught, so a second one never starts
+/// while the first unwinds (which would abort), and the first is resumed
+/// once the work is done.
+#[derive(Default)]
+pub(crate) struct Panics(Option<Box<dyn Any + Send>>);
+
+impl Panics {
+    /// Runs `f`, keeping its panic if it is the first.
+    #[inline]
+    pub fn run(&mut self, f: impl FnOnce()) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+            self.keep(payload);
         }
     }
-    let mut rest = Rest(items, f);
-    for item in rest.0.by_ref() {
-        (rest.1)(item);
+
+    /// Keeps `payload` if no panic is kept yet (a later one is dropped).
+    pub fn keep(&mut self, payload: Box<dyn Any + Send>) {
+        if self.0.is_none() {
+            self.0 = Some(payload);
+        }
+    }
+
+    /// Resumes the first panic, if any. While the thread already unwinds
+    /// from another panic (this runs in a drop guard), the kept one is
+    /// dropped instead: a second unwinding would abort.
+    pub fn finish(self) {
+        if let Some(payload) = self.0 {
+            if !std::thread::panicking() {
+                resume_unwind(payload);
+            }
+        }
     }
 }
 

@@ -15,10 +15,11 @@ use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::bundle::{Bundle, BundleInfo};
 use crate::change::Tick;
-use crate::column::{for_each_unwinding, Column};
+use crate::column::{for_each_unwinding, Column, Panics};
 use crate::component::{Component, ComponentId, ComponentInfo, Components};
 
 /// How many values a type's pool keeps unless
@@ -438,74 +439,80 @@ impl Pools {
     }
 
     /// Resets the value [`Pools::accept`] last moved into `info`'s pool. If
-    /// the reset panics, the value leaves the pool and is dropped.
+    /// the reset panics, the value leaves the pool and is dropped, and the
+    /// panic goes on (unless the thread already unwinds from another).
     #[inline]
     pub fn reset_last(&mut self, info: &ComponentInfo) {
         let pool = self.pool_mut(info);
         let Some(last) = pool.values.len().checked_sub(1) else { return };
-        struct PopOnPanic<'a>(&'a mut Column);
-        impl Drop for PopOnPanic<'_> {
-            fn drop(&mut self) {
-                let last = self.0.len() - 1;
-                // SAFETY: `last` is in bounds; the value moved past the end
-                // is dropped once, right after.
-                unsafe {
-                    self.0.swap_remove_to_end(last);
-                    self.0.drop_past_end();
-                }
-            }
-        }
         let reset = pool.reset;
-        let guard = PopOnPanic(&mut pool.values);
-        // SAFETY: an in-bounds, valid value of the pool's type, borrowed by
-        // nothing else.
-        unsafe { reset(guard.0.ptr_at(last)) };
-        std::mem::forget(guard);
+        // SAFETY: `last` is in bounds.
+        let value = unsafe { pool.values.ptr_at(last) };
+        // SAFETY: a valid value of the pool's type, borrowed by nothing else.
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { reset(value) })) {
+            let mut panics = Panics::default();
+            panics.keep(payload);
+            // SAFETY: `last` is in bounds; the value moved past the end is
+            // dropped once, right after.
+            unsafe { pool.values.swap_remove_to_end(last) };
+            let values = &mut pool.values;
+            // SAFETY: as above.
+            panics.run(|| unsafe { values.drop_past_end() });
+            panics.finish();
+        }
     }
 
     /// Moves every value of `column` (of the pooled type `info` describes)
     /// into the pool, resetting each, and drops those over the cap. The
-    /// column is empty before any reset or destructor runs, and ends empty
-    /// even if one panics; a value whose reset panics is dropped, as are
-    /// the ones not reset yet.
+    /// column ends empty, and every value is pooled or dropped exactly
+    /// once, even if resets or destructors panic: a value whose reset
+    /// panics is dropped, and the first panic goes on at the end.
     pub fn absorb(&mut self, info: &ComponentInfo, column: &mut Column) {
-        /// Values of the pool from `clean` on are not reset yet; the rest of
-        /// the column is over the cap. Dropping the guard drops both.
-        struct Absorb<'a> {
-            pool: &'a mut Pool,
-            column: &'a mut Column,
-            clean: usize,
-        }
-        impl Drop for Absorb<'_> {
-            fn drop(&mut self) {
-                self.pool.truncate(self.clean);
-                self.column.clear();
-            }
-        }
         let pool = self.pool_mut(info);
         let clean = pool.values.len();
-        let mut guard = Absorb { pool, column, clean };
-        let moved = guard.column.len().min(guard.pool.cap.saturating_sub(clean));
-        guard.pool.values.reserve(moved);
+        let moved = column.len().min(pool.cap.saturating_sub(clean));
+        let values = &mut pool.values;
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| values.reserve(moved))) {
+            // Growing the pool failed: the column still ends empty.
+            column.clear();
+            resume_unwind(payload);
+        }
         for _ in 0..moved {
-            let last = guard.column.len() - 1;
+            let last = column.len() - 1;
             // SAFETY: the columns store the same type (the pool's and the
             // column's are `info`'s), `last` is in bounds, and the value is
             // moved: copied into the pool, then forgotten by the column.
             // Room was reserved, so nothing panics in between.
             unsafe {
-                guard.pool.values.push(guard.column.ptr_at(last), Tick::default());
-                guard.column.swap_remove_forget(last);
+                pool.values.push(column.ptr_at(last), Tick::default());
+                column.swap_remove_forget(last);
             }
         }
-        let reset = guard.pool.reset;
-        while guard.clean < guard.pool.values.len() {
-            // SAFETY: an in-bounds, valid value of the pool's type; if the
-            // reset panics, the guard drops it (it is at `clean`).
-            unsafe { reset(guard.pool.values.ptr_at(guard.clean)) };
-            guard.clean += 1;
+        let mut panics = Panics::default();
+        // The values over the cap.
+        panics.run(|| column.clear());
+        let reset = pool.reset;
+        let mut row = clean;
+        while row < pool.values.len() {
+            // SAFETY: `row` is in bounds.
+            let value = unsafe { pool.values.ptr_at(row) };
+            // SAFETY: a valid value of the pool's type, not reset yet,
+            // borrowed by nothing else.
+            match catch_unwind(AssertUnwindSafe(|| unsafe { reset(value) })) {
+                Ok(()) => row += 1,
+                Err(payload) => {
+                    panics.keep(payload);
+                    // SAFETY: `row` is in bounds; the value moved past the
+                    // end is dropped once, right after. The last value,
+                    // not reset yet, takes its place and is reset next.
+                    unsafe { pool.values.swap_remove_to_end(row) };
+                    let values = &mut pool.values;
+                    // SAFETY: as above.
+                    panics.run(|| unsafe { values.drop_past_end() });
+                }
+            }
         }
-        // The guard drops the values over the cap, left in the column.
+        panics.finish();
     }
 
     /// Disposes of every component of `bundle`, as [`Pools::release`]
@@ -595,24 +602,30 @@ impl<'a, B: Bundle> ReleaseFields<'a, B> {
         ReleaseFields { bundle, ids, only, components, pools, done: 0 }
     }
 
+    /// Releases the fields not handled yet. Panicking resets or
+    /// destructors do not stop the others; the first panic goes on once
+    /// every field is handled.
     pub fn release_remaining(&mut self) {
         let (ids, only, components, pools, done) =
             (self.ids, self.only, self.components, &mut *self.pools, &mut self.done);
         let mut field = 0;
+        let mut panics = Panics::default();
         // SAFETY: the fields selected are valid and owned by this guard
         // (`new`'s contract); `done` moves past each field before it is
-        // released, so each is released at most once even if one panics.
+        // released, so each is released at most once.
         unsafe {
             B::get_components(self.bundle, &mut |ptr| {
                 if field == *done {
                     *done += 1;
                     if only.is_none_or(|only| only[field]) {
-                        pools.release(components.info(ids[field]), ptr);
+                        let info = components.info(ids[field]);
+                        panics.run(|| pools.release(info, ptr));
                     }
                 }
                 field += 1;
             });
         }
+        panics.finish();
     }
 }
 

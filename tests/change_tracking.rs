@@ -378,3 +378,37 @@ fn pooled_tracked_values_are_added_and_removed_like_any_other() {
     assert_eq!(*log.lock().unwrap(), [("add", a), ("remove", a), ("add", b)]);
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn removed_components_records_from_add_system_not_from_the_first_run() {
+    // A type no other test reads removals of: recording of it starts when
+    // the system below is added.
+    #[derive(Component, Debug, PartialEq)]
+    struct Fuse(u32);
+    #[derive(Default)]
+    struct Burnt(Vec<Entity>);
+
+    let mut world = World::new();
+    world.init_resource::<Burnt>();
+    let before = world.spawn(Fuse(0));
+    world.despawn(before).unwrap();
+    let [a, b, c] = [1, 2, 3].map(|i| world.spawn(Fuse(i)));
+
+    let mut schedule = Schedule::new();
+    schedule.add_system(|mut removed: RemovedComponents<Fuse>, mut burnt: ResMut<Burnt>| {
+        burnt.0.extend(removed.read());
+    });
+    // Between add_system and the first run: a despawn, a remove, a clear
+    // of a second world that saw the type, and a removal in this one.
+    world.despawn(a).unwrap();
+    assert_eq!(world.remove::<Fuse>(b).unwrap(), Fuse(2));
+    let mut other = World::new();
+    let o = other.spawn(Fuse(9));
+    other.clear();
+    assert_eq!(other.removed::<Fuse>().collect::<Vec<_>>(), [o]);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Burnt>().0, [a, b], "the despawn before add_system is not recorded");
+    world.despawn(c).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Burnt>().0, [a, b, c]);
+}

@@ -172,6 +172,12 @@ impl Components {
         self.by_type.get(&TypeId::of::<T>()).copied()
     }
 
+    /// The id of the component type `type_id`, if this world has seen it.
+    #[inline]
+    pub(crate) fn id_of_type(&self, type_id: TypeId) -> Option<ComponentId> {
+        self.by_type.get(&type_id).copied()
+    }
+
     /// The metadata of a registered component.
     ///
     /// # Panics

@@ -3,12 +3,35 @@
 //!
 //! Recording is per component type and starts when the first reader of the
 //! type appears, so a world without readers pays one flag test per despawn
-//! or removal. Like events, a record lives for two frames
-//! ([`World::update_events`](crate::World::update_events)): a reader that
-//! runs every frame sees each removal exactly once.
+//! or removal. A reader appears when a system taking
+//! `RemovedComponents<T>` is added to a schedule, before the schedule has
+//! met any world: from then on every world of the process records removals
+//! of `T` (the list of wanted types is process-wide, and each world catches
+//! up with it before its next removal). Like events, a record lives for two
+//! frames ([`World::update_events`](crate::World::update_events)): a reader
+//! that runs every frame sees each removal exactly once.
 
-use crate::component::ComponentId;
+use std::any::TypeId;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
+
+/// The component types whose removals some system reads, in any schedule.
+static WANTED: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
+/// `WANTED`'s length, read without the lock on every removal.
+static WANTED_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Asks every world to record removals of the component type `type_id`
+/// from its next removal on.
+pub(crate) fn want(type_id: TypeId) {
+    let mut wanted = WANTED.lock().unwrap_or_else(PoisonError::into_inner);
+    if !wanted.contains(&type_id) {
+        wanted.push(type_id);
+        WANTED_LEN.store(wanted.len(), Ordering::Release);
+    }
+}
 
 /// The removals of one component type: this frame's and last frame's.
 #[derive(Debug, Default)]
@@ -58,9 +81,33 @@ pub(crate) struct Removals {
     logs: Vec<Option<RemovalLog>>,
     /// Whether any type is recorded: the one test on the despawn path.
     any: bool,
+    /// How many wanted types (`WANTED`) and how many registered components
+    /// the tracked set reflects.
+    synced: (usize, usize),
 }
 
 impl Removals {
+    /// Starts recording the types that readers want (see [`want`]) and
+    /// that this world has registered, if either list grew.
+    #[inline]
+    pub fn sync(&mut self, components: &Components) {
+        if self.synced != (WANTED_LEN.load(Ordering::Acquire), components.len()) {
+            self.sync_slow(components);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sync_slow(&mut self, components: &Components) {
+        let wanted = WANTED.lock().unwrap_or_else(PoisonError::into_inner);
+        for &type_id in wanted.iter() {
+            if let Some(id) = components.id_of_type(type_id) {
+                self.track(id);
+            }
+        }
+        self.synced = (wanted.len(), components.len());
+    }
+
     /// Starts recording removals of `id`.
     pub fn track(&mut self, id: ComponentId) {
         if self.logs.len() <= id.index() {

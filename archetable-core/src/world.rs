@@ -216,6 +216,7 @@ impl World {
         let info = self.bundles.register::<B>(&mut self.components);
         let taken =
             structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)?;
+        self.removals.sync(&self.components);
         if self.removals.any() {
             self.removals.record(info.components(), entity);
         }
@@ -237,6 +238,7 @@ impl World {
     pub(crate) fn despawn_unhooked(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         let location = self.entities.free(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        self.removals.sync(&self.components);
         let archetype = self.archetypes.get_mut(location.archetype);
         if self.removals.any() {
             self.removals.record(archetype.components(), entity);
@@ -403,6 +405,7 @@ impl World {
     /// [`World::clear`] without running hooks.
     pub(crate) fn clear_unhooked(&mut self) {
         self.flush();
+        self.removals.sync(&self.components);
         if self.removals.any() {
             for archetype in self.archetypes.as_slice() {
                 self.removals.record_all(archetype.components(), archetype.entities());

@@ -13,7 +13,9 @@ use crate::world::World;
 /// The entities that lost a `T`, by `remove`, `despawn` or `World::clear`,
 /// since this system last read them: each removal is seen once. Works for
 /// every component type, tracked or not. Recording starts when the system
-/// is added; a removal stays readable for two frames, so a system that runs
+/// is added to a schedule, before the schedule first runs: from then on
+/// every world records removals of `T` (one push per removal, kept two
+/// frames). A removal stays readable for two frames, so a system that runs
 /// every frame (or every other) misses none.
 ///
 /// ```
@@ -75,6 +77,7 @@ unsafe impl<T: Component> SystemParam for RemovedComponents<'_, '_, T> {
     type Item<'w, 's> = RemovedComponents<'w, 's, T>;
 
     fn init_state(world: &mut World, _: &mut SystemMeta) -> Result<Self::State, AccessConflict> {
+        crate::removed::want(std::any::TypeId::of::<T>());
         Ok((world.track_removed::<T>(), 0))
     }
 

@@ -79,10 +79,7 @@ impl ComponentInfo {
             drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
-            pool: match T::POOL {
-                Some(fns) => Some(fns.erased()),
-                None => None,
-            },
+            pool: T::POOL.map(crate::pool::PoolFns::erased),
         }
     }
 

@@ -201,6 +201,9 @@ impl BundleInfo {
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,
     by_type: TypeIdMap<BundleId>,
+    /// The bundles assembled at run time (`EntityBuilder`), by their
+    /// components in order.
+    dynamic: hashbrown::HashMap<Box<[ComponentId]>, BundleId>,
 }
 
 impl Bundles {
@@ -222,6 +225,26 @@ impl Bundles {
     #[inline]
     pub fn get(&self, id: BundleId) -> &BundleInfo {
         &self.infos[id.index()]
+    }
+
+    /// The id of the run-time bundle of `ids` (distinct components, in
+    /// this order), registering it first if needed.
+    pub fn register_dynamic(&mut self, ids: &[ComponentId]) -> BundleId {
+        if let Some(&id) = self.dynamic.get(ids) {
+            return id;
+        }
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        assert!(sorted.windows(2).all(|w| w[0] != w[1]), "a run-time bundle holds a component twice");
+        let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
+        self.infos.push(BundleInfo {
+            id,
+            type_id: TypeId::of::<crate::builder::EntityBuilder>(),
+            components: ids.into(),
+            sorted: sorted.into_boxed_slice(),
+        });
+        self.dynamic.insert(ids.into(), id);
+        id
     }
 
     #[cold]

@@ -455,6 +455,28 @@ impl World {
         Ok(())
     }
 
+    /// [`World::insert_built`] with hooks registered: the hooks of
+    /// [`World::insert`] for the builder's components.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn insert_built_hooked(
+        &mut self,
+        entity: Entity,
+        builder: &mut crate::builder::EntityBuilder,
+    ) -> Result<(), EntityError> {
+        self.flush();
+        let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let bundle = self.register_built(builder);
+        let before = location.archetype;
+        self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+        // Hooks cannot move rows, so the entity is still where it was.
+        self.insert_built_unhooked(entity, builder)?;
+        self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+        self.finish_hooked();
+        Ok(())
+    }
+
     /// [`World::remove`] with hooks registered. Runs no hook if the entity
     /// lacks one of the components (the removal fails).
     #[cold]

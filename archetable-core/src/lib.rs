@@ -4,11 +4,11 @@
 //! derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `bundle`, `structural`, `pool`, `resource`), the query and system-parameter fetch
-//! modules (`query`, `system`), and the schedule's executor, which runs
-//! systems through a shared world once their accesses are proven disjoint;
-//! each of those opts in with `#[allow(unsafe_code)]`, and every block
-//! states why it holds.
+//! `builder`, `bundle`, `structural`, `pool`, `resource`), the query and
+//! system-parameter fetch modules (`query`, `system`), and the schedule's
+//! executor, which runs systems through a shared world once their accesses
+//! are proven disjoint; each of those opts in with `#[allow(unsafe_code)]`,
+//! and every block states why it holds.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -20,6 +20,8 @@ extern crate self as archetable_core;
 #[allow(unsafe_code)]
 mod archetype;
 mod bitset;
+#[allow(unsafe_code)]
+mod builder;
 #[allow(unsafe_code)]
 mod bundle;
 mod change;
@@ -52,6 +54,7 @@ mod world;
 #[cfg(test)]
 mod world_tests;
 
+pub use builder::EntityBuilder;
 pub use bundle::Bundle;
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::{Component, ComponentId};

@@ -7,9 +7,10 @@ use std::any::TypeId;
 use std::mem::ManuallyDrop;
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
-use crate::bundle::{Bundle, BundleInfo, ComponentReader, ComponentWriter};
+use crate::builder::EntityBuilder;
+use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, ComponentReader, ComponentWriter};
 use crate::change::Tick;
-use crate::column::Column;
+use crate::column::{Column, Panics};
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
@@ -259,4 +260,158 @@ fn record_move(
         entities.set_location(filler.index(), from);
     }
     entities.set_location(entity.index(), to);
+}
+
+/// Spawns the components of `builder` (which ends empty) and returns the
+/// new entity and the id of the builder's run-time bundle.
+pub(crate) fn spawn_built(
+    builder: &mut EntityBuilder,
+    bundles: &mut Bundles,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &mut Components,
+    tick: Tick,
+) -> (Entity, BundleId) {
+    let (ids, values) = builder.prepare(components);
+    let bundle = bundles.register_dynamic(ids);
+    let info = bundles.get(bundle);
+    // SAFETY: `values[i]` is the builder's valid value of component
+    // `ids[i]` (the bundle's order); the builder forgets them right after,
+    // so they are moved, not copied.
+    let entity = unsafe { spawn_raw(&values, info, archetypes, entities, components, tick) };
+    builder.forget_values();
+    builder.return_pointers(values);
+    (entity, bundle)
+}
+
+/// Inserts the components of `builder` (which ends empty) into the live
+/// `entity` at `location`; returns the id of the builder's run-time bundle.
+// As for `insert`: the world's parts travel separately.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn insert_built(
+    builder: &mut EntityBuilder,
+    bundles: &mut Bundles,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &mut Components,
+    entity: Entity,
+    location: EntityLocation,
+    tick: Tick,
+    pools: &mut Pools,
+) -> BundleId {
+    let (ids, values) = builder.prepare(components);
+    let bundle = bundles.register_dynamic(ids);
+    let info = bundles.get(bundle);
+    // The builder lets go of its values first: from here on each one is
+    // moved into a column, or released after a swap, exactly once, even if
+    // a release panics.
+    builder.forget_values();
+    // SAFETY: as in `spawn_built`.
+    unsafe { insert_raw(&values, info, archetypes, entities, components, entity, location, tick, pools) };
+    builder.return_pointers(values);
+    bundle
+}
+
+/// Spawns the values at `values` (one per component of the run-time bundle
+/// `info`, in its order) into the bundle's spawn archetype, moving them out,
+/// and returns the new entity.
+///
+/// # Safety
+/// `values[i]` points to a valid value of the type of
+/// `info.components()[i]`, which this call takes over: the caller never
+/// uses or drops it again.
+unsafe fn spawn_raw(
+    values: &[*mut u8],
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+    tick: Tick,
+) -> Entity {
+    debug_assert_eq!(values.len(), info.components().len());
+    let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
+    let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
+    let edge = edges.inserting(info.id());
+    // Grow first: once the row is started, nothing may panic.
+    archetype.reserve(1);
+    let row = Row(archetype.len() as u32);
+    let entity = entities.alloc(EntityLocation { archetype: target, row });
+    archetype.push_entity(entity);
+    let columns = archetype.columns_mut();
+    for (&value, &column) in values.iter().zip(edge.columns.iter()) {
+        // SAFETY: the edge maps the `i`-th bundle component to its column
+        // in the target, which stores that type; the value is valid and
+        // ours (caller); room was reserved, so the push does not grow.
+        unsafe { columns[column as usize].push(value, tick) };
+    }
+    entity
+}
+
+/// Inserts the values at `values` (one per component of the run-time bundle
+/// `info`, in its order) into the live `entity` at `location`, as
+/// [`insert`] does for a typed bundle: one move, then each value added or
+/// swapped with the old one, and the old values released (dropped, or
+/// reset and pooled) once the tables are consistent. The old values are
+/// released from `values`' memory, which the caller then treats as empty.
+///
+/// # Safety
+/// As for [`spawn_raw`].
+// As for `insert`: the world's parts travel separately.
+#[allow(clippy::too_many_arguments)]
+unsafe fn insert_raw(
+    values: &[*mut u8],
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+    entity: Entity,
+    location: EntityLocation,
+    tick: Tick,
+    pools: &mut Pools,
+) {
+    debug_assert_eq!(values.len(), info.components().len());
+    let source = location.archetype;
+    let target = archetypes.insert_edge(source, info, components);
+    let (columns, row, edge) = if target == source {
+        let (archetype, edges) = archetypes.table_and_edges(source, source);
+        (archetype.columns_mut(), location.row, edges.inserting(info.id()))
+    } else {
+        let (src, dst, edges) = archetypes.pair_mut(source, target);
+        let edge = edges.inserting(info.id());
+        // SAFETY: as in `insert`: the edge's map sends every source column
+        // to the target column of the same component; the columns it does
+        // not name are the bundle's new components, written below.
+        let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
+        record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
+        (dst.columns_mut(), row, edge)
+    };
+    let r = row.index();
+    let mut replaced = false;
+    for (i, &value) in values.iter().enumerate() {
+        let column = &mut columns[edge.columns[i] as usize];
+        // SAFETY: the column stores the `i`-th component's type, as the
+        // value does (caller). A new component's column ends at `r` (the
+        // moved row is its last) and an existing one holds a value at `r`:
+        // asserted first. A swap leaves the old value in `value`'s memory.
+        unsafe {
+            if edge.existed[i] {
+                assert!(r < column.len(), "overwritten component has no value");
+                column.swap_value(r, value, tick);
+                replaced = true;
+            } else {
+                assert_eq!(column.len(), r, "added component column out of step");
+                column.push(value, tick);
+            }
+        }
+    }
+    if replaced {
+        let mut panics = Panics::default();
+        for (i, &value) in values.iter().enumerate().filter(|&(i, _)| edge.existed[i]) {
+            let info = components.info(info.components()[i]);
+            // SAFETY: the old value, swapped out of its column, valid and
+            // owned by nobody else; released once.
+            panics.run(|| unsafe { pools.release(info, value) });
+        }
+        panics.finish();
+    }
 }

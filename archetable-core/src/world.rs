@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::builder::EntityBuilder;
 use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
@@ -135,6 +136,52 @@ impl World {
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
         structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
+    }
+
+    /// [`World::spawn_built`] without running hooks; returns the entity and
+    /// the id of the builder's run-time bundle.
+    pub(crate) fn spawn_built_unhooked(&mut self, builder: &mut EntityBuilder) -> (Entity, BundleId) {
+        self.flush();
+        let tick = self.change_tick();
+        structural::spawn_built(
+            builder,
+            &mut self.bundles,
+            &mut self.archetypes,
+            &mut self.entities,
+            &mut self.components,
+            tick,
+        )
+    }
+
+    /// The id of the run-time bundle of `builder`'s components.
+    pub(crate) fn register_built(&mut self, builder: &mut EntityBuilder) -> BundleId {
+        let (ids, values) = builder.prepare(&mut self.components);
+        let bundle = self.bundles.register_dynamic(ids);
+        builder.return_pointers(values);
+        bundle
+    }
+
+    /// [`World::insert_built`] without running hooks. On error the builder
+    /// keeps its values.
+    pub(crate) fn insert_built_unhooked(
+        &mut self,
+        entity: Entity,
+        builder: &mut EntityBuilder,
+    ) -> Result<BundleId, EntityError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let tick = self.change_tick();
+        Ok(structural::insert_built(
+            builder,
+            &mut self.bundles,
+            &mut self.archetypes,
+            &mut self.entities,
+            &mut self.components,
+            entity,
+            location,
+            tick,
+            &mut self.pools,
+        ))
     }
 
     /// Spawns one entity per bundle that `bundles` yields. The returned

@@ -1,0 +1,298 @@
+//! `EntityBuilder`: a bundle whose component types are chosen at run time
+//! (from a prefab file, a save, an editor), spawned or inserted in one table
+//! move like a tuple, with no box per component.
+//!
+//! ```text
+//!   builder.add(Position { .. }); builder.add(Hp(3));
+//!
+//!   data:    [ Position ......... | Hp .. | ]     one buffer, each value at an
+//!   entries: [ (Position, 0), (Hp, 16) ]          offset aligned for its type
+//!
+//!   world.spawn_built(&mut builder)  ->  one row in the (Position, Hp) table
+//! ```
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::ptr::NonNull;
+
+use crate::column::{drop_ptr, Panics};
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
+use crate::error::EntityError;
+use crate::world::World;
+
+/// A set of components assembled at run time, for
+/// [`World::spawn_built`](crate::World::spawn_built) and
+/// [`World::insert_built`](crate::World::insert_built): one table move and
+/// the hooks of a tuple bundle, whatever the number of components.
+///
+/// Adding a type the builder already holds replaces the value. Spawning
+/// empties the builder and keeps its memory for the next entity.
+///
+/// ```
+/// use archetable::prelude::*;
+/// use archetable::EntityBuilder;
+///
+/// #[derive(Component, Debug, PartialEq)] struct Position(f32, f32);
+/// #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+///
+/// let mut world = World::new();
+/// let mut builder = EntityBuilder::new();
+/// builder.add(Position(1.0, 2.0)).add(Hp(3));
+/// if true {
+///     builder.add(Hp(5)); // replaces Hp(3)
+/// }
+/// let e = world.spawn_built(&mut builder);
+/// assert!(builder.is_empty());
+/// assert_eq!(world.get::<Hp>(e), Some(&Hp(5)));
+/// assert_eq!(world.get::<Position>(e), Some(&Position(1.0, 2.0)));
+/// ```
+pub struct EntityBuilder {
+    /// The values, back to back, each at an offset aligned for its type.
+    /// Allocated with `capacity` bytes aligned to `align` (dangling while
+    /// `capacity` is zero).
+    data: NonNull<u8>,
+    capacity: usize,
+    align: usize,
+    /// Bytes in use.
+    len: usize,
+    entries: Vec<Entry>,
+    /// Scratch for spawning: the component ids in one world, and the
+    /// values' addresses, in the builder's order.
+    ids: Vec<ComponentId>,
+    pointers: Vec<*mut u8>,
+}
+
+/// One value in the builder.
+struct Entry {
+    type_id: TypeId,
+    offset: usize,
+    layout: Layout,
+    drop: Option<unsafe fn(*mut u8)>,
+    register: fn(&mut Components) -> ComponentId,
+}
+
+// SAFETY: the builder owns its values, which are `Component`s and so
+// `Send + Sync`; the buffer is not shared.
+unsafe impl Send for EntityBuilder {}
+// SAFETY: as above; `&EntityBuilder` gives no access to the values.
+unsafe impl Sync for EntityBuilder {}
+
+impl Default for EntityBuilder {
+    fn default() -> Self {
+        EntityBuilder::new()
+    }
+}
+
+impl EntityBuilder {
+    /// An empty builder; it allocates on the first non-zero-sized value.
+    pub fn new() -> Self {
+        EntityBuilder {
+            data: NonNull::dangling(),
+            capacity: 0,
+            align: 1,
+            len: 0,
+            entries: Vec::new(),
+            ids: Vec::new(),
+            pointers: Vec::new(),
+        }
+    }
+
+    /// Adds `value`, or replaces the builder's value of the same type.
+    pub fn add<T: Component>(&mut self, value: T) -> &mut Self {
+        if let Some(entry) = self.entries.iter().find(|e| e.type_id == TypeId::of::<T>()) {
+            let slot = self.ptr(entry).cast::<T>();
+            // SAFETY: the entry's value is a valid `T` owned by the builder;
+            // the new one takes its place before the old one is dropped, so
+            // a panicking destructor leaves a valid value behind.
+            drop(unsafe { slot.replace(value) });
+            return self;
+        }
+        let layout = Layout::new::<T>();
+        let offset = self.len.next_multiple_of(layout.align());
+        let end = offset.checked_add(layout.size()).expect("entity builder larger than the address space");
+        if end > self.capacity || layout.align() > self.align {
+            self.grow(end, layout.align());
+        }
+        let entry = Entry {
+            type_id: TypeId::of::<T>(),
+            offset,
+            layout,
+            drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
+            register: Components::register::<T>,
+        };
+        // SAFETY: `offset .. offset + size` lies in the buffer (grown above)
+        // and is aligned for `T` (the buffer's alignment is at least `T`'s,
+        // and `offset` a multiple of it); nothing lives there yet.
+        unsafe { self.ptr(&entry).cast::<T>().write(value) };
+        self.len = end;
+        self.entries.push(entry);
+        self
+    }
+
+    /// Whether the builder holds a `T`.
+    pub fn has<T: Component>(&self) -> bool {
+        self.entries.iter().any(|e| e.type_id == TypeId::of::<T>())
+    }
+
+    /// The builder's `T`, if it holds one.
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        let entry = self.entries.iter().find(|e| e.type_id == TypeId::of::<T>())?;
+        // SAFETY: the entry's value is a valid `T`, borrowed with `self`.
+        Some(unsafe { &*self.ptr(entry).cast::<T>() })
+    }
+
+    /// Number of components held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the builder holds no component.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Drops every value, keeping the memory.
+    pub fn clear(&mut self) {
+        let entries = std::mem::take(&mut self.entries);
+        self.len = 0;
+        let mut panics = Panics::default();
+        for entry in &entries {
+            if let Some(drop) = entry.drop {
+                let ptr = self.ptr(entry);
+                // SAFETY: each entry's value is valid and dropped once: the
+                // entries are already out of the builder.
+                panics.run(|| unsafe { drop(ptr) });
+            }
+        }
+        self.entries = entries;
+        self.entries.clear();
+        panics.finish();
+    }
+
+    /// The address of `entry`'s value.
+    fn ptr(&self, entry: &Entry) -> *mut u8 {
+        if entry.layout.size() == 0 {
+            // A dangling, aligned address: all a zero-sized value needs.
+            return entry.layout.align() as *mut u8;
+        }
+        // SAFETY: the entry's offset is within the allocation.
+        unsafe { self.data.as_ptr().add(entry.offset) }
+    }
+
+    /// Makes room for `needed` bytes aligned to at least `align`.
+    #[cold]
+    fn grow(&mut self, needed: usize, align: usize) {
+        let align = align.max(self.align);
+        let capacity = needed.max(self.capacity * 2).max(64);
+        let layout = Layout::from_size_align(capacity, align).expect("entity builder larger than the address space");
+        // SAFETY: `capacity` is at least 64, so the layout is not zero-sized.
+        let data = unsafe { alloc::alloc(layout) };
+        let Some(data) = NonNull::new(data) else { alloc::handle_alloc_error(layout) };
+        if self.capacity != 0 {
+            // SAFETY: both buffers hold at least `len` bytes and do not
+            // overlap; the old one was allocated with this layout. Offsets
+            // stay aligned: the new base is aligned at least as strictly.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.data.as_ptr(), data.as_ptr(), self.len);
+                alloc::dealloc(self.data.as_ptr(), Layout::from_size_align_unchecked(self.capacity, self.align));
+            }
+        }
+        self.data = data;
+        self.capacity = capacity;
+        self.align = align;
+    }
+
+    /// Registers each component type in `components`; returns their ids,
+    /// in the builder's order, and the values' addresses, in a vector the
+    /// caller hands back with [`EntityBuilder::return_pointers`].
+    pub(crate) fn prepare(&mut self, components: &mut Components) -> (&[ComponentId], Vec<*mut u8>) {
+        let mut pointers = std::mem::take(&mut self.pointers);
+        pointers.clear();
+        pointers.extend(self.entries.iter().map(|e| self.ptr(e)));
+        self.ids.clear();
+        self.ids.extend(self.entries.iter().map(|e| (e.register)(components)));
+        (&self.ids, pointers)
+    }
+
+    /// Takes back the vector [`EntityBuilder::prepare`] lent out, to reuse
+    /// its memory.
+    pub(crate) fn return_pointers(&mut self, pointers: Vec<*mut u8>) {
+        self.pointers = pointers;
+    }
+
+    /// Forgets every value without dropping it: the caller moved them out.
+    pub(crate) fn forget_values(&mut self) {
+        self.entries.clear();
+        self.len = 0;
+    }
+}
+
+impl Drop for EntityBuilder {
+    fn drop(&mut self) {
+        // Frees the buffer even if a value's destructor panics.
+        struct Free<'a>(&'a mut EntityBuilder);
+        impl Drop for Free<'_> {
+            fn drop(&mut self) {
+                let builder = &mut *self.0;
+                if builder.capacity != 0 {
+                    // SAFETY: allocated with exactly this layout.
+                    unsafe {
+                        alloc::dealloc(
+                            builder.data.as_ptr(),
+                            Layout::from_size_align_unchecked(builder.capacity, builder.align),
+                        );
+                    }
+                }
+            }
+        }
+        Free(self).0.clear();
+    }
+}
+
+impl std::fmt::Debug for EntityBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityBuilder").field("components", &self.entries.len()).field("bytes", &self.len).finish()
+    }
+}
+
+impl World {
+    /// Spawns an entity with the components of `builder`, in one table move,
+    /// running the hooks as for a tuple of the same components (`on_add`
+    /// for each, then `on_insert` for each). The builder ends empty and
+    /// keeps its memory.
+    ///
+    /// # Panics
+    /// As [`World::spawn`].
+    pub fn spawn_built(&mut self, builder: &mut EntityBuilder) -> Entity {
+        let (entity, bundle) = self.spawn_built_unhooked(builder);
+        if self.hooks.is_active() {
+            self.after_spawn_hooks(bundle, entity);
+        }
+        entity
+    }
+
+    /// Inserts the components of `builder` into `entity`, replacing those
+    /// it has, in one table move, running the hooks as
+    /// [`World::insert`] does for a tuple. The builder ends empty; if the
+    /// entity is gone, it keeps its values and nothing happens.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::EntityBuilder;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Armor(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add(Hp(7)).add(Armor(2));
+    /// world.insert_built(e, &mut builder).unwrap();
+    /// assert_eq!((world.get::<Hp>(e), world.get::<Armor>(e)), (Some(&Hp(7)), Some(&Armor(2))));
+    /// ```
+    pub fn insert_built(&mut self, entity: Entity, builder: &mut EntityBuilder) -> Result<(), EntityError> {
+        if self.hooks.is_active() {
+            return self.insert_built_hooked(entity, builder);
+        }
+        self.insert_built_unhooked(entity, builder).map(drop)
+    }
+}

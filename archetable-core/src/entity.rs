@@ -163,6 +163,48 @@ pub(crate) struct Entities {
     /// Positions below `reserved` that lanes spanned without handing out,
     /// in increasing order.
     skipped: Vec<u32>,
+    /// Open transactions, outermost first (see [`Txn`]).
+    txns: Vec<Txn>,
+    /// Every index made live while a transaction is open, in order.
+    allocated: Vec<u32>,
+}
+
+/// What an open transaction (`World::all_or_nothing`) needs to put the
+/// allocator back as it was, recorded as it goes rather than copied up
+/// front, so that opening one costs nothing per entity:
+///
+/// ```text
+///   free at the start:  [ a b c d e ]        len 5
+///   pops since:               d e   (c d e)  low_water = 2: positions 2..5
+///   originals:          (e, gen) (d, gen) (c, gen)    as popped
+///   rollback:           free[..2] ++ [c d e], their generations restored,
+///                       slots past the old length dropped
+/// ```
+///
+/// Positions below `low_water` have not been touched since the start. A
+/// rollback needs every entity live at the start still live (else it gives
+/// up and leaves the allocator consistent as it is).
+#[derive(Debug)]
+pub(crate) struct Txn {
+    slots: usize,
+    live: u32,
+    low_water: usize,
+    /// The free entries popped from below `low_water`, with their
+    /// generation then, in the order they were popped.
+    originals: Vec<(u32, NonZeroU32)>,
+    /// Where this transaction's part of `Entities::allocated` starts.
+    allocated_from: usize,
+    /// The whole allocator as it was when `restore` replaced it inside the
+    /// transaction.
+    replaced: Option<Box<Replaced>>,
+}
+
+/// The allocator as a `restore` inside a transaction found it.
+#[derive(Debug)]
+struct Replaced {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: u32,
 }
 
 /// Reservation lanes: `count` reservers that run at the same time (systems
@@ -187,6 +229,8 @@ impl Default for Entities {
             max_slots: u32::MAX,
             reserved: AtomicU32::new(0),
             skipped: Vec::new(),
+            txns: Vec::new(),
+            allocated: Vec::new(),
         }
     }
 }
@@ -207,6 +251,9 @@ impl Entities {
     pub fn alloc(&mut self, location: EntityLocation) -> Entity {
         debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
         if let Some(index) = self.free.pop() {
+            if !self.txns.is_empty() {
+                self.note_pop(self.free.len(), index);
+            }
             self.live += 1;
             let slot = &mut self.slots[index as usize];
             slot.location = location;
@@ -219,8 +266,90 @@ impl Entities {
             let index = self.slots.len() as u32;
             self.slots.push(Slot { generation: NonZeroU32::MIN, location });
             self.live += 1;
+            if !self.txns.is_empty() {
+                self.allocated.push(index);
+            }
             Entity::new(index, NonZeroU32::MIN)
         }
+    }
+
+    /// Records, for the open transactions, that the free entry `index` at
+    /// `position` was taken and is about to be made live.
+    #[cold]
+    fn note_pop(&mut self, position: usize, index: u32) {
+        let generation = self.slots[index as usize].generation;
+        for txn in &mut self.txns {
+            if position < txn.low_water {
+                debug_assert_eq!(position + 1, txn.low_water, "the free list pops from its end");
+                txn.originals.push((index, generation));
+                txn.low_water = position;
+            }
+        }
+        self.allocated.push(index);
+    }
+
+    /// Opens a transaction (see [`Txn`]). Reservations must be flushed.
+    pub fn begin_txn(&mut self) {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        self.txns.push(Txn {
+            slots: self.slots.len(),
+            live: self.live,
+            low_water: self.free.len(),
+            originals: Vec::new(),
+            allocated_from: self.allocated.len(),
+            replaced: None,
+        });
+    }
+
+    /// Closes the innermost transaction, keeping what it did.
+    pub fn commit_txn(&mut self) {
+        let txn = self.txns.pop().expect("a transaction is open");
+        if self.txns.is_empty() {
+            self.allocated.clear();
+        }
+        drop(txn);
+    }
+
+    /// The live entities made since the innermost transaction opened.
+    pub fn txn_entities(&self) -> Vec<Entity> {
+        let txn = self.txns.last().expect("a transaction is open");
+        let mut entities: Vec<Entity> = self.allocated[txn.allocated_from..]
+            .iter()
+            .map(|&index| Entity::new(index, self.slots[index as usize].generation))
+            .filter(|&entity| self.get(entity).is_some())
+            .collect();
+        entities.sort_unstable();
+        entities.dedup();
+        entities
+    }
+
+    /// Closes the innermost transaction and puts the allocator back as it
+    /// was when it opened, once the entities it made are gone. Returns
+    /// false, changing nothing, if that is not possible: an entity that
+    /// was live then is gone (or one made since is still live).
+    pub fn rollback_txn(&mut self) -> bool {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        let txn = self.txns.pop().expect("a transaction is open");
+        self.allocated.truncate(txn.allocated_from);
+        if let Some(replaced) = txn.replaced {
+            if self.live != 0 {
+                return false;
+            }
+            let Replaced { slots, free, live } = *replaced;
+            debug_assert_eq!(live, 0, "only an allocator without live entities is replaced");
+            (self.slots, self.free, self.live) = (slots, free, live);
+            return true;
+        }
+        if self.live != txn.live || self.slots[txn.slots..].iter().any(|s| s.location != EntityLocation::VACANT) {
+            return false;
+        }
+        self.slots.truncate(txn.slots);
+        self.free.truncate(txn.low_water);
+        for &(index, generation) in txn.originals.iter().rev() {
+            self.slots[index as usize].generation = generation;
+            self.free.push(index);
+        }
+        true
     }
 
     /// Hands out a handle for an entity that [`Entities::flush`] will make
@@ -299,6 +428,13 @@ impl Entities {
         *self.reserved.get_mut() = lanes.base + rounds * lanes.count;
     }
 
+    /// Forgets every reservation since the last flush, as if none had been
+    /// made. Only for reservations whose handles no one kept.
+    pub fn cancel_reservations(&mut self) {
+        debug_assert!(self.skipped.is_empty(), "lanes are not cancelled");
+        *self.reserved.get_mut() = 0;
+    }
+
     /// Whether handles were reserved since the last flush.
     #[inline]
     pub fn has_reserved(&mut self) -> bool {
@@ -315,6 +451,11 @@ impl Entities {
         let mut left_free = Vec::new();
         let f = self.free.len();
         let from_free = n.min(f);
+        if !self.txns.is_empty() {
+            for p in 0..from_free {
+                self.note_pop(f - 1 - p, self.free[f - 1 - p]);
+            }
+        }
         for p in 0..from_free {
             let index = self.free[f - 1 - p];
             if skipped.next_if_eq(&p).is_some() {
@@ -329,6 +470,9 @@ impl Entities {
         for p in from_free..n {
             let index = self.slots.len() as u32;
             self.slots.push(Slot { generation: NonZeroU32::MIN, location: EntityLocation::VACANT });
+            if !self.txns.is_empty() {
+                self.allocated.push(index);
+            }
             if skipped.next_if_eq(&p).is_some() {
                 left_free.push(index);
                 continue;
@@ -505,6 +649,10 @@ impl Entities {
         if let Some(i) = marks.iter().zip(&state.generations).position(|(&m, &g)| m == 0 && g != NonZeroU32::MAX) {
             return Err(AllocatorStateError::LostIndex(i as u32));
         }
+        for txn in self.txns.iter_mut().filter(|txn| txn.replaced.is_none()) {
+            txn.replaced =
+                Some(Box::new(Replaced { slots: self.slots.clone(), free: self.free.clone(), live: self.live }));
+        }
         self.slots.clear();
         self.slots
             .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));
@@ -513,6 +661,9 @@ impl Entities {
         for &entity in live {
             self.slots[entity.index as usize].location = place(entity);
             self.live += 1;
+        }
+        if !self.txns.is_empty() {
+            self.allocated.extend(live.iter().map(|e| e.index));
         }
         Ok(())
     }

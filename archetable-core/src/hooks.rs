@@ -477,6 +477,21 @@ impl World {
         Ok(())
     }
 
+    /// The `on_replace` hooks of an insert of run-time bundle `bundle` into
+    /// `entity`, which is in `before`: for the components it has.
+    pub(crate) fn fire_replace_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+        self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+    }
+
+    /// The hooks that follow the write of an insert of `bundle` into
+    /// `entity`, which was in `before`: `on_add` for the new components,
+    /// `on_insert` for all; then the commands they queued.
+    pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+        self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+        self.finish_hooked();
+    }
+
     /// [`World::remove`] with hooks registered. Runs no hook if the entity
     /// lacks one of the components (the removal fails).
     #[cold]

@@ -49,6 +49,7 @@ mod structural;
 #[allow(unsafe_code)]
 pub mod system;
 mod time;
+mod transaction;
 mod tuples;
 mod world;
 #[cfg(test)]

@@ -734,6 +734,10 @@ impl World {
         log.into_iter().flat_map(|log| log.all())
     }
 
+    pub(crate) fn entities_mut(&mut self) -> &mut Entities {
+        &mut self.entities
+    }
+
     pub(crate) fn removals(&self) -> &Removals {
         &self.removals
     }

@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use archetable::data::SerdeRegistry;
 use archetable::prelude::*;
-use archetable::serde::SerdeRegistry;
 use serde::{Deserialize, Serialize};
 
 /// Where an entity is.

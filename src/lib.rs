@@ -11,8 +11,12 @@ pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 /// Save games and data-driven prefabs (the default `serde` feature): see
 /// [`archetable_serde`]. The traits that add their methods to `World` and
 /// `Commands` are in the prelude.
+///
+/// Named `data` rather than `serde`, so that `use archetable::*;` next to
+/// `use serde::{Deserialize, Serialize};` leaves no doubt which `serde`
+/// is meant.
 #[cfg(feature = "serde")]
-pub use archetable_serde as serde;
+pub use archetable_serde as data;
 
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 pub mod prelude {

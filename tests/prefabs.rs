@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use archetable::data::{Format, PrefabError, PrefabSpawnFailed};
 use archetable::prelude::*;
-use archetable::serde::{Format, PrefabError, PrefabSpawnFailed};
 use serde::{Deserialize, Serialize};
 
 #[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use archetable::data::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
 use archetable::prelude::*;
-use archetable::serde::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
 use archetable::AllocatorStateError;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -617,7 +617,7 @@ fn an_inconsistent_allocator_is_refused_by_exact_loads() {
                    "entities": {}, "resources": {}, "skipped": []}"#;
     assert_eq!(
         World::load_json(&registry(), huge).unwrap_err(),
-        LoadError::TooManySlots { slots: 4_000_000_000, limit: archetable::serde::MAX_RETIRED_SLOTS }
+        LoadError::TooManySlots { slots: 4_000_000_000, limit: archetable::data::MAX_RETIRED_SLOTS }
     );
 }
 

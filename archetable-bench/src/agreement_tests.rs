@@ -54,7 +54,7 @@ fn tracked_iteration_moves_every_entity_as_untracked_does() {
 
 #[test]
 fn save_and_load_round_trips_restore_the_same_data() {
-    use archetable::serde::SerdeWorldExt;
+    use archetable::data::SerdeWorldExt;
 
     let n = 500;
     let want_sum: f64 = save_load::entities(n).iter().map(|(p, v, h, t)| save_load::field_sum(p, v, h, t)).sum();

@@ -174,8 +174,8 @@ pub type Bytes = Vec<u8>;
 pub mod ours {
     use std::hint::black_box;
 
+    use archetable::data::SerdeRegistry;
     use archetable::prelude::*;
-    use archetable::serde::SerdeRegistry;
 
     use super::{entities, field_sum, Bytes, Direction, Format, Health, Position, Team, Velocity};
     use crate::routine::{Build, Steady};

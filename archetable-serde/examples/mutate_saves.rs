@@ -64,7 +64,7 @@ fn mutate(data: &mut Vec<u8>, rng: &mut Rng) {
 }
 
 /// Loads `data` both ways; panics on any broken promise.
-fn check(registry: &archetable::serde::SerdeRegistry, data: &[u8]) {
+fn check(registry: &archetable::data::SerdeRegistry, data: &[u8]) {
     if let Ok(world) = World::load_binary(registry, data) {
         world.check_invariants().unwrap();
     }

@@ -1,5 +1,5 @@
 //! Save games and data-driven prefabs for the `archetable` crate, built on serde.
-//! Use it through the facade: `archetable::serde`, with the extension traits in
+//! Use it through the facade: `archetable::data`, with the extension traits in
 //! `archetable::prelude`.
 //!
 //! - **Registry**: each component or resource type gets a stable name once,

@@ -121,16 +121,22 @@ fn running_a_cyclic_schedule_panics_instead_of_hanging() {
 }
 
 #[test]
-fn a_constraint_against_priorities_is_an_error() {
+fn priority_breaks_ties_and_never_contradicts_a_constraint() {
     fn early() {}
     fn late() {}
+    fn middle() {}
     let mut schedule = Schedule::new();
     schedule.add_system(early).priority(1);
+    schedule.add_system(middle).priority(3);
     schedule.add_system(late).priority(5).before(early);
-    assert_eq!(
-        schedule.build(&mut World::new()),
-        Err(ScheduleError::PriorityContradiction { first: ("late".into(), 5), second: ("early".into(), 1) })
-    );
+    let mut world = World::new();
+    assert_eq!(schedule.build(&mut world), Ok(()));
+    let order: Vec<String> =
+        schedule.order(&mut world).into_iter().map(|n| n.rsplit("::").next().unwrap().to_string()).collect();
+    // `late` must precede `early`; `middle` is free and its priority (3)
+    // puts it before `late` (5), which `early` then follows.
+    assert_eq!(order, ["middle", "late", "early"]);
+    schedule.run(&mut world);
 }
 
 #[test]

@@ -178,8 +178,10 @@ enum Transition {
 /// # Order
 /// Explicit [`before`](SystemConfig::before) / [`after`](SystemConfig::after)
 /// constraints come first, then [`priority`](SystemConfig::priority) (lower
-/// runs first), then insertion order. A cycle of constraints, or a constraint
-/// against the priorities, is a [`ScheduleError`] naming the systems.
+/// runs first), then insertion order: priority and insertion order only
+/// break ties among the systems the constraints leave free to go next, so
+/// they never contradict a constraint. A cycle of constraints is a
+/// [`ScheduleError`] naming the systems.
 ///
 /// # Parallelism
 /// Systems whose accesses do not conflict run at the same time on rayon's

@@ -19,14 +19,6 @@ pub enum ScheduleError {
         /// The systems on the cycle.
         systems: Vec<String>,
     },
-    /// A constraint puts a system before one with a lower priority value,
-    /// which the priorities say must run first.
-    PriorityContradiction {
-        /// The system the constraint puts first, and its priority.
-        first: (String, i32),
-        /// The system the constraint puts second, and its priority.
-        second: (String, i32),
-    },
     /// A `before`/`after` constraint names no system of the schedule.
     UnknownSystem {
         /// The system whose constraint it is.
@@ -47,12 +39,6 @@ impl fmt::Display for ScheduleError {
                 }
                 write!(f, "`{}` again", systems.first().map(String::as_str).unwrap_or(""))
             }
-            ScheduleError::PriorityContradiction { first, second } => write!(
-                f,
-                "a constraint runs `{}` (priority {}) before `{}` (priority {}), but lower priorities run first; \
-                 give them the same priority or drop the constraint",
-                first.0, first.1, second.0, second.1
-            ),
             ScheduleError::UnknownSystem { system, target } => {
                 write!(f, "system `{system}` is ordered against {target}, which is not in the schedule")
             }
@@ -71,16 +57,10 @@ pub(crate) struct Node<'a> {
 
 /// Orders `nodes` so that every edge `(a, b)` has `a` before `b`; among the
 /// nodes free to go next, the lowest priority, then the earliest inserted,
-/// goes first.
+/// goes first. Priority only breaks ties, so no constraint can contradict
+/// it: a constraint that puts a high priority value first pulls that system
+/// (and only the systems it must follow) ahead.
 pub(crate) fn order(nodes: &[Node<'_>], edges: &[(usize, usize)]) -> Result<Vec<usize>, ScheduleError> {
-    for &(a, b) in edges {
-        if nodes[a].priority > nodes[b].priority {
-            return Err(ScheduleError::PriorityContradiction {
-                first: (nodes[a].name.to_string(), nodes[a].priority),
-                second: (nodes[b].name.to_string(), nodes[b].priority),
-            });
-        }
-    }
     let mut successors = vec![Vec::new(); nodes.len()];
     let mut blockers = vec![0usize; nodes.len()];
     for &(a, b) in edges {
@@ -170,11 +150,10 @@ mod tests {
     }
 
     #[test]
-    fn a_constraint_against_priorities_is_refused() {
-        let n = nodes(&[("late", 10), ("early", 1)]);
-        assert_eq!(
-            order(&n, &[(0, 1)]).unwrap_err(),
-            ScheduleError::PriorityContradiction { first: ("late".into(), 10), second: ("early".into(), 1) }
-        );
+    fn a_constraint_wins_over_priorities() {
+        // `late` (10) must run before `early` (1), which then waits for it;
+        // the free systems go by priority meanwhile.
+        let n = nodes(&[("late", 10), ("early", 1), ("other", 5), ("first", 0)]);
+        assert_eq!(order(&n, &[(0, 1)]).unwrap(), [3, 2, 0, 1]);
     }
 }

@@ -55,6 +55,14 @@ fn check(cases: Vec<Case>, item: &str) {
                 Err(e) if !e.contains("error[E0002]") || !e.contains(item) => {
                     wrong.push(format!("{} ({order}): refusal does not name {item}: {e}", case.params))
                 }
+                // Each kind of conflict gets its own hint: filters for
+                // queries, never for resources.
+                Err(e) if e.contains("writes resource `") == e.contains("`With`/`Without`") => {
+                    wrong.push(format!("{} ({order}): the hint does not fit the item: {e}", case.params))
+                }
+                Err(e) if e.contains("writes resource `") && !e.contains("take the resource once") => {
+                    wrong.push(format!("{} ({order}): no resource hint: {e}", case.params))
+                }
                 _ => {}
             }
         }

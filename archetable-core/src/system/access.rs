@@ -71,10 +71,17 @@ pub struct AccessConflict {
 
 impl fmt::Display for AccessConflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Queries can be made disjoint by filters; a resource cannot.
+        let hint = if self.item.starts_with("resource") {
+            "take the resource once (a `ResMut` reads too), or split the system"
+        } else {
+            "make the two queries disjoint with `With`/`Without` filters, merge them into one parameter, or split the \
+             system"
+        };
         write!(
             f,
             "error[E0002]: system `{}` cannot run: parameter #{} {} writes {} while parameter #{} {} also borrows it; \
-             make the two queries disjoint with `With`/`Without` filters, merge them into one parameter, or split the system",
+             {hint}",
             self.system, self.writer.0, self.writer.1, self.item, self.other.0, self.other.1
         )
     }

@@ -333,6 +333,13 @@ impl<'w, 's> Commands<'w, 's> {
     /// [`World::spawn_pooled`] does. The handle is valid at once; `init`
     /// runs, and the entity exists, once the commands apply.
     ///
+    /// `init` runs later, possibly on another thread, so it must be
+    /// `Send + 'static` and cannot borrow the system's parameters. Read what
+    /// it needs first and move copies in (`let speed = settings.speed;` then
+    /// `move |b| b.speed = speed`); for anything that needs the world when
+    /// the entity is made, use [`Commands::add`] with a closure taking
+    /// `&mut World` and call [`World::spawn_pooled`] there.
+    ///
     /// ```
     /// # use archetable::prelude::*;
     /// #[derive(Component, Default)]

@@ -315,6 +315,12 @@ unsafe impl<T: Resource> SystemParam for Option<ResMut<'_, T>> {
 /// A value private to one system, kept between its runs; starts as
 /// `T::default()`.
 ///
+/// A system's state belongs to the world it runs on: run the schedule on
+/// another world (a freshly loaded save, a new level built in a second
+/// world) and every `Local` starts again from `T::default()`, as do query
+/// caches and change-detection ticks. State that must survive a load
+/// belongs in a resource registered for saving.
+///
 /// ```
 /// # use archetable::{Local, Schedule, World};
 /// fn count_frames(mut frames: Local<u32>) {

@@ -8,6 +8,7 @@ mod timing;
 
 use std::any::TypeId;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::time::Duration;
 
@@ -215,6 +216,10 @@ pub struct Schedule {
     /// Removed systems whose `on_disabled` hooks have not run yet.
     removed: Vec<Entry>,
     report: CommandReport,
+    /// Whether skipped commands are reported as warnings, and the
+    /// (system, command) pairs already reported.
+    warn_skipped: bool,
+    warned: HashSet<(String, &'static str)>,
     frames: u64,
 }
 
@@ -247,6 +252,8 @@ impl Schedule {
             pending_hooks: Vec::new(),
             removed: Vec::new(),
             report: CommandReport::default(),
+            warn_skipped: true,
+            warned: HashSet::new(),
             frames: 0,
         }
     }
@@ -453,6 +460,9 @@ impl Schedule {
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
+        if self.warn_skipped && self.report.skipped() > 0 {
+            self.warn_skipped_commands();
+        }
         world.update_events();
         if let Some(now) = world.check_change_ticks_if_due() {
             for entry in &mut self.entries {
@@ -484,10 +494,41 @@ impl Schedule {
     }
 
     /// What the deferred commands of the last run did: how many applied,
-    /// how many were skipped because their entity was gone, and the first
-    /// few skipped.
+    /// how many were skipped because their entity was gone (or, for a
+    /// fallible command, failed), and the first few skipped.
     pub fn command_report(&self) -> &CommandReport {
         &self.report
+    }
+
+    /// Whether skipped commands are reported as warnings (on by default):
+    /// the first time a system's command of one kind is skipped, a warning
+    /// names it, through the `log` facade when a logger is installed, else
+    /// on standard error. Later skips of the same pair are only counted in
+    /// [`Schedule::command_report`]. Turn it off for games that skip on
+    /// purpose (despawning what another system may already have
+    /// despawned).
+    pub fn set_warn_on_skipped_commands(&mut self, warn: bool) -> &mut Self {
+        self.warn_skipped = warn;
+        self
+    }
+
+    /// Warns about the skipped commands of the last run not warned about yet.
+    fn warn_skipped_commands(&mut self) {
+        for skipped in self.report.examples() {
+            if !self.warned.insert((skipped.system.clone(), skipped.command)) {
+                continue;
+            }
+            let message = format!(
+                "archetable: a deferred command was skipped: {skipped} (later skips of `{}` from this system are \
+                 counted in Schedule::command_report; Schedule::set_warn_on_skipped_commands(false) silences this)",
+                skipped.command
+            );
+            if log::max_level() == log::LevelFilter::Off {
+                eprintln!("warning: {message}");
+            } else {
+                log::warn!("{message}");
+            }
+        }
     }
 
     /// Per-system timings (runs, last and mean duration) in run order,

@@ -23,6 +23,8 @@ type Command = Box<dyn FnOnce(&mut World) -> Result<(), Skip> + Send>;
 struct Skip {
     command: &'static str,
     entity: Entity,
+    /// Why, when not because the entity is gone.
+    reason: Option<String>,
 }
 
 /// A recorded list of commands. Each system's [`Commands`] parameter keeps
@@ -181,20 +183,35 @@ pub struct CommandReport {
 pub struct SkippedCommand {
     /// The system that recorded it (empty outside a schedule).
     pub system: String,
-    /// `"insert"`, `"remove"`, `"despawn"` or `"spawn"`.
+    /// `"insert"`, `"remove"`, `"despawn"`, `"spawn"`, or the name given
+    /// to [`Commands::add_fallible`].
     pub command: &'static str,
     /// The entity it aimed at.
     pub entity: Entity,
+    /// Why it was skipped: `"entity gone"`, or the reason a fallible
+    /// command gave.
+    pub reason: String,
 }
 
 impl fmt::Display for SkippedCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.system.is_empty() {
-            write!(f, "{} on {}: entity gone", self.command, self.entity)
+            write!(f, "{} on {}: {}", self.command, self.entity, self.reason)
         } else {
-            write!(f, "{} on {} from system `{}`: entity gone", self.command, self.entity, self.system)
+            write!(f, "{} on {} from system `{}`: {}", self.command, self.entity, self.system, self.reason)
         }
     }
+}
+
+/// Why a command recorded with [`Commands::add_fallible`] did not apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    /// The command's name, as reports show it.
+    pub command: &'static str,
+    /// The entity it was about.
+    pub entity: Entity,
+    /// What went wrong.
+    pub reason: String,
 }
 
 impl CommandReport {
@@ -220,6 +237,7 @@ impl CommandReport {
                 system: system.to_string(),
                 command: skip.command,
                 entity: skip.entity,
+                reason: skip.reason.unwrap_or_else(|| "entity gone".to_owned()),
             });
         }
     }
@@ -324,7 +342,7 @@ impl<'w, 's> Commands<'w, 's> {
         let entity = self.reserve();
         self.queue.push(move |world| {
             world.flush();
-            world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity })
+            world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity, reason: None })
         });
         EntityCommands { entity, queue: self.queue }
     }
@@ -365,7 +383,7 @@ impl<'w, 's> Commands<'w, 's> {
         let entity = self.reserve();
         self.queue.push(move |world| {
             world.flush();
-            world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity })
+            world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity, reason: None })
         });
         EntityCommands { entity, queue: self.queue }
     }
@@ -410,6 +428,34 @@ impl<'w, 's> Commands<'w, 's> {
         });
     }
 
+    /// Records a change to the world that may fail as it applies; a
+    /// failure is skipped and counted like a command whose entity is gone,
+    /// with the reason it gives (see
+    /// [`Schedule::command_report`](crate::Schedule::command_report)).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::system::CommandError;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(0));
+    /// let mut queue = CommandQueue::default();
+    /// Commands::new(&mut queue, &world).add_fallible(move |world| {
+    ///     match world.get::<Hp>(e) {
+    ///         Some(hp) if hp.0 > 0 => Ok(()),
+    ///         _ => Err(CommandError { command: "heal", entity: e, reason: "already dead".into() }),
+    ///     }
+    /// });
+    /// let report = queue.apply(&mut world);
+    /// assert_eq!(report.skipped(), 1);
+    /// assert_eq!(report.examples()[0].reason, "already dead");
+    /// ```
+    pub fn add_fallible(&mut self, command: impl FnOnce(&mut World) -> Result<(), CommandError> + Send + 'static) {
+        self.queue.push(move |world| {
+            command(world).map_err(|e| Skip { command: e.command, entity: e.entity, reason: Some(e.reason) })
+        });
+    }
+
     /// Records any change to the world.
     pub fn add(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
         self.queue.push(move |world| {
@@ -434,7 +480,9 @@ impl EntityCommands<'_> {
     /// Adds the components of `bundle`, replacing the ones it has.
     pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
         let entity = self.entity;
-        self.queue.push(move |world| world.insert(entity, bundle).map_err(|_| Skip { command: "insert", entity }));
+        self.queue.push(move |world| {
+            world.insert(entity, bundle).map_err(|_| Skip { command: "insert", entity, reason: None })
+        });
         self
     }
 
@@ -443,14 +491,17 @@ impl EntityCommands<'_> {
     /// lacks one of them.
     pub fn remove<B: Bundle>(&mut self) -> &mut Self {
         let entity = self.entity;
-        self.queue.push(move |world| world.discard::<B>(entity).map_err(|_| Skip { command: "remove", entity }));
+        self.queue.push(move |world| {
+            world.discard::<B>(entity).map_err(|_| Skip { command: "remove", entity, reason: None })
+        });
         self
     }
 
     /// Despawns the entity.
     pub fn despawn(&mut self) {
         let entity = self.entity;
-        self.queue.push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity }));
+        self.queue
+            .push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity, reason: None }));
     }
 }
 

@@ -24,7 +24,9 @@ mod query;
 mod removed;
 
 pub use access::{AccessConflict, SystemAccess};
-pub use commands::{CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand};
+pub use commands::{
+    CommandError, CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand,
+};
 pub use events::{EventReader, EventWriter};
 pub(crate) use function::AnySystem;
 pub use function::{

@@ -21,10 +21,10 @@ pub use archetable_serde as data;
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 pub mod prelude {
     pub use archetable_core::{
-        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
-        EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
-        QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
-        Without, World,
+        Added, Bundle, Changed, ChildOf, Children, CommandQueue, Commands, Component, ComponentError, Entity,
+        EntityCommands, EntityError, EntityRef, EventReader, EventWriter, Events, HierarchyError, HookWorld,
+        IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
+        Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

@@ -50,6 +50,12 @@ use crate::component::{Component, ComponentId, Components, TypeIdMap};
     note = "a bundle is a component, a tuple of bundles, or a struct with `#[derive(Bundle)]`"
 )]
 pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Whether a component of the bundle has engine hooks
+    /// ([`Component::ENGINE_HOOKS`]), so that spawning or inserting it runs
+    /// hooks even in a world that has none yet. Known at compile time.
+    #[doc(hidden)]
+    const ENGINE_HOOKED: bool = false;
+
     /// Registers each component type and reports its id, in component order.
     fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId));
 
@@ -89,6 +95,8 @@ pub trait ComponentReader {
 // SAFETY: one component, reported, written, pointed to and read as its own
 // type.
 unsafe impl<C: Component> Bundle for C {
+    const ENGINE_HOOKED: bool = C::ENGINE_HOOKS.is_some();
+
     fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
         ids(components.register::<C>());
     }
@@ -114,6 +122,8 @@ macro_rules! impl_bundle_for_tuple {
         // order by every method.
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
         unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
+            const ENGINE_HOOKED: bool = false $(|| $name::ENGINE_HOOKED)*;
+
             fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
                 $(<$name as Bundle>::register_components(components, ids);)*
             }

@@ -42,6 +42,13 @@ pub trait Component: Send + Sync + 'static {
     /// `spawn_pooled`. Set by `#[component(pooled)]`.
     #[doc(hidden)]
     const POOL: Option<crate::pool::PoolFns<Self>> = None;
+
+    /// Hooks the engine itself keeps on this type, installed in a world
+    /// when the type first appears there: relationship components (see
+    /// [`Relationship`](crate::Relationship)) keep their targets' lists
+    /// exact this way. Set by the derive's relationship options.
+    #[doc(hidden)]
+    const ENGINE_HOOKS: Option<fn(&mut crate::World)> = None;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -150,6 +157,8 @@ impl fmt::Debug for ComponentInfo {
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
+    /// Types registered with engine hooks the world has not installed yet.
+    pending_hooks: Vec<fn(&mut crate::World)>,
 }
 
 impl Components {
@@ -157,10 +166,22 @@ impl Components {
     pub fn register<T: Component>(&mut self) -> ComponentId {
         let next = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
         let infos = &mut self.infos;
-        *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
+        let mut fresh = false;
+        let id = *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
             infos.push(ComponentInfo::of::<T>(next));
+            fresh = true;
             next
-        })
+        });
+        if let (true, Some(hooks)) = (fresh, T::ENGINE_HOOKS) {
+            self.pending_hooks.push(hooks);
+        }
+        id
+    }
+
+    /// Takes the engine hooks of the types registered since the last call.
+    #[inline]
+    pub(crate) fn take_pending_hooks(&mut self) -> Option<Vec<fn(&mut crate::World)>> {
+        (!self.pending_hooks.is_empty()).then(|| std::mem::take(&mut self.pending_hooks))
     }
 
     /// The id of `T`, if this world has seen it.

@@ -140,3 +140,14 @@ impl fmt::Display for AllocatorStateError {
 }
 
 impl Error for AllocatorStateError {}
+
+/// Reports something the engine undid or skipped on the user's behalf:
+/// through the `log` facade when a logger is installed, else on standard
+/// error, so it is seen either way.
+pub(crate) fn warn(message: &str) {
+    if log::max_level() == log::LevelFilter::Off {
+        eprintln!("warning: {message}");
+    } else {
+        log::warn!("{message}");
+    }
+}

@@ -409,6 +409,11 @@ impl World {
     /// ```
     pub fn register_component_hooks<T: Component>(&mut self) -> &mut ComponentHooks {
         let id = self.register_component::<T>();
+        self.hooks_of(id)
+    }
+
+    /// The hooks of component `id`, made active.
+    fn hooks_of(&mut self, id: ComponentId) -> &mut ComponentHooks {
         let hooks = &mut self.hooks;
         hooks.active = true;
         if hooks.by_component.len() <= id.index() {
@@ -561,9 +566,21 @@ impl World {
         }
     }
 
+    /// Installs the engine hooks ([`Component::ENGINE_HOOKS`]) of the
+    /// component types registered since the last call.
+    #[inline]
+    pub(crate) fn install_engine_hooks(&mut self) {
+        if let Some(pending) = self.components_mut().take_pending_hooks() {
+            for install in pending {
+                install(self);
+            }
+        }
+    }
+
     /// Runs the `kind` hooks of the components of `bundle` that `which`
     /// selects, in bundle order.
     fn fire_bundle(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, which: Which) {
+        self.install_engine_hooks();
         for i in 0..self.bundle_components(bundle).len() {
             let id = self.bundle_components(bundle)[i];
             let selected = match which {

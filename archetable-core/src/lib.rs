@@ -35,6 +35,7 @@ mod entity_serde;
 mod error;
 mod event;
 mod graph;
+mod hierarchy;
 mod hooks;
 #[allow(unsafe_code)]
 mod pool;
@@ -65,6 +66,7 @@ pub use entity_ref::EntityRef;
 pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
+pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
 pub use hooks::{ComponentHooks, HookWorld};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
@@ -94,6 +96,7 @@ pub mod storage {
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::hierarchy::{install_relationship, install_target};
     pub use crate::pool::PoolFns;
     pub use crate::query::{ColumnFetch, MutRef};
 }

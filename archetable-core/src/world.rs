@@ -36,6 +36,9 @@ impl WorldId {
 /// Ages one event type's queue by a frame.
 type EventUpdater = fn(&mut World);
 
+/// Checks one relationship type's consistency in a world.
+type RelationshipCheck = fn(&World) -> Result<(), String>;
+
 /// Entities and their components, stored in archetype tables.
 ///
 /// ```
@@ -74,6 +77,9 @@ pub struct World {
     pub(crate) hooks: Hooks,
     /// The reset values of pooled component types, for `spawn_pooled`.
     pools: Pools,
+    /// One consistency check per relationship type in use (see
+    /// `hierarchy/relationship.rs`), run by `check_invariants`.
+    relationship_checks: Vec<RelationshipCheck>,
 }
 
 impl Default for World {
@@ -99,6 +105,7 @@ impl World {
             removals: Removals::default(),
             hooks: Hooks::default(),
             pools: Pools::default(),
+            relationship_checks: Vec::new(),
         };
         world.insert_resource(Time::default());
         world
@@ -123,7 +130,7 @@ impl World {
     /// gets there. Either panic happens before any entity or table changes:
     /// the bundle is dropped and the world's entities stay as they were.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.spawn_hooked(bundle);
         }
         self.spawn_unhooked(bundle)
@@ -228,7 +235,7 @@ impl World {
     /// Adds the components of `bundle` to `entity`, overwriting (and
     /// dropping, or pooling) the ones it already has.
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.insert_hooked(entity, bundle);
         }
         self.insert_unhooked(entity, bundle)
@@ -734,6 +741,11 @@ impl World {
         log.into_iter().flat_map(|log| log.all())
     }
 
+    /// Adds a relationship type's consistency check to `check_invariants`.
+    pub(crate) fn add_relationship_check(&mut self, check: RelationshipCheck) {
+        self.relationship_checks.push(check);
+    }
+
     pub(crate) fn entities_mut(&mut self) -> &mut Entities {
         &mut self.entities
     }
@@ -755,7 +767,9 @@ impl World {
 
     /// The id of component `T` in this world, registering it if needed.
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
-        self.components.register::<T>()
+        let id = self.components.register::<T>();
+        self.install_engine_hooks();
+        id
     }
 
     /// The archetype tables.
@@ -819,6 +833,9 @@ impl World {
         if rows != self.len() {
             return Err(format!("{rows} rows but {} live entities", self.len()));
         }
+        for check in &self.relationship_checks {
+            check(self)?;
+        }
         Ok(())
     }
 }
@@ -875,7 +892,7 @@ impl World {
     /// As [`World::spawn`], before anything is taken from a pool.
     pub fn spawn_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> Entity {
         self.flush();
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || B::ENGINE_HOOKED {
             let bundle = self.take_pooled::<B>(init);
             return self.spawn(bundle);
         }
@@ -1092,7 +1109,7 @@ where
         let tick = world.change_tick();
         let entity =
             structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick);
-        if world.hooks.is_active() {
+        if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
             world.after_spawn_hooks(self.bundle, entity);
         }
         Some(entity)

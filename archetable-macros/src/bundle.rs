@@ -63,6 +63,8 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             #[automatically_derived]
             #[allow(unsafe_code)]
             unsafe impl #impl_generics #engine::Bundle for #name #ty_generics #where_clause {
+                const ENGINE_HOOKED: bool = false #(|| <#types as #engine::Bundle>::ENGINE_HOOKED)*;
+
                 fn register_components(
                     components: &mut #engine::storage::Components,
                     ids: &mut impl ::core::ops::FnMut(#engine::ComponentId),

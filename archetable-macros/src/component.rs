@@ -11,18 +11,65 @@ struct Options {
     track_changes: bool,
     /// `pooled`: reset values that leave the world and keep them for reuse.
     pooled: bool,
+    /// `relationship(target = T)`: the component names one entity, whose
+    /// `T` lists the sources.
+    relationship: Option<syn::Type>,
+    /// `relationship_target(source = S, despawn_sources)`: the component
+    /// lists the entities whose `S` names its entity.
+    relationship_target: Option<(syn::Type, bool)>,
 }
+
+const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, \
+                       `relationship(target = ..)` or `relationship_target(source = .., despawn_sources)`";
 
 fn options(input: &DeriveInput) -> Result<Options> {
     let mut options = Options::default();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("relationship") {
+                if options.relationship.is_some() {
+                    return Err(meta.error("this `component` option is given twice"));
+                }
+                let mut target = None;
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("target") {
+                        target = Some(inner.value()?.parse::<syn::Type>()?);
+                        Ok(())
+                    } else {
+                        Err(inner.error("expected `target = ListComponent`"))
+                    }
+                })?;
+                options.relationship =
+                    Some(target.ok_or_else(|| meta.error("`relationship` needs `target = ListComponent`"))?);
+                return Ok(());
+            }
+            if meta.path.is_ident("relationship_target") {
+                if options.relationship_target.is_some() {
+                    return Err(meta.error("this `component` option is given twice"));
+                }
+                let (mut source, mut despawn) = (None, false);
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("source") {
+                        source = Some(inner.value()?.parse::<syn::Type>()?);
+                        Ok(())
+                    } else if inner.path.is_ident("despawn_sources") {
+                        despawn = true;
+                        Ok(())
+                    } else {
+                        Err(inner.error("expected `source = RelationshipComponent` or `despawn_sources`"))
+                    }
+                })?;
+                let source =
+                    source.ok_or_else(|| meta.error("`relationship_target` needs `source = RelationshipComponent`"))?;
+                options.relationship_target = Some((source, despawn));
+                return Ok(());
+            }
             let flag = if meta.path.is_ident("track_changes") {
                 &mut options.track_changes
             } else if meta.path.is_ident("pooled") {
                 &mut options.pooled
             } else {
-                return Err(meta.error("unknown `component` option; expected `track_changes` or `pooled`"));
+                return Err(meta.error(UNKNOWN));
             };
             if *flag {
                 return Err(meta.error("this `component` option is given twice"));
@@ -66,6 +113,23 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 ::core::option::Option::Some(#engine::__private::PoolFns::<Self>::of());
         )
     });
+    let relation = relationship(&input, &options, &engine)?;
+    let engine_hooks = match (&options.relationship, &options.relationship_target) {
+        (Some(_), Some(_)) => {
+            return Err(Error::new_spanned(
+                &input.ident,
+                "a component is either a `relationship` or a `relationship_target`, not both",
+            ))
+        }
+        (Some(_), None) => Some(quote!(#engine::__private::install_relationship::<Self>)),
+        (None, Some(_)) => Some(quote!(#engine::__private::install_target::<Self>)),
+        (None, None) => None,
+    };
+    let engine_hooks = engine_hooks.map(|install| {
+        quote!(
+            const ENGINE_HOOKS: ::core::option::Option<fn(&mut #engine::World)> = ::core::option::Option::Some(#install);
+        )
+    });
     let tracked = options.track_changes.then(|| {
         quote! {
             #[automatically_derived]
@@ -77,7 +141,66 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         impl #impl_generics #engine::Component for #name #ty_generics #where_clause {
             #track
             #pool
+            #engine_hooks
         }
         #tracked
+        #relation
     })
+}
+
+/// The `Relationship` or `RelationshipTarget` impl the options ask for: the
+/// struct's one field is the target entity, or the list of sources.
+fn relationship(input: &DeriveInput, options: &Options, engine: &TokenStream) -> Result<Option<TokenStream>> {
+    if options.relationship.is_none() && options.relationship_target.is_none() {
+        return Ok(None);
+    }
+    let name = &input.ident;
+    if input.generics.params.iter().next().is_some() {
+        return Err(Error::new_spanned(&input.generics, "a relationship component cannot be generic"));
+    }
+    let syn::Data::Struct(data) = &input.data else {
+        return Err(Error::new_spanned(name, "a relationship component is a struct with one field"));
+    };
+    let mut fields = data.fields.iter();
+    let (Some(field), None) = (fields.next(), fields.next()) else {
+        return Err(Error::new_spanned(
+            name,
+            "a relationship component has exactly one field: the target `Entity`, or the `Vec<Entity>` of sources",
+        ));
+    };
+    let (access, build) = match &field.ident {
+        Some(ident) => (quote!(#ident), quote!(Self { #ident: value })),
+        None => (quote!(0), quote!(Self(value))),
+    };
+    Ok(Some(match (&options.relationship, &options.relationship_target) {
+        (Some(target), _) => quote! {
+            #[automatically_derived]
+            impl #engine::Relationship for #name {
+                type Target = #target;
+                fn target(&self) -> #engine::Entity {
+                    self.#access
+                }
+                fn from_target(value: #engine::Entity) -> Self {
+                    #build
+                }
+            }
+        },
+        (None, Some((source, despawn))) => quote! {
+            #[automatically_derived]
+            impl #engine::RelationshipTarget for #name {
+                type Relationship = #source;
+                const DESPAWN_SOURCES: bool = #despawn;
+                fn sources(&self) -> &[#engine::Entity] {
+                    &self.#access
+                }
+                fn sources_mut(&mut self) -> &mut ::std::vec::Vec<#engine::Entity> {
+                    &mut self.#access
+                }
+                fn from_sources(value: ::std::vec::Vec<#engine::Entity>) -> Self {
+                    #build
+                }
+            }
+        },
+        (None, None) => unreachable!("checked above"),
+    }))
 }

@@ -523,11 +523,7 @@ impl Schedule {
                  counted in Schedule::command_report; Schedule::set_warn_on_skipped_commands(false) silences this)",
                 skipped.command
             );
-            if log::max_level() == log::LevelFilter::Off {
-                eprintln!("warning: {message}");
-            } else {
-                log::warn!("{message}");
-            }
+            crate::error::warn(&message);
         }
     }
 

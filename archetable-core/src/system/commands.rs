@@ -330,10 +330,11 @@ impl<'w, 's> Commands<'w, 's> {
     /// A handle for a new entity: from the system's lane when it has one,
     /// so parallel systems get the same handles in any order.
     fn reserve(&self) -> Entity {
-        match self.lane.and_then(|lane| lane.reserve(self.world)) {
-            Some(entity) => entity,
-            None => self.world.reserve_entity(),
-        }
+        self.reserver().reserve()
+    }
+
+    fn reserver(&self) -> Reserver<'_> {
+        Reserver { world: self.world, lane: self.lane }
     }
 
     /// Spawns an entity with `bundle`. The handle is valid at once (to store
@@ -344,7 +345,7 @@ impl<'w, 's> Commands<'w, 's> {
             world.flush();
             world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity, reason: None })
         });
-        EntityCommands { entity, queue: self.queue }
+        EntityCommands { entity, reserver: Reserver { world: self.world, lane: self.lane }, queue: self.queue }
     }
 
     /// Spawns an entity whose components come from their pools, as
@@ -385,18 +386,18 @@ impl<'w, 's> Commands<'w, 's> {
             world.flush();
             world.insert_pooled::<B>(entity, init).map_err(|_| Skip { command: "spawn", entity, reason: None })
         });
-        EntityCommands { entity, queue: self.queue }
+        EntityCommands { entity, reserver: Reserver { world: self.world, lane: self.lane }, queue: self.queue }
     }
 
     /// Spawns an entity with no components.
     pub fn spawn_empty(&mut self) -> EntityCommands<'_> {
         let entity = self.reserve();
-        EntityCommands { entity, queue: self.queue }
+        EntityCommands { entity, reserver: Reserver { world: self.world, lane: self.lane }, queue: self.queue }
     }
 
     /// Records commands for `entity`.
     pub fn entity(&mut self, entity: Entity) -> EntityCommands<'_> {
-        EntityCommands { entity, queue: self.queue }
+        EntityCommands { entity, reserver: Reserver { world: self.world, lane: self.lane }, queue: self.queue }
     }
 
     /// Despawns `entity`.
@@ -469,12 +470,63 @@ impl<'w, 's> Commands<'w, 's> {
 pub struct EntityCommands<'a> {
     entity: Entity,
     queue: &'a mut CommandQueue,
+    reserver: Reserver<'a>,
 }
 
-impl EntityCommands<'_> {
+/// Where commands get handles for the entities they spawn: the world's
+/// counter, or the system's reservation lane.
+#[derive(Clone, Copy)]
+pub(crate) struct Reserver<'a> {
+    world: &'a World,
+    lane: Option<&'a EntityLane>,
+}
+
+impl Reserver<'_> {
+    pub(crate) fn reserve(self) -> Entity {
+        match self.lane.and_then(|lane| lane.reserve(self.world)) {
+            Some(entity) => entity,
+            None => self.world.reserve_entity(),
+        }
+    }
+}
+
+impl<'a> EntityCommands<'a> {
     /// The entity's handle.
     pub fn id(&self) -> Entity {
         self.entity
+    }
+
+    /// Records a command about this entity that may fail with a reason;
+    /// for the engine's own entity commands.
+    pub(crate) fn push_fallible(
+        &mut self,
+        command: &'static str,
+        f: impl FnOnce(&mut World, Entity) -> Result<(), String> + Send + 'static,
+    ) {
+        let entity = self.entity;
+        self.queue.push(move |world| f(world, entity).map_err(|reason| Skip { command, entity, reason: Some(reason) }));
+    }
+
+    /// Commands for another entity, recorded into the same queue: for
+    /// spawning children.
+    pub(crate) fn reborrow(&mut self) -> (&mut CommandQueue, Reserver<'a>) {
+        (self.queue, self.reserver)
+    }
+
+    /// Commands for `entity` on `queue`.
+    pub(crate) fn new_raw(entity: Entity, queue: &'a mut CommandQueue, reserver: Reserver<'a>) -> Self {
+        EntityCommands { entity, queue, reserver }
+    }
+
+    /// Records a command that spawns an entity with `bundle` into `queue`;
+    /// returns its handle.
+    pub(crate) fn spawn_into<B: Bundle>(queue: &mut CommandQueue, reserver: Reserver<'_>, bundle: B) -> Entity {
+        let entity = reserver.reserve();
+        queue.push(move |world| {
+            world.flush();
+            world.insert(entity, bundle).map_err(|_| Skip { command: "spawn", entity, reason: None })
+        });
+        entity
     }
 
     /// Adds the components of `bundle`, replacing the ones it has.

@@ -16,7 +16,7 @@
 //! meets a `Without<T>` in the other, do not alias.
 
 mod access;
-mod commands;
+pub(crate) mod commands;
 mod events;
 mod function;
 mod param;

@@ -1,0 +1,295 @@
+//! Parent/child trees, built on [`Relationship`]s: [`ChildOf`] on a child
+//! names its parent, [`Children`] on the parent lists the children in the
+//! order they joined, kept by the engine. On top: `set_parent` with its
+//! checks, traversal (`ancestors`, `descendants`, parents-first order) and
+//! recursive despawn.
+//!
+//! | operation | cost |
+//! |---|---|
+//! | set, change or remove a parent | the row move of inserting or removing `ChildOf`, one push onto the new parent's list, one search of the old parent's list (its length); `set_parent` also walks the new parent's ancestors to refuse a cycle |
+//! | `parent`, `children` | one component lookup |
+//! | `despawn_recursive` | each descendant once |
+//!
+//! Despawning a parent with plain [`World::despawn`] orphans its children:
+//! their `ChildOf` is removed (with its hooks), so no child ever points at a
+//! dead parent. [`World::despawn_recursive`] takes the children along.
+
+mod commands;
+mod relationship;
+
+use std::fmt;
+use std::ops::Deref;
+
+pub use commands::ChildSpawner;
+#[doc(hidden)]
+pub use relationship::{install_relationship, install_target};
+pub use relationship::{Relationship, RelationshipTarget};
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::EntityError;
+use crate::world::World;
+
+/// The parent of the entity that has it: a [`Relationship`] whose list is
+/// [`Children`]. Insert, overwrite or remove it through any path (the world,
+/// commands, a bundle at spawn) and the parents' `Children` follow.
+/// Tracks changes, so `Changed<ChildOf>` sees reparenting.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// let mut world = World::new();
+/// let tank = world.spawn(());
+/// let turret = world.spawn(ChildOf(tank));
+/// assert_eq!(world.parent(turret), Some(tank));
+/// assert_eq!(world.children(tank), [turret]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ChildOf(pub Entity);
+
+// Not offered in the compiler's "other types implement" notes.
+#[diagnostic::do_not_recommend]
+impl Component for ChildOf {
+    const TRACK_CHANGES: bool = true;
+    const ENGINE_HOOKS: Option<fn(&mut World)> = Some(install_relationship::<ChildOf>);
+}
+
+// Not offered in the compiler's "other types implement" notes.
+#[diagnostic::do_not_recommend]
+impl crate::change::Tracked for ChildOf {}
+
+impl Relationship for ChildOf {
+    type Target = Children;
+
+    fn target(&self) -> Entity {
+        self.0
+    }
+
+    fn from_target(target: Entity) -> Self {
+        ChildOf(target)
+    }
+}
+
+/// The children of the entity that has it, in the order they joined. Kept
+/// by the engine from the children's [`ChildOf`]; it derefs to `&[Entity]`.
+/// An entity without children has none (rather than an empty list).
+///
+/// It keeps no change ticks: to see reordering with `Changed<..>`, declare
+/// your own relationship pair with `#[component(track_changes)]` on the
+/// list (see [`Relationship`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Children(Vec<Entity>);
+
+impl Deref for Children {
+    type Target = [Entity];
+
+    fn deref(&self) -> &[Entity] {
+        &self.0
+    }
+}
+
+// Not offered in the compiler's "other types implement" notes.
+#[diagnostic::do_not_recommend]
+impl Component for Children {
+    const ENGINE_HOOKS: Option<fn(&mut World)> = Some(install_target::<Children>);
+}
+
+impl RelationshipTarget for Children {
+    type Relationship = ChildOf;
+
+    fn sources(&self) -> &[Entity] {
+        &self.0
+    }
+
+    fn sources_mut(&mut self) -> &mut Vec<Entity> {
+        &mut self.0
+    }
+
+    fn from_sources(sources: Vec<Entity>) -> Self {
+        Children(sources)
+    }
+}
+
+/// Why [`World::set_parent`] refused; nothing changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HierarchyError {
+    /// The child is not alive.
+    ChildNotAlive(Entity),
+    /// The parent is not alive (in this world).
+    ParentNotAlive(Entity),
+    /// An entity cannot be its own parent.
+    OwnParent(Entity),
+    /// The parent is a descendant of the child: the tree would become a
+    /// cycle.
+    Cycle {
+        /// The child.
+        child: Entity,
+        /// The would-be parent, one of its descendants.
+        parent: Entity,
+    },
+}
+
+impl fmt::Display for HierarchyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HierarchyError::ChildNotAlive(e) => write!(f, "the child {e} is not alive"),
+            HierarchyError::ParentNotAlive(e) => write!(f, "the parent {e} is not alive"),
+            HierarchyError::OwnParent(e) => write!(f, "{e} cannot be its own parent"),
+            HierarchyError::Cycle { child, parent } => {
+                write!(f, "{parent} is a descendant of {child}, so it cannot be its parent")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HierarchyError {}
+
+impl World {
+    /// Makes `parent` the parent of `child` (inserting `ChildOf(parent)`),
+    /// moving it from its old parent's children to the end of the new
+    /// one's. Refuses, changing nothing, a dead child or parent, an entity
+    /// as its own parent, and a parent that is a descendant of the child.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(()), world.spawn(()));
+    /// world.set_parent(b, a).unwrap();
+    /// assert_eq!(world.set_parent(a, b), Err(HierarchyError::Cycle { child: a, parent: b }));
+    /// ```
+    pub fn set_parent(&mut self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
+        if !self.contains(child) {
+            return Err(HierarchyError::ChildNotAlive(child));
+        }
+        if child == parent {
+            return Err(HierarchyError::OwnParent(child));
+        }
+        if !self.contains(parent) {
+            return Err(HierarchyError::ParentNotAlive(parent));
+        }
+        if relationship::reaches::<ChildOf>(self, parent, child) {
+            return Err(HierarchyError::Cycle { child, parent });
+        }
+        self.insert(child, ChildOf(parent)).map_err(|_| HierarchyError::ChildNotAlive(child))
+    }
+
+    /// Takes `child` out of its parent's children (removing its `ChildOf`);
+    /// returns the parent it had, if any.
+    pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, EntityError> {
+        if !self.contains(child) {
+            return Err(EntityError::NoSuchEntity(child));
+        }
+        match self.get::<ChildOf>(child) {
+            Some(&ChildOf(parent)) => {
+                self.discard::<ChildOf>(child).map_err(|_| EntityError::NoSuchEntity(child))?;
+                Ok(Some(parent))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The parent of `entity`, if it has one.
+    pub fn parent(&self, entity: Entity) -> Option<Entity> {
+        self.get::<ChildOf>(entity).map(|c| c.0)
+    }
+
+    /// The children of `entity` in the order they joined; empty if it has
+    /// none or is not alive.
+    pub fn children(&self, entity: Entity) -> &[Entity] {
+        self.get::<Children>(entity).map_or(&[], |c| &c.0)
+    }
+
+    /// The ancestors of `entity`, nearest first.
+    pub fn ancestors(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
+        let mut next = self.parent(entity);
+        std::iter::from_fn(move || {
+            let at = next?;
+            next = self.parent(at);
+            Some(at)
+        })
+    }
+
+    /// The descendants of `entity` (not `entity` itself), depth first, each
+    /// parent before its children, siblings in order.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// let mut world = World::new();
+    /// let root = world.spawn(());
+    /// let a = world.spawn(ChildOf(root));
+    /// let b = world.spawn(ChildOf(root));
+    /// let a1 = world.spawn(ChildOf(a));
+    /// assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, a1, b]);
+    /// assert_eq!(world.ancestors(a1).collect::<Vec<_>>(), [a, root]);
+    /// ```
+    pub fn descendants(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
+        let mut stack: Vec<Entity> = self.children(entity).iter().rev().copied().collect();
+        std::iter::from_fn(move || {
+            let at = stack.pop()?;
+            stack.extend(self.children(at).iter().rev());
+            Some(at)
+        })
+    }
+
+    /// Every entity of a tree, each parent before its children: the roots
+    /// (entities with children and no parent) in id order, each followed
+    /// by its descendants depth first. The order to propagate anything down
+    /// the trees (transforms, visibility) in one pass.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// let mut world = World::new();
+    /// let root = world.spawn(());
+    /// let child = world.spawn(ChildOf(root));
+    /// let grandchild = world.spawn(ChildOf(child));
+    /// world.spawn(()); // in no tree
+    /// assert_eq!(world.hierarchy_order(), [root, child, grandchild]);
+    /// ```
+    pub fn hierarchy_order(&self) -> Vec<Entity> {
+        let mut roots: Vec<Entity> = self
+            .query_filtered::<Entity, crate::query::Without<ChildOf>>()
+            .filter(|&e| self.has::<Children>(e))
+            .collect();
+        roots.sort_unstable();
+        let mut order = Vec::new();
+        let mut stack = Vec::new();
+        for root in roots {
+            stack.push(root);
+            while let Some(at) = stack.pop() {
+                order.push(at);
+                stack.extend(self.children(at).iter().rev());
+            }
+        }
+        order
+    }
+
+    /// Despawns `entity` and all its descendants, deepest first, running
+    /// every hook; returns how many were despawned.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// let mut world = World::new();
+    /// let tank = world.spawn(());
+    /// let turret = world.spawn(ChildOf(tank));
+    /// world.spawn(ChildOf(turret));
+    /// assert_eq!(world.despawn_recursive(tank), Ok(3));
+    /// assert!(world.is_empty());
+    /// ```
+    pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityError> {
+        if !self.contains(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let mut all = vec![entity];
+        all.extend(self.descendants(entity));
+        let mut despawned = 0;
+        // Deepest first: no parent is despawned before its children, so no
+        // child is orphaned on the way. Hooks may have despawned some.
+        for &e in all.iter().rev() {
+            if self.despawn(e).is_ok() {
+                despawned += 1;
+            }
+        }
+        Ok(despawned)
+    }
+}

@@ -1,0 +1,255 @@
+//! Parent/child trees and user-defined relationships: the lists the engine
+//! keeps stay exact through every path, refusals change nothing, and
+//! recursive despawns run every hook.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use archetable::prelude::*;
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Name(&'static str);
+
+fn tree(world: &mut World) -> [Entity; 5] {
+    // root ─┬─ a ── a1
+    //       └─ b ── b1
+    let root = world.spawn(Name("root"));
+    let a = world.spawn((Name("a"), ChildOf(root)));
+    let b = world.spawn((Name("b"), ChildOf(root)));
+    let a1 = world.spawn((Name("a1"), ChildOf(a)));
+    let b1 = world.spawn((Name("b1"), ChildOf(b)));
+    [root, a, b, a1, b1]
+}
+
+#[test]
+fn children_follow_every_change_of_child_of() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    assert_eq!(world.children(root), [a, b]);
+    assert_eq!(world.children(a), [a1]);
+    assert_eq!(world.parent(b1), Some(b));
+
+    // Overwriting ChildOf moves the child; the emptied list goes away.
+    world.insert(a1, ChildOf(b)).unwrap();
+    assert_eq!(world.children(b), [b1, a1]);
+    assert!(!world.has::<Children>(a));
+    // Removing it takes the child out.
+    world.remove::<ChildOf>(b1).unwrap();
+    assert_eq!(world.children(b), [a1]);
+    // A despawned child leaves its parent's list.
+    world.despawn(a1).unwrap();
+    assert!(!world.has::<Children>(b));
+    assert_eq!(world.children(root), [a, b]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn despawning_a_parent_orphans_its_children() {
+    let mut world = World::new();
+    let [root, a, b, a1, _] = tree(&mut world);
+    world.despawn(root).unwrap();
+    assert_eq!((world.parent(a), world.parent(b)), (None, None));
+    assert_eq!(world.children(a), [a1], "grandchildren keep their own parent");
+    assert_eq!(world.len(), 4);
+    world.check_invariants().unwrap();
+    // Removing a Children list by hand orphans too.
+    world.remove::<Children>(a).unwrap();
+    assert_eq!(world.parent(a1), None);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn set_parent_refuses_without_changing_anything() {
+    let mut world = World::new();
+    let [root, a, _, a1, _] = tree(&mut world);
+    let dead = world.spawn(());
+    world.despawn(dead).unwrap();
+    assert_eq!(world.set_parent(dead, root), Err(HierarchyError::ChildNotAlive(dead)));
+    assert_eq!(world.set_parent(a, dead), Err(HierarchyError::ParentNotAlive(dead)));
+    assert_eq!(world.set_parent(a, a), Err(HierarchyError::OwnParent(a)));
+    assert_eq!(world.set_parent(root, a1), Err(HierarchyError::Cycle { child: root, parent: a1 }));
+    assert_eq!(world.set_parent(a, a1), Err(HierarchyError::Cycle { child: a, parent: a1 }));
+    assert_eq!(world.children(root).len(), 2);
+    assert_eq!(world.parent(root), None);
+    // An entity of a bigger world is not alive in this one.
+    let mut other = World::new();
+    let far = (0..20).map(|_| other.spawn(())).last().unwrap();
+    assert_eq!(world.set_parent(a, far), Err(HierarchyError::ParentNotAlive(far)));
+
+    world.set_parent(a1, root).unwrap();
+    assert_eq!(world.children(root).len(), 3);
+    assert_eq!(world.remove_parent(a1), Ok(Some(root)));
+    assert_eq!(world.remove_parent(a1), Ok(None));
+    assert_eq!(world.remove_parent(dead), Err(EntityError::NoSuchEntity(dead)));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn inserts_that_would_break_the_forest_are_undone() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    let ghost = world.spawn(());
+    world.despawn(ghost).unwrap();
+    world.insert(root, ChildOf(b1)).unwrap();
+    assert_eq!(world.parent(root), None, "a cycle");
+    assert_eq!(world.children(b1), [], "the would-be parent never listed it");
+    let orphan = world.spawn(ChildOf(ghost));
+    assert_eq!(world.parent(orphan), None, "a dead parent");
+    // Its own parent: the overwrite took `a` out of its old parent's list,
+    // and the refused value is removed, so `a` ends without a parent.
+    world.insert(a, ChildOf(a)).unwrap();
+    assert_eq!(world.parent(a), None, "its own parent");
+    assert_eq!(world.children(root), [b]);
+    assert_eq!(world.children(a), [a1]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn traversal_orders() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    let lone = world.spawn(());
+    let other_root = world.spawn(());
+    let c = world.spawn(ChildOf(other_root));
+    assert_eq!(world.ancestors(a1).collect::<Vec<_>>(), [a, root]);
+    assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, a1, b, b1]);
+    assert_eq!(world.hierarchy_order(), [root, a, a1, b, b1, other_root, c]);
+    assert_eq!(world.descendants(lone).count(), 0);
+}
+
+#[test]
+fn despawn_recursive_runs_every_hook_and_counts() {
+    let removed = Arc::new(AtomicUsize::new(0));
+    let mut world = World::new();
+    let count = removed.clone();
+    world.register_component_hooks::<Name>().on_remove(move |_, _| {
+        count.fetch_add(1, Ordering::SeqCst);
+    });
+    let [root, a, _, _, _] = tree(&mut world);
+    let keep = world.spawn(Name("keep"));
+    assert_eq!(world.despawn_recursive(a), Ok(2));
+    assert_eq!(world.children(root).len(), 1);
+    assert_eq!(world.despawn_recursive(root), Ok(3));
+    assert_eq!(removed.load(Ordering::SeqCst), 5);
+    assert_eq!(world.len(), 1);
+    assert!(world.contains(keep));
+    assert_eq!(world.despawn_recursive(root), Err(EntityError::NoSuchEntity(root)));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_panicking_hook_midway_through_a_recursive_despawn_leaves_a_consistent_world() {
+    let mut world = World::new();
+    world.register_component_hooks::<Name>().on_despawn(|world, entity| {
+        if world.get::<Name>(entity) == Some(&Name("b")) {
+            panic!("b refuses to go");
+        }
+    });
+    let [root, ..] = tree(&mut world);
+    let result = catch_unwind(AssertUnwindSafe(|| world.despawn_recursive(root)));
+    assert!(result.is_err());
+    world.check_invariants().unwrap();
+    assert!(world.len() < 5);
+}
+
+#[test]
+fn commands_build_and_change_trees() {
+    let mut world = World::new();
+    let mut queue = CommandQueue::default();
+    let (car, wheels) = {
+        let mut commands = Commands::new(&mut queue, &world);
+        let mut wheels = Vec::new();
+        let car = commands
+            .spawn(Name("car"))
+            .with_children(|car| {
+                for name in ["fl", "fr"] {
+                    let mut wheel = car.spawn(Name(name));
+                    wheel.with_children(|wheel| {
+                        wheel.spawn(Name("hubcap"));
+                    });
+                    wheels.push(wheel.id());
+                }
+            })
+            .id();
+        (car, wheels)
+    };
+    queue.apply(&mut world);
+    assert_eq!(world.children(car), wheels);
+    assert_eq!(world.descendants(car).count(), 4);
+    world.check_invariants().unwrap();
+
+    let garage = world.spawn(Name("garage"));
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(car).set_parent(garage);
+    commands.entity(wheels[0]).remove_parent();
+    commands.entity(garage).set_parent(wheels[1]);
+    let report = queue.apply(&mut world);
+    assert_eq!(world.parent(car), Some(garage));
+    assert_eq!(world.parent(wheels[0]), None);
+    assert_eq!(report.skipped(), 1, "a cycle is refused and reported");
+    assert!(report.examples()[0].reason.contains("descendant"), "{}", report.examples()[0]);
+
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(garage).despawn_recursive();
+    commands.entity(car).set_parent(garage);
+    let report = queue.apply(&mut world);
+    assert_eq!(report.skipped(), 1, "a command on an entity despawned earlier is skipped and counted");
+    assert_eq!(world.len(), 2, "the wheel taken off and its hubcap stay");
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn reparenting_is_a_change_of_a_tracked_child_of() {
+    let mut world = World::new();
+    let [root, _, b, a1, _] = tree(&mut world);
+    let mut changed = QueryState::<Entity, Changed<ChildOf>>::new(&mut world);
+    assert_eq!(changed.iter(&world).count(), 4);
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.set_parent(a1, b).unwrap();
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a1]);
+    let _ = root;
+}
+
+/// An item lies in the inventory of the entity it names.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Inventory))]
+struct InInventory(Entity);
+
+/// The items of an inventory; they go with it.
+#[derive(Component, Debug)]
+#[component(relationship_target(source = InInventory, despawn_sources))]
+struct Inventory {
+    items: Vec<Entity>,
+}
+
+/// A looser relationship whose sources survive their target.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Followers))]
+struct Follows {
+    leader: Entity,
+}
+
+#[derive(Component, Debug)]
+#[component(relationship_target(source = Follows))]
+struct Followers(Vec<Entity>);
+
+#[test]
+fn user_relationships_use_the_same_machinery() {
+    let mut world = World::new();
+    let hero = world.spawn(Name("hero"));
+    let sword = world.spawn((Name("sword"), InInventory(hero)));
+    let potion = world.spawn((Name("potion"), InInventory(hero)));
+    let dog = world.spawn(Follows { leader: hero });
+    assert_eq!(world.get::<Inventory>(hero).unwrap().items, [sword, potion]);
+    assert_eq!(world.get::<Followers>(hero).unwrap().0, [dog]);
+    world.remove::<InInventory>(sword).unwrap();
+    assert_eq!(world.get::<Inventory>(hero).unwrap().items, [potion]);
+    world.check_invariants().unwrap();
+
+    world.despawn(hero).unwrap();
+    assert!(!world.contains(potion), "despawn_sources: the items go with their owner");
+    assert!(world.contains(sword), "an item taken out stays");
+    assert!(world.contains(dog) && !world.has::<Follows>(dog), "a follower is orphaned");
+    world.check_invariants().unwrap();
+}

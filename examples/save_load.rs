@@ -14,6 +14,7 @@
 //! ```
 
 use std::fs;
+use std::path::PathBuf;
 
 use archetable::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,24 @@ fn register(world: &mut World) {
         .register_serde_resource::<Turn>("Turn");
 }
 
+/// A folder of its own under the system's temporary folder, removed when
+/// dropped, also when the example panics.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<TempDir> {
+        let path = std::env::temp_dir().join(format!("archetable-save-load-{}", std::process::id()));
+        fs::create_dir_all(&path)?;
+        Ok(TempDir(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
 /// An entity's name, for the printout.
 fn name(world: &World, entity: Entity) -> &str {
     world.get::<Name>(entity).map_or("?", |name| name.0.as_str())
@@ -69,8 +88,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     world.despawn(gone)?;
 
     // Save in each format and write the files.
-    let dir = std::env::temp_dir().join(format!("archetable-save-load-{}", std::process::id()));
-    fs::create_dir_all(&dir)?;
+    let temp = TempDir::new()?;
+    let dir = temp.0.clone();
     let json = world.save_json()?;
     let ron = world.save_ron()?;
     let binary = world.save_binary()?;
@@ -123,7 +142,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         carried.join(" and ")
     );
 
-    fs::remove_dir_all(&dir)?;
+    drop(temp);
 
     assert_eq!(json.skipped.len(), 1);
     assert!(sizes[2] < sizes[0], "binary is the compact one");

@@ -25,10 +25,10 @@ fn spawn_a(mut commands: Commands, frame: Res<Frame>) {
 
 // Spawns fewer than `spawn_a` in odd frames, so the lanes are uneven.
 fn spawn_b(mut commands: Commands, frame: Res<Frame>) {
-    let n = if frame.0 % 2 == 0 { PER_FRAME } else { PER_FRAME / 7 };
+    let n = if frame.0.is_multiple_of(2) { PER_FRAME } else { PER_FRAME / 7 };
     for i in 0..n {
         let e = commands.spawn(B(frame.0 * 100_000 + i)).id();
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             commands.entity(e).insert(A(u64::MAX - i));
         }
     }
@@ -37,7 +37,7 @@ fn spawn_b(mut commands: Commands, frame: Res<Frame>) {
 // Despawns a third of what there is, so later frames reuse free indices.
 fn cull(a: Query<(Entity, &A)>, mut commands: Commands) {
     for (entity, a) in a.iter() {
-        if a.0 % 3 == 0 {
+        if a.0.is_multiple_of(3) {
             commands.despawn(entity);
         }
     }

@@ -105,7 +105,7 @@ fn check_type<T: Nth>(world: &World, model: &BTreeMap<Entity, BTreeMap<usize, u6
 /// The component numbers entity `i` gets.
 fn signature(i: usize) -> Vec<usize> {
     let mut s = vec![i % COUNT, (i * 7 + 3) % COUNT, (i * i + 11) % COUNT];
-    if i % 4 == 0 {
+    if i.is_multiple_of(4) {
         s.push((i / 4 + 150) % COUNT);
     }
     s.sort_unstable();
@@ -143,7 +143,7 @@ fn three_hundred_component_types() {
     // Mutate: remove one component from some, despawn some, add more.
     let es: Vec<Entity> = model.keys().copied().collect();
     for (k, &e) in es.iter().enumerate() {
-        if k % 5 == 0 {
+        if k.is_multiple_of(5) {
             world.despawn(e).unwrap();
             model.remove(&e);
         } else if k % 5 == 1 {

@@ -447,7 +447,7 @@ impl Column {
         if self.len > self.capacity {
             return Err(format!("column of `{}`: length {} over capacity {}", info.name(), self.len, self.capacity));
         }
-        if self.data.as_ptr().addr() % self.layout.align() != 0 {
+        if !self.data.as_ptr().addr().is_multiple_of(self.layout.align()) {
             return Err(format!("column of `{}`: data misaligned", info.name()));
         }
         let expected_ticks = if self.tracked { self.len } else { 0 };

@@ -172,7 +172,9 @@ impl Reader<'_> {
             7..=9 => Op::Despawn(self.target()),
             10..=13 => Op::Insert(self.target(), self.shape()),
             14..=16 => Op::Remove(self.target(), self.shape()),
-            17 | 18 => Op::SpawnBatch { shape: self.shape(), count: self.byte() % 24, exact: self.byte() % 2 == 0 },
+            17 | 18 => {
+                Op::SpawnBatch { shape: self.shape(), count: self.byte() % 24, exact: self.byte().is_multiple_of(2) }
+            }
             19 => Op::SpawnBatchPanic {
                 shape: self.shape(),
                 count: self.byte() % 24,

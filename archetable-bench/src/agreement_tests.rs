@@ -277,3 +277,27 @@ fn every_small_routine_runs_with_its_set_up() {
         assert!(names.contains(&name));
     }
 }
+
+#[test]
+fn hierarchy_propagation_agrees_and_despawn_takes_the_whole_tree() {
+    use crate::hierarchy::{self, TREE_SIZE};
+    let mut ours = hierarchy::ours::Tree::new();
+    let mut bevy = hierarchy::bevy::Tree::new();
+    let mut raw = hierarchy::raw::build();
+    ours.propagate();
+    bevy.propagate();
+    hierarchy::raw::propagate(&mut raw, &mut Vec::new());
+    let want = hierarchy::raw::checksum(&raw);
+    assert!(want != 0.0);
+    assert!(close(ours.checksum(), want), "{} against {want}", ours.checksum());
+    assert!(close(bevy.checksum(), want), "{} against {want}", bevy.checksum());
+    assert_eq!(ours.world.len(), TREE_SIZE);
+
+    let (mut world, root) = hierarchy::ours::build();
+    assert_eq!(world.descendants(root).count(), TREE_SIZE - 1);
+    assert_eq!(world.despawn_recursive(root), Ok(TREE_SIZE));
+    assert!(world.is_empty());
+    let (mut world, root) = hierarchy::bevy::build();
+    world.entity_mut(root).despawn();
+    assert_eq!(world.query::<&hierarchy::Local>().iter(&world).count(), 0);
+}

@@ -2,7 +2,7 @@
 //! that runs it. The criterion benches and the report both read this list.
 
 use crate::save_load::{self, Direction, Format};
-use crate::{churn, ours, raw, systems, with_bevy, with_hecs, Routine};
+use crate::{churn, hierarchy, ours, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -293,6 +293,48 @@ pub fn workloads() -> Vec<Workload> {
             section: Section::Suite,
             baseline: None,
             routine: |i| per_implementation!(i, despawn_random),
+        },
+        Workload {
+            name: "hierarchy_spawn",
+            about: "build a tree of 100,000 entities with fan-out 4, each with a 2D local and global transform",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::spawn_ours()),
+                Implementation::Bevy => Some(hierarchy::spawn_bevy()),
+                Implementation::Raw => Some(hierarchy::spawn_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "hierarchy_propagate",
+            about: "propagate the 2D transforms through that tree, parents first",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::propagate_ours()),
+                Implementation::Bevy => Some(hierarchy::propagate_bevy()),
+                Implementation::Raw => Some(hierarchy::propagate_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "despawn_recursive_100k",
+            about: "despawn that tree from its root, every descendant with it",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::despawn_ours()),
+                Implementation::Bevy => Some(hierarchy::despawn_bevy()),
+                Implementation::Raw => Some(hierarchy::despawn_raw()),
+                Implementation::Hecs => None,
+            },
         },
         Workload {
             name: "tiny_systems_100",

@@ -203,7 +203,9 @@ pub(crate) fn refusal<R: Relationship>(world: &World, source: Entity, target: En
         Some("an entity cannot be its own target")
     } else if !world.contains(target) {
         Some("the target is not alive")
-    } else if reaches::<R>(world, target, source) {
+    } else if world.has::<R::Target>(source) && reaches::<R>(world, target, source) {
+        // Only a source with sources of its own can have the target below
+        // it: a leaf (every fresh spawn) skips the walk.
         Some("the target is a descendant of the source, which would make a cycle")
     } else {
         None

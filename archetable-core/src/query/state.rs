@@ -51,10 +51,16 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     archetypes_seen: usize,
     /// The matching archetypes in increasing id order, with their caches.
     matched: Vec<(ArchetypeId, Q::Cache)>,
+    /// For each examined archetype, its position in `matched`, or
+    /// `NOT_MATCHED`: `get` finds an entity's cache in one load.
+    by_archetype: Vec<u32>,
     /// The reader's previous run and the current (or latest) one: changes
     /// after `last_run` are new to it.
     ticks: RunTicks,
 }
+
+/// `QueryState::by_archetype`'s mark for an archetype the query skips.
+const NOT_MATCHED: u32 = u32::MAX;
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Prepares the query for `world`, registering the component types it
@@ -67,8 +73,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // Never run: every change the world remembers is new to it.
         let never = world.one_off_ticks().last_run;
         let ticks = RunTicks { last_run: never, this_run: never };
-        let mut state =
-            QueryState { world_id: world.id(), q_state, f_state, archetypes_seen: 0, matched: Vec::new(), ticks };
+        let mut state = QueryState {
+            world_id: world.id(),
+            q_state,
+            f_state,
+            archetypes_seen: 0,
+            matched: Vec::new(),
+            by_archetype: Vec::new(),
+            ticks,
+        };
         state.update(world);
         state
     }
@@ -91,11 +104,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         );
         let archetypes = world.archetypes().as_slice();
         for archetype in &archetypes[self.archetypes_seen..] {
-            if !F::matches(&self.f_state, archetype) {
-                continue;
-            }
-            if let Some(cache) = Q::match_archetype(&self.q_state, archetype) {
-                self.matched.push((archetype.id(), cache));
+            let cache = F::matches(&self.f_state, archetype).then(|| Q::match_archetype(&self.q_state, archetype));
+            match cache.flatten() {
+                Some(cache) => {
+                    self.by_archetype.push(self.matched.len() as u32);
+                    self.matched.push((archetype.id(), cache));
+                }
+                None => self.by_archetype.push(NOT_MATCHED),
             }
         }
         self.archetypes_seen = archetypes.len();
@@ -178,10 +193,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         ticks: RunTicks,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
         let location = world.location(entity).ok_or(QueryEntityError::NoSuchEntity(entity))?;
-        let index = self
-            .matched
-            .binary_search_by_key(&location.archetype, |&(id, _)| id)
-            .map_err(|_| QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() })?;
+        let index = match self.by_archetype.get(location.archetype.index()) {
+            Some(&index) if index != NOT_MATCHED => index as usize,
+            _ => return Err(QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() }),
+        };
         let cache = self.matched[index].1;
         let archetype = world.archetypes().get(location.archetype);
         let row = location.row.index();

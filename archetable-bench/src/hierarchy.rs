@@ -1,0 +1,279 @@
+//! The hierarchy workloads: a tree of [`TREE_SIZE`] entities with fan-out
+//! [`FAN_OUT`], built, propagated (a 2D transform, parents first) and
+//! despawned recursively, on archetable, on bevy_ecs with its own
+//! `ChildOf`/`Children`, and on a `Vec`-based tree as the floor. hecs has
+//! no hierarchy.
+
+use crate::routine::{Build, Prepared, Steady};
+use crate::Routine;
+
+/// Entities in the tree.
+pub const TREE_SIZE: usize = 100_000;
+/// Children per inner node.
+pub const FAN_OUT: usize = 4;
+
+/// A 2D transform: rotation `angle`, then translation.
+#[derive(archetable::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq)]
+pub struct Local {
+    /// Translation.
+    pub x: f32,
+    /// Translation.
+    pub y: f32,
+    /// Rotation, radians.
+    pub angle: f32,
+}
+
+/// The world transform, computed by propagation.
+#[derive(archetable::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq, Default)]
+pub struct Global {
+    /// Translation.
+    pub x: f32,
+    /// Translation.
+    pub y: f32,
+    /// Rotation, radians.
+    pub angle: f32,
+}
+
+/// The local transform of node `i`.
+pub fn local(i: usize) -> Local {
+    Local { x: 1.0 + (i % 7) as f32, y: (i % 3) as f32, angle: 0.01 * (i % 5) as f32 }
+}
+
+/// `parent` applied after `local`.
+#[inline(always)]
+pub fn compose(parent: Global, local: Local) -> Global {
+    let (sin, cos) = parent.angle.sin_cos();
+    Global {
+        x: parent.x + cos * local.x - sin * local.y,
+        y: parent.y + sin * local.x + cos * local.y,
+        angle: parent.angle + local.angle,
+    }
+}
+
+/// The parent of node `i` (node 0 is the root) in breadth-first numbering.
+pub fn parent_of(i: usize) -> usize {
+    (i - 1) / FAN_OUT
+}
+
+/// Sum of every global `x`, to check the engines agree.
+pub fn checksum(globals: impl Iterator<Item = Global>) -> f64 {
+    globals.map(|g| g.x as f64 + g.y as f64).sum()
+}
+
+/// The tree on archetable.
+pub mod ours {
+    use archetable::{ChildOf, Children, Entity, QueryState, World};
+
+    use super::*;
+
+    /// Builds the tree, breadth first; returns the world and the root.
+    pub fn build() -> (World, Entity) {
+        let mut world = World::new();
+        let mut handles = Vec::with_capacity(TREE_SIZE);
+        handles.push(world.spawn((local(0), Global::default())));
+        for i in 1..TREE_SIZE {
+            let parent = handles[parent_of(i)];
+            handles.push(world.spawn((local(i), Global::default(), ChildOf(parent))));
+        }
+        (world, handles[0])
+    }
+
+    /// The tree and its kept query.
+    pub struct Tree {
+        /// The world.
+        pub world: World,
+        root: Entity,
+        nodes: QueryState<(&'static Local, &'static mut Global, Option<&'static Children>)>,
+        /// Nodes to visit, with their parent's global transform.
+        stack: Vec<(Entity, Global)>,
+    }
+
+    impl Tree {
+        /// Builds the tree.
+        pub fn new() -> Self {
+            let (mut world, root) = build();
+            let nodes = QueryState::new(&mut world);
+            Tree { world, root, nodes, stack: Vec::new() }
+        }
+
+        /// Computes every `Global`, parents first, depth first: one lookup
+        /// per node.
+        pub fn propagate(&mut self) {
+            self.stack.push((self.root, Global::default()));
+            while let Some((node, parent)) = self.stack.pop() {
+                let (local, mut global, children) = self.nodes.get_mut(&mut self.world, node).expect("a node");
+                let here = compose(parent, *local);
+                *global = here;
+                if let Some(children) = children {
+                    self.stack.extend(children.iter().map(|&child| (child, here)));
+                }
+            }
+        }
+
+        /// Sum over every `Global`.
+        pub fn checksum(&mut self) -> f64 {
+            checksum(self.world.query::<&Global>().copied())
+        }
+    }
+
+    impl Default for Tree {
+        fn default() -> Self {
+            Tree::new()
+        }
+    }
+}
+
+/// The tree on bevy_ecs, with its own `ChildOf` and `Children`.
+pub mod bevy {
+    use bevy_ecs::entity::Entity;
+    use bevy_ecs::hierarchy::{ChildOf, Children};
+    use bevy_ecs::query::QueryState;
+    use bevy_ecs::world::World;
+
+    use super::*;
+
+    /// Builds the tree, breadth first; returns the world and the root.
+    pub fn build() -> (World, Entity) {
+        let mut world = World::new();
+        let mut handles = Vec::with_capacity(TREE_SIZE);
+        handles.push(world.spawn((local(0), Global::default())).id());
+        for i in 1..TREE_SIZE {
+            let parent = handles[parent_of(i)];
+            handles.push(world.spawn((local(i), Global::default(), ChildOf(parent))).id());
+        }
+        (world, handles[0])
+    }
+
+    /// The tree and its kept queries.
+    pub struct Tree {
+        /// The world.
+        pub world: World,
+        root: Entity,
+        nodes: QueryState<(&'static Local, &'static mut Global, Option<&'static Children>)>,
+        stack: Vec<(Entity, Global)>,
+    }
+
+    impl Tree {
+        /// Builds the tree.
+        pub fn new() -> Self {
+            let (mut world, root) = build();
+            let nodes = world.query();
+            Tree { world, root, nodes, stack: Vec::new() }
+        }
+
+        /// Computes every `Global`, parents first, depth first: one lookup
+        /// per node.
+        pub fn propagate(&mut self) {
+            self.stack.push((self.root, Global::default()));
+            while let Some((node, parent)) = self.stack.pop() {
+                let (local, mut global, children) = self.nodes.get_mut(&mut self.world, node).expect("a node");
+                let here = compose(parent, *local);
+                *global = here;
+                if let Some(children) = children {
+                    self.stack.extend(children.iter().map(|&child| (child, here)));
+                }
+            }
+        }
+
+        /// Sum over every `Global`.
+        pub fn checksum(&mut self) -> f64 {
+            let mut globals = self.world.query::<&Global>();
+            checksum(globals.iter(&self.world).copied())
+        }
+    }
+
+    impl Default for Tree {
+        fn default() -> Self {
+            Tree::new()
+        }
+    }
+}
+
+/// The floor: nodes in a `Vec`, children as index lists.
+pub mod raw {
+    use super::*;
+
+    /// One node.
+    pub struct Node {
+        local: Local,
+        global: Global,
+        children: Vec<u32>,
+    }
+
+    /// Builds the tree.
+    pub fn build() -> Vec<Node> {
+        let mut nodes: Vec<Node> = Vec::with_capacity(TREE_SIZE);
+        nodes.push(Node { local: local(0), global: Global::default(), children: Vec::new() });
+        for i in 1..TREE_SIZE {
+            nodes.push(Node { local: local(i), global: Global::default(), children: Vec::new() });
+            nodes[parent_of(i)].children.push(i as u32);
+        }
+        nodes
+    }
+
+    /// Computes every `global`, parents first, depth first.
+    pub fn propagate(nodes: &mut [Node], stack: &mut Vec<(u32, Global)>) {
+        stack.push((0, Global::default()));
+        while let Some((node, parent)) = stack.pop() {
+            let node = &mut nodes[node as usize];
+            let here = compose(parent, node.local);
+            node.global = here;
+            stack.extend(node.children.iter().map(|&child| (child, here)));
+        }
+    }
+
+    /// Sum over every `global`.
+    pub fn checksum(nodes: &[Node]) -> f64 {
+        super::checksum(nodes.iter().map(|n| n.global))
+    }
+}
+
+/// `hierarchy_spawn` on archetable.
+pub fn spawn_ours() -> Box<dyn Routine> {
+    Box::new(Build::new(ours::build))
+}
+
+/// `hierarchy_spawn` on bevy_ecs.
+pub fn spawn_bevy() -> Box<dyn Routine> {
+    Box::new(Build::new(bevy::build))
+}
+
+/// `hierarchy_spawn` on the floor.
+pub fn spawn_raw() -> Box<dyn Routine> {
+    Box::new(Build::new(raw::build))
+}
+
+/// `hierarchy_propagate` on archetable.
+pub fn propagate_ours() -> Box<dyn Routine> {
+    Box::new(Steady::new(ours::Tree::new(), ours::Tree::propagate))
+}
+
+/// `hierarchy_propagate` on bevy_ecs.
+pub fn propagate_bevy() -> Box<dyn Routine> {
+    Box::new(Steady::new(bevy::Tree::new(), bevy::Tree::propagate))
+}
+
+/// `hierarchy_propagate` on the floor.
+pub fn propagate_raw() -> Box<dyn Routine> {
+    Box::new(Steady::new((raw::build(), Vec::new()), |(nodes, stack)| raw::propagate(nodes, stack)))
+}
+
+/// `despawn_recursive_100k` on archetable.
+pub fn despawn_ours() -> Box<dyn Routine> {
+    Box::new(Prepared::new(ours::build, |(world, root)| {
+        world.despawn_recursive(*root).expect("the root is alive");
+    }))
+}
+
+/// `despawn_recursive_100k` on bevy_ecs (its despawn takes the children
+/// along).
+pub fn despawn_bevy() -> Box<dyn Routine> {
+    Box::new(Prepared::new(bevy::build, |(world, root)| {
+        world.entity_mut(*root).despawn();
+    }))
+}
+
+/// `despawn_recursive_100k` on the floor: every node's list freed.
+pub fn despawn_raw() -> Box<dyn Routine> {
+    Box::new(Prepared::new(raw::build, |nodes| nodes.clear()))
+}

@@ -9,10 +9,10 @@
 //! `Serialize` postcard refuses) the column is written as [`Value`] trees,
 //! as binary saves of version 1 held every value.
 //!
-//! Trees are read with a nesting limit (`MAX_DEPTH` in `value.rs`). Typed
-//! values follow their type, so only a component type that contains itself
-//! (`Box<Self>`, `Vec<Self>`) nests as deep as the file says; their reader
-//! ([`Guarded`]) refuses to go deeper than [`STACK_BUDGET`] bytes of stack.
+//! Both are read with the nesting limit of `depth.rs`. Typed values follow
+//! their type, so only a component type that contains itself (`Box<Self>`,
+//! `Vec<Self>`) nests as deep as the file says; their reads go through a
+//! [`Guard`] that counts the levels.
 
 use std::any::Any;
 
@@ -20,6 +20,7 @@ use archetable_core::{Component, Entity, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
 use crate::entity_probe::holds_entity;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::registry::Boxed;
@@ -213,94 +214,22 @@ fn reads_back<T: DeserializeOwned>(bytes: &[u8], ends: &[usize]) -> bool {
     true
 }
 
-/// How much deeper in the stack than where it started a typed read may go.
-/// Each level of a recursive type reads at least one byte, and every byte
-/// read checks this, so a hostile nesting fails instead of overflowing the
-/// stack; the 128 levels the text formats allow take far less.
-const STACK_BUDGET: usize = 256 << 10;
-
-/// Where in the stack this call is: the address of a local.
-#[inline(always)]
-fn stack_position() -> usize {
-    let marker = 0u8;
-    std::ptr::addr_of!(marker) as usize
-}
-
-/// Postcard input from a slice that fails once read from more than
-/// [`STACK_BUDGET`] below (or above) where it was made.
-struct Guarded<'de> {
-    bytes: &'de [u8],
-    base: usize,
-    too_deep: bool,
-}
-
-impl<'de> Guarded<'de> {
-    fn new(bytes: &'de [u8]) -> Self {
-        Guarded { bytes, base: stack_position(), too_deep: false }
-    }
-
-    #[inline]
-    fn check(&mut self) -> postcard::Result<()> {
-        if self.base.abs_diff(stack_position()) > STACK_BUDGET {
-            self.too_deep = true;
-            return Err(postcard::Error::DeserializeUnexpectedEnd);
-        }
-        Ok(())
-    }
-}
-
-impl<'de> postcard::de_flavors::Flavor<'de> for Guarded<'de> {
-    /// The bytes left, and whether the read went too deep.
-    type Remainder = (&'de [u8], bool);
-    type Source = &'de [u8];
-
-    #[inline]
-    fn pop(&mut self) -> postcard::Result<u8> {
-        self.check()?;
-        let (&first, rest) = self.bytes.split_first().ok_or(postcard::Error::DeserializeUnexpectedEnd)?;
-        self.bytes = rest;
-        Ok(first)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.bytes.len())
-    }
-
-    #[inline]
-    fn try_take_n(&mut self, ct: usize) -> postcard::Result<&'de [u8]> {
-        self.check()?;
-        if ct > self.bytes.len() {
-            return Err(postcard::Error::DeserializeUnexpectedEnd);
-        }
-        let (taken, rest) = self.bytes.split_at(ct);
-        self.bytes = rest;
-        Ok(taken)
-    }
-
-    fn finalize(self) -> postcard::Result<(&'de [u8], bool)> {
-        Ok((self.bytes, self.too_deep))
-    }
-}
-
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {
-    let mut deserializer = postcard::Deserializer::from_flavor(Guarded::new(bytes));
+    let mut deserializer = postcard::Deserializer::from_bytes(bytes);
+    let depth = DepthCount::default();
     // Every typed value but those of zero-sized encodings takes a byte; and
     // a hostile count of large values must not reserve much up front.
     let cautious = (PREALLOCATE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     let mut values: Vec<T> = Vec::with_capacity(count.min(bytes.len()).min(cautious));
     for row in 0..count {
-        match T::deserialize(&mut deserializer) {
+        match T::deserialize(Guard::new(&mut deserializer, &depth)) {
             Ok(value) => values.push(value),
-            Err(e) => {
-                let message = match deserializer.finalize() {
-                    Ok((_, true)) => "data nested too deeply".to_owned(),
-                    _ => e.to_string(),
-                };
-                return Err((row, message));
-            }
+            // Postcard drops the message of the guard's error.
+            Err(_) if depth.exceeded() => return Err((row, too_deep(MAX_DEPTH))),
+            Err(e) => return Err((row, e.to_string())),
         }
     }
-    let (rest, _) = deserializer.finalize().map_err(|e| (count, e.to_string()))?;
+    let rest = deserializer.finalize().map_err(|e| (count, e.to_string()))?;
     if !rest.is_empty() {
         return Err((count, format!("{} bytes follow the last value of the column", rest.len())));
     }

@@ -8,14 +8,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 use archetable_core::{Entity, World};
+use serde::de::DeserializeSeed;
 use serde::Serialize;
 
+use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, PrefabError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
 use crate::suggest::nearest;
 use crate::to_value::to_value;
-use crate::value::Value;
+use crate::value::{Value, ValueSeed};
 
 /// The key that names a prefab's parent.
 const EXTENDS: &str = "extends";
@@ -76,13 +78,13 @@ struct Prefab {
 impl Prefabs {
     /// Reads prefabs from JSON text.
     pub fn from_json_str(text: &str) -> Result<Prefabs, PrefabError> {
-        Prefabs::from_value(parse_json(text)?)
+        Prefabs::from_value(parse_json(text, 2)?)
     }
 
     /// Reads prefabs from RON text: a map from names to maps from component
     /// names to values, such as `{ "Ball": { "Move": (speed: 2.0) } }`.
     pub fn from_ron_str(text: &str) -> Result<Prefabs, PrefabError> {
-        Prefabs::from_value(parse_ron(text)?)
+        Prefabs::from_value(parse_ron(text, 2)?)
     }
 
     /// Reads a `.json` or `.ron` prefab file.
@@ -344,17 +346,26 @@ fn plain(value: &Value) -> std::borrow::Cow<'_, Value> {
     }
 }
 
-pub(crate) fn parse_json(text: &str) -> Result<Value, PrefabError> {
-    serde_json::from_str(text).map_err(|e| PrefabError::Syntax {
-        format: Format::Json,
-        line: e.line(),
-        column: e.column(),
-        message: crate::load::strip_position(&e.to_string()),
-    })
+/// Parses JSON prefab text that holds `outer` levels of maps around the
+/// component values (2 for a prefab file, 1 for overrides).
+pub(crate) fn parse_json(text: &str, outer: usize) -> Result<Value, PrefabError> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    ValueSeed::new(MAX_DEPTH)
+        .with_outer_levels(outer)
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .map_err(|e| PrefabError::Syntax {
+            format: Format::Json,
+            line: e.line(),
+            column: e.column(),
+            message: crate::load::strip_position(&e.to_string()),
+        })
 }
 
-pub(crate) fn parse_ron(text: &str) -> Result<Value, PrefabError> {
-    ron::from_str(text).map_err(|e| PrefabError::Syntax {
+/// Parses RON prefab text; see [`parse_json`].
+pub(crate) fn parse_ron(text: &str, outer: usize) -> Result<Value, PrefabError> {
+    let seed = ValueSeed::new(MAX_RON_DEPTH).with_outer_levels(outer);
+    ron::Options::default().from_str_seed(text, seed).map_err(|e| PrefabError::Syntax {
         format: Format::Ron,
         line: e.span.start.line,
         column: e.span.start.col,
@@ -388,13 +399,13 @@ impl Overrides {
     /// Reads overrides from JSON: a map from component names to (partial)
     /// values.
     pub fn from_json_str(text: &str) -> Result<Overrides, PrefabError> {
-        Overrides::from_value(parse_json(text)?)
+        Overrides::from_value(parse_json(text, 1)?)
     }
 
     /// Reads overrides from RON: a map from component names to (partial)
     /// values.
     pub fn from_ron_str(text: &str) -> Result<Overrides, PrefabError> {
-        Overrides::from_value(parse_ron(text)?)
+        Overrides::from_value(parse_ron(text, 1)?)
     }
 
     fn from_value(value: Value) -> Result<Overrides, PrefabError> {

@@ -353,6 +353,43 @@ fn a_field_of_the_wrong_type_is_named() {
 }
 
 #[test]
+fn numbers_too_large_for_an_f32_are_refused() {
+    let out_of_range = |prefab: &str, component: &str, field: &str, number: &str| PrefabError::Field {
+        prefab: prefab.into(),
+        component: component.into(),
+        field: field.into(),
+        message: format!("the number {number} is out of range for f32"),
+    };
+    assert_eq!(
+        spawn_error(r#"{"Ball": {"Position": {"x": 1e39}}}"#, "Ball"),
+        out_of_range("Ball", "Position", "x", "1e39")
+    );
+    assert_eq!(
+        spawn_error(r#"{"Ball": {"Shape": {"Square": -1e39}}}"#, "Ball"),
+        out_of_range("Ball", "Shape", "Square", "-1e39")
+    );
+    let mut world = world();
+    let prefabs = Prefabs::from_ron_str(r#"{"Ball": {"Move": (speed: 1e39)}, "Fast": {"extends": "Ball"}}"#).unwrap();
+    assert_eq!(world.spawn_prefab(&prefabs, "Fast").unwrap_err(), out_of_range("Fast", "Move", "speed", "1e39"));
+    // Through overrides, from a file or from code.
+    let prefabs = Prefabs::from_json_str(r#"{"Ball": {"Move": {"speed": 1.0}}}"#).unwrap();
+    let from_file = Overrides::from_json_str(r#"{"Move": {"turn": 4e38}}"#).unwrap();
+    assert_eq!(
+        world.spawn_prefab_with(&prefabs, "Ball", &from_file).unwrap_err(),
+        out_of_range("Ball", "Move", "turn", "4e38")
+    );
+    let from_code = Overrides::new().set("Move", "turn", 1e300);
+    assert_eq!(
+        world.spawn_prefab_with(&prefabs, "Ball", &from_code).unwrap_err(),
+        out_of_range("Ball", "Move", "turn", "1e300")
+    );
+    assert!(world.is_empty());
+    // In range: as before.
+    let e = world.spawn_prefab_with(&prefabs, "Ball", &Overrides::new().set("Move", "turn", 3e38)).unwrap();
+    assert_eq!(world.get::<Move>(e), Some(&Move { speed: 1.0, turn: 3e38 }));
+}
+
+#[test]
 fn unknown_fields_and_variants_are_refused_with_a_suggestion() {
     assert_eq!(
         spawn_error(r#"{"Ball": {"Move": {"sped": 2.0}}}"#, "Ball"),

@@ -343,6 +343,42 @@ fn non_finite_numbers_fail_a_json_save_but_not_the_others() {
     );
 }
 
+#[test]
+fn numbers_too_large_for_an_f32_are_refused_at_load() {
+    let zero = Entity::from_bits(1 << 32).unwrap();
+    let out_of_range = |field: &str, number: &str| LoadError::Component {
+        entity: zero,
+        component: "Position".into(),
+        field: field.into(),
+        message: format!("the number {number} is out of range for f32"),
+    };
+    // JSON reads 1e39 as an f64; as an f32 it would be infinite, which a
+    // JSON save refuses to write.
+    assert_eq!(load_error(&doc(1, r#""0v1": {"Position": {"x": 1e39, "y": 0}}"#, "")), out_of_range("x", "1e39"));
+    assert_eq!(load_error(&doc(1, r#""0v1": {"Position": {"x": 0, "y": -3.5e38}}"#, "")), out_of_range("y", "-3.5e38"));
+    let ron = |position: &str| {
+        format!(
+            r#"(format: "ecs-save", version: 1, allocator: (generations: [(1, 1)], free: []),
+                entities: {{"0v1": {{"Position": {position}}}}})"#
+        )
+    };
+    assert_eq!(World::load_ron(&registry(), &ron("(x: 1e39, y: 0.0)")).unwrap_err(), out_of_range("x", "1e39"));
+    // Numbers that round to a finite f32 load as they always did.
+    let world =
+        World::load_json(&registry(), &doc(1, r#""0v1": {"Position": {"x": 3.4028235e38, "y": 1e-50}}"#, "")).unwrap();
+    assert_eq!(world.get::<Position>(zero), Some(&Position { x: f32::MAX, y: 0.0 }));
+    // RON writes infinities and NaN (JSON cannot), so RON loads them as
+    // written.
+    let world = World::load_ron(&registry(), &ron("(x: -inf, y: NaN)")).unwrap();
+    let position = world.get::<Position>(zero).unwrap();
+    assert!(position.x == f32::NEG_INFINITY && position.y.is_nan());
+    // An f64 field: JSON refuses numbers past its range.
+    assert_eq!(
+        load_error(&doc(1, r#""0v1": {"Velocity": [1e400, 0]}"#, "")),
+        LoadError::Syntax { format: Format::Json, line: 2, column: 51, message: "number out of range".into() }
+    );
+}
+
 /// A component whose `Serialize` impl fails.
 #[derive(Component, Deserialize, Default, Debug)]
 struct Broken;

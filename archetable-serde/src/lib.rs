@@ -18,6 +18,12 @@
 //!   `Entity`) follow their entities in both cases, with no code to write.
 //! - **Errors** name the prefab or entity, the component and the field,
 //!   and leave the world as it was: nothing is half-spawned or half-loaded.
+//! - **Numbers**: a number too large for the `f32` it is read into (`1e39`
+//!   in a JSON or RON save, prefab or override) is refused with an error
+//!   naming the field, rather than read as infinity. RON saves write NaN
+//!   and infinities, so `NaN`, `inf` and `-inf` in RON load as written (and
+//!   so does a RON number too large even for `f64`: the RON parser reads it
+//!   as infinity). JSON has neither, and refuses numbers past `f64`.
 //! - **Limits**: a component or resource value read from a file may nest
 //!   [`MAX_DEPTH`] levels of lists, maps, structs, variants and options
 //!   ([`MAX_RON_DEPTH`] in RON, whose parser needs more stack per level);

@@ -600,20 +600,61 @@ enum Loose {
     Named(String),
 }
 
+/// Flattened: written as a map of unknown length.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Stretched {
+    id: u8,
+    #[serde(flatten)]
+    extra: BTreeMap<String, u8>,
+}
+
+/// Internally tagged: read through `deserialize_any`, written as a struct.
+#[derive(Component, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind")]
+enum Kind {
+    Small { size: u8 },
+    Big { size: u32, label: String },
+}
+
+/// A field never written, read as its default: the writer leaves it out
+/// without telling the serializer.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Cached {
+    #[serde(skip_serializing, default)]
+    cache: u32,
+    id: u8,
+}
+
 #[test]
 fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
     let mut world = registered();
-    world.register_serde::<Sparse>("Sparse").register_serde_without_default::<Loose>("Loose");
+    world
+        .register_serde::<Sparse>("Sparse")
+        .register_serde_without_default::<Loose>("Loose")
+        .register_serde::<Stretched>("Stretched")
+        .register_serde_without_default::<Kind>("Kind")
+        .register_serde::<Cached>("Cached");
     let a = world.spawn((Health(1), Sparse { note: None, id: 1, friend: None }));
     let b = world.spawn((Health(2), Sparse { note: Some("b".into()), id: 2, friend: Some(a) }, Loose::Number(7)));
     let c = world.spawn(Loose::Named("c".into()));
+    let d = world.spawn((Stretched { id: 4, extra: [("x".into(), 1)].into() }, Kind::Small { size: 3 }));
+    let e = world.spawn((Kind::Big { size: 9, label: "e".into() }, Cached { cache: 0, id: 5 }));
     let data = world.save_binary().unwrap().data;
     let registry = world.serde_registry();
     let copy = World::load_binary(&registry, &data).unwrap();
-    for e in [a, b, c] {
+    for e in [a, b, c, d, e] {
         assert_eq!(copy.get::<Sparse>(e), world.get::<Sparse>(e));
         assert_eq!(copy.get::<Loose>(e), world.get::<Loose>(e));
         assert_eq!(copy.get::<Health>(e), world.get::<Health>(e));
+        assert_eq!(copy.get::<Stretched>(e), world.get::<Stretched>(e));
+        assert_eq!(copy.get::<Kind>(e), world.get::<Kind>(e));
+        assert_eq!(copy.get::<Cached>(e), world.get::<Cached>(e));
+    }
+    // The field never written comes back as its default, in every format.
+    world.get_mut::<Cached>(e).unwrap().cache = 77;
+    for format in FORMATS {
+        let copy = load(&registry, format, &save(&world, format)).unwrap();
+        assert_eq!(copy.get::<Cached>(e), Some(&Cached { cache: 0, id: 5 }), "{format}");
     }
     let mut target = World::new();
     target.insert_resource(registry);
@@ -622,6 +663,81 @@ fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
     let new_b = map.get(b).unwrap();
     assert_eq!(target.get::<Sparse>(new_b).unwrap().friend, Some(map.get(a).unwrap()), "handles in trees follow");
     assert_eq!(target.get::<Loose>(map.get(c).unwrap()), Some(&Loose::Named("c".into())));
+}
+
+/// Panics when read: saves must not read components back.
+#[derive(Component, Serialize, Default, Debug, Clone, PartialEq)]
+struct Fragile(u32);
+
+impl<'de> Deserialize<'de> for Fragile {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("Fragile cannot be read back")
+    }
+}
+
+/// Reads what `Fragile` writes.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Sturdy(u32);
+
+#[test]
+fn saves_never_read_components_back() {
+    // Registering runs `Fragile`'s reader once on made-up input, to learn
+    // how to save it; the panic is caught, and its values are saved as trees.
+    let mut world = registered();
+    world.register_serde::<Fragile>("Fragile");
+    let a = world.spawn((Fragile(7), Health(1)));
+    let b = world.spawn(Fragile(8));
+    assert_eq!((a.to_string(), b.to_string()), ("0v1".into(), "1v1".into()));
+    let json = world.save_json().unwrap().data;
+    let entities = r#""entities": {
+    "0v1": {
+      "Health": 1,
+      "Fragile": 7
+    },
+    "1v1": {
+      "Fragile": 8
+    }
+  },"#;
+    assert!(json.contains(entities), "{json}");
+    let ron = world.save_ron().unwrap().data;
+    let entities = r#"entities: {
+        "0v1": {
+            "Health": 1,
+            "Fragile": 7,
+        },
+        "1v1": {
+            "Fragile": 8,
+        },
+    },"#;
+    assert!(ron.contains(entities), "{ron}");
+    let binary = world.save_binary().unwrap().data;
+    // What was written reads back through a type that can read.
+    let mut reader = registered();
+    reader.register_serde::<Sturdy>("Fragile");
+    let registry = reader.serde_registry();
+    for copy in [
+        World::load_json(&registry, &json).unwrap(),
+        World::load_ron(&registry, &ron).unwrap(),
+        World::load_binary(&registry, &binary).unwrap(),
+    ] {
+        assert_eq!((copy.get::<Sturdy>(a), copy.get::<Health>(a)), (Some(&Sturdy(7)), Some(&Health(1))));
+        assert_eq!(copy.get::<Sturdy>(b), Some(&Sturdy(8)));
+    }
+}
+
+/// Binary saves of the scene and of many plain components: their sizes
+/// are those of typed columns (trees would take a tag byte per value and
+/// field).
+#[test]
+fn plain_types_are_saved_typed() {
+    let (scene, _) = scene();
+    let mut many = registered();
+    for i in 0..1000u32 {
+        many.spawn((Position { x: i as f32, y: 0.5 }, Velocity(1.0, -1.0), Health(i), Mood::Angry(i as u8)));
+        many.spawn((Name(format!("n{i}")), Marker, Mood::Scared { of: "x".into(), level: -1 }));
+    }
+    let sizes = [scene.save_binary().unwrap().data.len(), many.save_binary().unwrap().data.len()];
+    assert_eq!(sizes, [242, 40_856]);
 }
 
 #[test]

@@ -71,7 +71,7 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
                 std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
             })
             .collect();
-        (entry.column.write)(world, &mut column).map_err(|(entity, message)| SaveError::Component {
+        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, message)| SaveError::Component {
             entity,
             component: entry.name.clone(),
             field: String::new(),

@@ -2,10 +2,11 @@
 //! component type in one table, written back to back.
 //!
 //! A column is written *typed* (each value straight through postcard, no
-//! field names, no tree in between) when its values read back that way:
-//! every value is decoded again while saving and must give back exactly its
-//! own bytes. Otherwise (a type that needs a self-describing format, such
-//! as `#[serde(flatten)]`, untagged enums or skipped fields, or whose
+//! field names, no tree in between) when its values read back that way,
+//! as decided from the type's reader once, at registration, and from what
+//! each value writes (`typed.rs`); saving never calls `Deserialize`.
+//! Otherwise (a type that needs a self-describing format, such as
+//! `#[serde(flatten)]`, untagged enums or skipped fields, or whose
 //! `Serialize` postcard refuses) the column is written as [`Value`] trees,
 //! as binary saves of version 1 held every value.
 //!
@@ -24,7 +25,8 @@ use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
 use crate::entity_probe::holds_entity;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::registry::Boxed;
-use crate::to_value::to_value;
+use crate::to_value::{to_binary_tree, to_value};
+use crate::typed::TypedPlan;
 use crate::value::Value;
 
 /// Reserve at most this many bytes of values before writing or reading
@@ -49,9 +51,9 @@ pub(crate) struct ReadColumn {
     pub rebuild: Vec<(usize, Value)>,
 }
 
-/// Writes one run per table holding the type; fails with the entity and
-/// message.
-type WriteFn = fn(&World, &mut [ColumnRun<'_>]) -> Result<(), (Entity, String)>;
+/// Writes one run per table holding the type, typed where the plan
+/// allows; fails with the entity and message.
+type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), (Entity, String)>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -109,49 +111,45 @@ fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
     column.values.downcast_mut::<Vec<T>>().unwrap_or_else(|| unreachable!("a column of another type"))
 }
 
-fn write<T: Component + Serialize + DeserializeOwned>(
+fn write<T: Component + Serialize>(
     world: &World,
     runs: &mut [ColumnRun<'_>],
+    plan: &TypedPlan,
 ) -> Result<(), (Entity, String)> {
     // The query visits the tables holding `T` in increasing archetype
     // order, as the runs are; `get` is the fallback should that change.
     let mut query = world.query::<(Entity, &T)>();
     let mut in_step = true;
     for run in runs.iter_mut() {
-        let mut ends = Vec::with_capacity(run.entities.len());
         let mut typed = true;
         for (row, &entity) in run.entities.iter().enumerate() {
             let value = next_value(world, &mut query, &mut in_step, entity);
-            match append(value, &mut run.out) {
-                Ok(()) => {
-                    ends.push(run.out.len());
-                    if row == 0 {
-                        // Values of one type tend to take alike room; but
-                        // the first may be a large one.
-                        let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
-                        run.out.reserve(guess.min(PREALLOCATE_BYTES));
-                    }
+            let written = plan.fits(value) == Some(true) && append(value, &mut run.out).is_ok();
+            if !written {
+                // The tree's error names the problem better than postcard's
+                // does, if the value cannot be written at all.
+                to_value(value).map_err(|e| (entity, e.0))?;
+                typed = false;
+                for &entity in &run.entities[row + 1..] {
+                    next_value(world, &mut query, &mut in_step, entity);
                 }
-                Err(_) => {
-                    // The tree's error names the problem better than
-                    // postcard's does, if the value cannot be written at all.
-                    to_value(value).map_err(|e| (entity, e.0))?;
-                    typed = false;
-                    for &entity in &run.entities[row + 1..] {
-                        next_value(world, &mut query, &mut in_step, entity);
-                    }
-                    break;
-                }
+                break;
+            }
+            if row == 0 {
+                // Values of one type tend to take alike room; but the first
+                // may be a large one.
+                let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
+                run.out.reserve(guess.min(PREALLOCATE_BYTES));
             }
         }
-        if typed && reads_back::<T>(&run.out, &ends) {
+        if typed {
             continue;
         }
         run.out.clear();
         run.trees = true;
         for &entity in run.entities {
             let value = world.get::<T>(entity).expect("the runs list entities that have the component");
-            let tree = to_value(value).map_err(|e| (entity, e.0))?;
+            let tree = to_binary_tree(value, plan).map_err(|e| (entity, e.0))?;
             append(&tree, &mut run.out).map_err(|e| (entity, e.to_string()))?;
         }
     }
@@ -200,18 +198,6 @@ fn next_value<'w, T: Component>(
         }
     }
     world.get::<T>(entity).expect("the runs list entities that have the component")
-}
-
-/// Whether each value decodes from exactly its own bytes.
-fn reads_back<T: DeserializeOwned>(bytes: &[u8], ends: &[usize]) -> bool {
-    let mut begin = 0;
-    for &end in ends {
-        match postcard::take_from_bytes::<T>(&bytes[begin..end]) {
-            Ok((_, [])) => begin = end,
-            _ => return false,
-        }
-    }
-    true
 }
 
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {

@@ -53,6 +53,7 @@ mod registry;
 mod save;
 mod suggest;
 mod to_value;
+mod typed;
 mod value;
 mod world_ext;
 

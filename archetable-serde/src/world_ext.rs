@@ -70,7 +70,8 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// fields that are not given come from `T::default()`. Also gives `T`
     /// its component id now, so worlds that register the same types in the
     /// same order (a fresh world from [`SerdeWorldExt::load_json`] does)
-    /// number them alike.
+    /// number them alike. Runs `T`'s `Deserialize` once on made-up input,
+    /// as [`SerdeRegistry::register`] does.
     ///
     /// # Panics
     /// If `name` is taken by another type, or `T` has another name.
@@ -149,6 +150,12 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// outlive a change of a component's fields. Writes layout version 2
     /// (each component name once per table, values straight from their
     /// types); the loaders read versions 1 and 2.
+    ///
+    /// A column is written straight from its type when the type's reader
+    /// (probed at registration) and what its values write allow it, and as
+    /// self-describing trees otherwise (untagged or internally tagged enums,
+    /// `#[serde(flatten)]`, skipped fields). Saving never calls
+    /// `Deserialize`.
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError>;
 
     /// A fresh world holding the JSON save `text`, every entity under its

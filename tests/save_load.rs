@@ -12,7 +12,9 @@
 use std::collections::BTreeMap;
 
 use archetable::prelude::*;
-use archetable::serde::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
+use archetable::serde::{
+    EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent, MAX_DEPTH, MAX_RON_DEPTH,
+};
 use archetable::AllocatorStateError;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -663,6 +665,69 @@ fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
     let new_b = map.get(b).unwrap();
     assert_eq!(target.get::<Sparse>(new_b).unwrap().friend, Some(map.get(a).unwrap()), "handles in trees follow");
     assert_eq!(target.get::<Loose>(map.get(c).unwrap()), Some(&Loose::Named("c".into())));
+}
+
+/// As deep as its values say.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Nest(Vec<Nest>);
+
+/// Lists nested so that the innermost is at `level`.
+fn nest(level: usize) -> Nest {
+    (0..level).fold(Nest(vec![]), |inner, _| Nest(vec![inner]))
+}
+
+/// As deep as its values say, saved as trees (an empty list is skipped).
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Twig {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    twigs: Vec<Twig>,
+}
+
+#[test]
+fn saves_refuse_values_nested_deeper_than_loads_allow() {
+    let mut world = registered();
+    world.register_serde::<Nest>("Nest").register_serde::<Twig>("Twig");
+    let e = world.spawn(());
+    let registry = world.serde_registry();
+    let too_deep = |field: String, message: &str| SaveError::Component {
+        entity: e,
+        component: "Nest".into(),
+        field,
+        message: message.into(),
+    };
+    let ron_message = "data nested deeper than 12 levels, more than RON loads allow; save as JSON or binary (up to 64)";
+    let message = "data nested deeper than 64 levels, more than loads allow";
+    // At each format's limit: saved and loaded back.
+    for (level, formats) in [(MAX_RON_DEPTH, &FORMATS[..]), (MAX_DEPTH, &[Format::Json, Format::Binary][..])] {
+        world.insert(e, nest(level)).unwrap();
+        for &format in formats {
+            let copy = load(&registry, format, &save(&world, format)).unwrap();
+            assert_eq!(copy.get::<Nest>(e), Some(&nest(level)), "{format}");
+        }
+    }
+    // One level more: refused, naming the first value too deep.
+    world.insert(e, nest(MAX_RON_DEPTH + 1)).unwrap();
+    assert_eq!(world.save_ron().unwrap_err(), too_deep("[0]".repeat(MAX_RON_DEPTH + 1), ron_message));
+    world.insert(e, nest(MAX_DEPTH + 1)).unwrap();
+    let deepest = "[0]".repeat(MAX_DEPTH + 1);
+    assert_eq!(world.save_json().unwrap_err(), too_deep(deepest.clone(), message));
+    assert_eq!(world.save_binary().unwrap_err(), too_deep(deepest, message));
+    // Trees, in binary saves: a struct and its list make two levels.
+    world.remove::<Nest>(e).unwrap();
+    let twig = |twigs: usize| (0..twigs).fold(Twig::default(), |inner, _| Twig { twigs: vec![inner] });
+    world.insert(e, twig(MAX_DEPTH / 2)).unwrap();
+    let copy = World::load_binary(&registry, &world.save_binary().unwrap().data).unwrap();
+    assert_eq!(copy.get::<Twig>(e), Some(&twig(MAX_DEPTH / 2)));
+    world.insert(e, twig(MAX_DEPTH / 2 + 1)).unwrap();
+    assert_eq!(
+        world.save_binary().unwrap_err(),
+        SaveError::Component {
+            entity: e,
+            component: "Twig".into(),
+            field: format!("{}twigs", "twigs[0].".repeat(MAX_DEPTH / 2)),
+            message: message.into(),
+        }
+    );
 }
 
 /// Panics when read: saves must not read components back.

@@ -71,11 +71,8 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
                 std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
             })
             .collect();
-        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, message)| SaveError::Component {
-            entity,
-            component: entry.name.clone(),
-            field: String::new(),
-            message,
+        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, field, message)| {
+            SaveError::Component { entity, component: entry.name.clone(), field, message }
         })?;
         for (&(t, c), run) in positions.iter().zip(column) {
             runs[t][c] = run;
@@ -118,7 +115,12 @@ fn resource_trees<'r>(world: &World, registry: &'r SerdeRegistry) -> Result<Vec<
     let mut trees = Vec::new();
     for entry in registry.resources() {
         match (entry.save)(world) {
-            Some(Ok(value)) => trees.push((entry.name.as_str(), value)),
+            Some(Ok(value)) => {
+                if let Some((field, message)) = save::unwritable(&value, Format::Binary) {
+                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
+                }
+                trees.push((entry.name.as_str(), value))
+            }
             Some(Err(e)) => {
                 return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
             }

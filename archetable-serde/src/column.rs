@@ -23,10 +23,12 @@ use serde::Serialize;
 
 use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
 use crate::entity_probe::holds_entity;
+use crate::error::Format;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::registry::Boxed;
+use crate::save::unwritable;
 use crate::to_value::{to_binary_tree, to_value};
-use crate::typed::TypedPlan;
+use crate::typed::{Fit, TypedPlan};
 use crate::value::Value;
 
 /// Reserve at most this many bytes of values before writing or reading
@@ -51,9 +53,13 @@ pub(crate) struct ReadColumn {
     pub rebuild: Vec<(usize, Value)>,
 }
 
+/// Why a value could not be written: its entity, the path of the field,
+/// and the message.
+pub(crate) type WriteError = (Entity, String, String);
+
 /// Writes one run per table holding the type, typed where the plan
-/// allows; fails with the entity and message.
-type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), (Entity, String)>;
+/// allows; fails with the entity, field and message.
+type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), WriteError>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -65,7 +71,7 @@ type PassFn = fn(&mut ReadColumn, &Context<'_>) -> Result<(), (usize, FromValueE
 #[derive(Clone, Copy)]
 pub(crate) struct ColumnFns {
     /// Writes one run per table holding the type, tables in increasing
-    /// archetype order; fails with the entity and message.
+    /// archetype order; fails with the entity, field and message.
     pub write: WriteFn,
     /// Reads `count` typed values from the bytes; fails with the row.
     pub read_typed: ReadTypedFn,
@@ -115,7 +121,7 @@ fn write<T: Component + Serialize>(
     world: &World,
     runs: &mut [ColumnRun<'_>],
     plan: &TypedPlan,
-) -> Result<(), (Entity, String)> {
+) -> Result<(), WriteError> {
     // The query visits the tables holding `T` in increasing archetype
     // order, as the runs are; `get` is the fallback should that change.
     let mut query = world.query::<(Entity, &T)>();
@@ -124,11 +130,15 @@ fn write<T: Component + Serialize>(
         let mut typed = true;
         for (row, &entity) in run.entities.iter().enumerate() {
             let value = next_value(world, &mut query, &mut in_step, entity);
-            let written = plan.fits(value) == Some(true) && append(value, &mut run.out).is_ok();
+            let written = plan.fits(value) == Fit::Typed && append(value, &mut run.out).is_ok();
             if !written {
                 // The tree's error names the problem better than postcard's
-                // does, if the value cannot be written at all.
-                to_value(value).map_err(|e| (entity, e.0))?;
+                // does, if the value cannot be written at all; so does its
+                // path, if the value nests too deep.
+                let tree = to_value(value).map_err(|e| (entity, String::new(), e.0))?;
+                if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+                    return Err((entity, field, message));
+                }
                 typed = false;
                 for &entity in &run.entities[row + 1..] {
                     next_value(world, &mut query, &mut in_step, entity);
@@ -149,8 +159,8 @@ fn write<T: Component + Serialize>(
         run.trees = true;
         for &entity in run.entities {
             let value = world.get::<T>(entity).expect("the runs list entities that have the component");
-            let tree = to_binary_tree(value, plan).map_err(|e| (entity, e.0))?;
-            append(&tree, &mut run.out).map_err(|e| (entity, e.to_string()))?;
+            let tree = to_binary_tree(value, plan).map_err(|e| (entity, String::new(), e.0))?;
+            append(&tree, &mut run.out).map_err(|e| (entity, String::new(), e.to_string()))?;
         }
     }
     Ok(())

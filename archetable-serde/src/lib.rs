@@ -27,7 +27,8 @@
 //! - **Limits**: a component or resource value read from a file may nest
 //!   [`MAX_DEPTH`] levels of lists, maps, structs, variants and options
 //!   ([`MAX_RON_DEPTH`] in RON, whose parser needs more stack per level);
-//!   deeper input is refused with an error, never a stack overflow. Loads
+//!   deeper input is refused with an error, never a stack overflow, and
+//!   saves refuse to write values their format could not load back. Loads
 //!   and prefab spawns at these limits fit in a **256 KiB** thread stack in
 //!   a debug build (release builds need far less): that is the smallest
 //!   thread stack supported.

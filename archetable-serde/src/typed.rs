@@ -30,6 +30,21 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize};
 
+use crate::depth::MAX_DEPTH;
+
+/// How a value may be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fit {
+    /// Typed.
+    Typed,
+    /// As a tree.
+    Trees,
+    /// Not at all: it nests deeper than loads allow.
+    TooDeep,
+    /// Not at all: its `Serialize` impl failed.
+    Failed,
+}
+
 /// What a binary save may write typed for one component type.
 #[derive(Debug, Default)]
 pub(crate) struct TypedPlan {
@@ -96,16 +111,16 @@ impl TypedPlan {
     }
 
     /// Whether `value` may be written typed: its type's reader allows it,
-    /// and what it writes is what that reader reads. `None` if its
-    /// `Serialize` impl failed.
-    pub(crate) fn fits<T: Serialize + ?Sized>(&self, value: &T) -> Option<bool> {
+    /// and what it writes is what that reader reads.
+    pub(crate) fn fits<T: Serialize + ?Sized>(&self, value: &T) -> Fit {
         if !self.typed {
-            return Some(false);
+            return Fit::Trees;
         }
-        match value.serialize(Check { plan: self }) {
-            Ok(()) => Some(true),
-            Err(Mismatch::Trees) => Some(false),
-            Err(Mismatch::Failed) => None,
+        match value.serialize(Check { plan: self, level: 0 }) {
+            Ok(()) => Fit::Typed,
+            Err(Mismatch::Trees) => Fit::Trees,
+            Err(Mismatch::TooDeep) => Fit::TooDeep,
+            Err(Mismatch::Failed) => Fit::Failed,
         }
     }
 
@@ -538,6 +553,8 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_> {
 enum Mismatch {
     /// It writes something its reader would not read back from postcard.
     Trees,
+    /// It nests past [`MAX_DEPTH`] (levels counted as loads count them).
+    TooDeep,
     /// Its `Serialize` impl failed.
     Failed,
 }
@@ -546,6 +563,7 @@ impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Mismatch::Trees => "written as a tree",
+            Mismatch::TooDeep => "nested too deeply",
             Mismatch::Failed => "the value could not be serialized",
         })
     }
@@ -560,16 +578,34 @@ impl ser::Error for Mismatch {
 }
 
 /// A serializer that writes nothing and fails on what postcard would write
-/// but the reader not read back.
+/// but the reader not read back, or on values nested too deep to load.
 #[derive(Clone, Copy)]
 struct Check<'a> {
     plan: &'a TypedPlan,
+    /// The level of the value being checked.
+    level: usize,
+}
+
+impl<'a> Check<'a> {
+    /// The checker of the values one level down.
+    fn child(self) -> Result<Check<'a>, Mismatch> {
+        if self.level >= MAX_DEPTH {
+            return Err(Mismatch::TooDeep);
+        }
+        Ok(Check { level: self.level + 1, ..self })
+    }
+
+    /// A list, map, tuple or struct announced to hold `announced` items.
+    fn items(self, announced: usize) -> Result<Items<'a>, Mismatch> {
+        Ok(Items { check: self.child()?, announced: Some(announced), written: 0, reader: None })
+    }
 }
 
 /// A list, map, tuple or struct being checked: how many items it said it
 /// holds (if it did), and how many it wrote.
 struct Items<'a> {
-    plan: &'a TypedPlan,
+    /// The checker of its items.
+    check: Check<'a>,
     announced: Option<usize>,
     written: usize,
     /// For structs: the name and variant the reader's field count is kept
@@ -577,19 +613,15 @@ struct Items<'a> {
     reader: Option<(&'static str, Option<u32>)>,
 }
 
-impl<'a> Items<'a> {
-    fn new(plan: &'a TypedPlan, announced: usize) -> Self {
-        Items { plan, announced: Some(announced), written: 0, reader: None }
-    }
-
+impl Items<'_> {
     fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Mismatch> {
         self.written += 1;
-        value.serialize(Check { plan: self.plan })
+        value.serialize(self.check)
     }
 
     fn end(self) -> Result<(), Mismatch> {
         match self.reader {
-            Some((name, variant)) if !self.plan.reads_struct(name, variant, self.written) => Err(Mismatch::Trees),
+            Some((name, variant)) if !self.check.plan.reads_struct(name, variant, self.written) => Err(Mismatch::Trees),
             Some(_) => Ok(()),
             None if self.announced.is_some_and(|n| n != self.written) => Err(Mismatch::Trees),
             None => Ok(()),
@@ -627,7 +659,7 @@ impl<'a> ser::Serializer for Check<'a> {
         Ok(())
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
-        value.serialize(self)
+        value.serialize(self.child()?)
     }
     fn serialize_unit(self) -> R {
         Ok(())
@@ -645,17 +677,17 @@ impl<'a> ser::Serializer for Check<'a> {
         _: &'static str,
         value: &T,
     ) -> R {
-        value.serialize(self)
+        value.serialize(self.child()?)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Items<'a>, Mismatch> {
         // Postcard writes the length first: it must be known.
-        len.map(|len| Items::new(self.plan, len)).ok_or(Mismatch::Trees)
+        self.items(len.ok_or(Mismatch::Trees)?)
     }
     fn serialize_tuple(self, len: usize) -> Result<Items<'a>, Mismatch> {
-        Ok(Items::new(self.plan, len))
+        self.items(len)
     }
     fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Items<'a>, Mismatch> {
-        Ok(Items::new(self.plan, len))
+        self.items(len)
     }
     fn serialize_tuple_variant(
         self,
@@ -664,13 +696,14 @@ impl<'a> ser::Serializer for Check<'a> {
         _: &'static str,
         len: usize,
     ) -> Result<Items<'a>, Mismatch> {
-        Ok(Items::new(self.plan, len))
+        // The variant is a level, its fields the next.
+        self.child()?.items(len)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Items<'a>, Mismatch> {
-        len.map(|len| Items::new(self.plan, len)).ok_or(Mismatch::Trees)
+        self.items(len.ok_or(Mismatch::Trees)?)
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Items<'a>, Mismatch> {
-        Ok(Items { reader: Some((name, None)), ..Items::new(self.plan, len) })
+        Ok(Items { reader: Some((name, None)), ..self.items(len)? })
     }
     fn serialize_struct_variant(
         self,
@@ -679,7 +712,7 @@ impl<'a> ser::Serializer for Check<'a> {
         _: &'static str,
         len: usize,
     ) -> Result<Items<'a>, Mismatch> {
-        Ok(Items { reader: Some((name, Some(index))), ..Items::new(self.plan, len) })
+        Ok(Items { reader: Some((name, Some(index))), ..self.child()?.items(len)? })
     }
     fn is_human_readable(&self) -> bool {
         false
@@ -738,7 +771,7 @@ impl ser::SerializeMap for Items<'_> {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         // Counted with its key.
-        value.serialize(Check { plan: self.plan })
+        value.serialize(self.check)
     }
     fn end(self) -> R {
         Items::end(self)
@@ -782,7 +815,7 @@ mod tests {
     use archetable_core::Entity;
     use serde::{Deserialize, Serialize};
 
-    use super::TypedPlan;
+    use super::{Fit, TypedPlan};
 
     #[derive(Serialize, Deserialize)]
     struct Plain {
@@ -864,15 +897,15 @@ mod tests {
         let plan = TypedPlan::of::<Plain>();
         let e = Entity::from_bits(1 << 32).unwrap();
         let plain = Plain { x: 1.0, name: "a".into(), tags: vec![(1, 'x')], owner: Some(e), by: [(e, -1)].into() };
-        assert_eq!(plan.fits(&plain), Some(true));
+        assert_eq!(plan.fits(&plain), Fit::Typed);
         let plan = TypedPlan::of::<Shape>();
         for shape in [Shape::Dot, Shape::Circle { r: 1.0 }, Shape::Line(1, 2), Shape::Boxed(Box::new(Shape::Dot))] {
-            assert_eq!(plan.fits(&shape), Some(true));
+            assert_eq!(plan.fits(&shape), Fit::Typed);
         }
         let plan = TypedPlan::of::<Chain>();
         let chain = Chain::Pair(Box::new(Chain::Link(Box::new(Chain::End))), Box::new(Chain::End));
-        assert_eq!(plan.fits(&chain), Some(true));
-        assert_eq!(TypedPlan::of::<Tree>().fits(&Tree(vec![Tree(vec![])])), Some(true));
+        assert_eq!(plan.fits(&chain), Fit::Typed);
+        assert_eq!(TypedPlan::of::<Tree>().fits(&Tree(vec![Tree(vec![])])), Fit::Typed);
     }
 
     /// A tree of expressions: every variant is tried once, not once per
@@ -892,26 +925,26 @@ mod tests {
         let n = |x| Box::new(Expr::Number(x));
         let expr =
             Expr::If { cond: n(1.0), then: Box::new(Expr::Add(n(1.0), Box::new(Expr::Neg(n(2.0))))), otherwise: None };
-        assert_eq!(plan.fits(&expr), Some(true));
-        assert_eq!(plan.fits(&Expr::Call("f".into(), vec![Expr::Number(0.0)])), Some(true));
+        assert_eq!(plan.fits(&expr), Fit::Typed);
+        assert_eq!(plan.fits(&Expr::Call("f".into(), vec![Expr::Number(0.0)])), Fit::Typed);
     }
 
     #[test]
     fn readers_that_need_a_self_describing_format_get_trees() {
-        assert_eq!(TypedPlan::of::<Loose>().fits(&Loose::Number(1)), Some(false));
-        assert_eq!(TypedPlan::of::<Tagged>().fits(&Tagged::A { x: 1 }), Some(false));
-        assert_eq!(TypedPlan::of::<Flat>().fits(&Flat { id: 1, rest: BTreeMap::new() }), Some(false));
+        assert_eq!(TypedPlan::of::<Loose>().fits(&Loose::Number(1)), Fit::Trees);
+        assert_eq!(TypedPlan::of::<Tagged>().fits(&Tagged::A { x: 1 }), Fit::Trees);
+        assert_eq!(TypedPlan::of::<Flat>().fits(&Flat { id: 1, rest: BTreeMap::new() }), Fit::Trees);
         let hidden = Hidden { items: vec![None] };
-        assert_eq!(TypedPlan::of::<Hidden>().fits(&hidden), Some(false));
+        assert_eq!(TypedPlan::of::<Hidden>().fits(&hidden), Fit::Trees);
     }
 
     #[test]
     fn values_that_leave_fields_out_get_trees() {
         let plan = TypedPlan::of::<Sparse>();
-        assert_eq!(plan.fits(&Sparse { note: Some("n".into()), id: 1 }), Some(true));
-        assert_eq!(plan.fits(&Sparse { note: None, id: 1 }), Some(false));
+        assert_eq!(plan.fits(&Sparse { note: Some("n".into()), id: 1 }), Fit::Typed);
+        assert_eq!(plan.fits(&Sparse { note: None, id: 1 }), Fit::Trees);
         // Left out without a word to the serializer: the field counts differ.
-        assert_eq!(TypedPlan::of::<Unwritten>().fits(&Unwritten { cache: 3, id: 1 }), Some(false));
+        assert_eq!(TypedPlan::of::<Unwritten>().fits(&Unwritten { cache: 3, id: 1 }), Fit::Trees);
     }
 
     #[test]
@@ -927,7 +960,7 @@ mod tests {
                 serializer.serialize_u8(1)
             }
         }
-        assert_eq!(TypedPlan::of::<Panics>().fits(&Panics), Some(false));
+        assert_eq!(TypedPlan::of::<Panics>().fits(&Panics), Fit::Trees);
         #[derive(Serialize, Deserialize)]
         struct Checked(#[serde(deserialize_with = "non_empty")] String);
         fn non_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -937,6 +970,6 @@ mod tests {
             }
             Ok(s)
         }
-        assert_eq!(TypedPlan::of::<Checked>().fits(&Checked("x".into())), Some(false));
+        assert_eq!(TypedPlan::of::<Checked>().fits(&Checked("x".into())), Fit::Trees);
     }
 }

@@ -101,8 +101,9 @@ impl SerdeRegistry {
     /// whether binary saves may write `T` straight through its own
     /// `Serialize` or need self-describing trees; saves themselves never
     /// call `Deserialize`. A `Deserialize` that panics on that input has
-    /// the panic caught (the panic hook still reports it), and its values
-    /// are saved as trees.
+    /// the panic caught (the panic hook still reports it; built with
+    /// `panic = "abort"`, the process ends), and its values are saved as
+    /// trees.
     ///
     /// # Panics
     /// If `name` is taken by another type, or `T` is registered under

@@ -353,6 +353,43 @@ fn a_field_of_the_wrong_type_is_named() {
 }
 
 #[test]
+fn numbers_too_large_for_an_f32_are_refused() {
+    let out_of_range = |prefab: &str, component: &str, field: &str, number: &str| PrefabError::Field {
+        prefab: prefab.into(),
+        component: component.into(),
+        field: field.into(),
+        message: format!("the number {number} is out of range for f32"),
+    };
+    assert_eq!(
+        spawn_error(r#"{"Ball": {"Position": {"x": 1e39}}}"#, "Ball"),
+        out_of_range("Ball", "Position", "x", "1e39")
+    );
+    assert_eq!(
+        spawn_error(r#"{"Ball": {"Shape": {"Square": -1e39}}}"#, "Ball"),
+        out_of_range("Ball", "Shape", "Square", "-1e39")
+    );
+    let mut world = world();
+    let prefabs = Prefabs::from_ron_str(r#"{"Ball": {"Move": (speed: 1e39)}, "Fast": {"extends": "Ball"}}"#).unwrap();
+    assert_eq!(world.spawn_prefab(&prefabs, "Fast").unwrap_err(), out_of_range("Fast", "Move", "speed", "1e39"));
+    // Through overrides, from a file or from code.
+    let prefabs = Prefabs::from_json_str(r#"{"Ball": {"Move": {"speed": 1.0}}}"#).unwrap();
+    let from_file = Overrides::from_json_str(r#"{"Move": {"turn": 4e38}}"#).unwrap();
+    assert_eq!(
+        world.spawn_prefab_with(&prefabs, "Ball", &from_file).unwrap_err(),
+        out_of_range("Ball", "Move", "turn", "4e38")
+    );
+    let from_code = Overrides::new().set("Move", "turn", 1e300);
+    assert_eq!(
+        world.spawn_prefab_with(&prefabs, "Ball", &from_code).unwrap_err(),
+        out_of_range("Ball", "Move", "turn", "1e300")
+    );
+    assert!(world.is_empty());
+    // In range: as before.
+    let e = world.spawn_prefab_with(&prefabs, "Ball", &Overrides::new().set("Move", "turn", 3e38)).unwrap();
+    assert_eq!(world.get::<Move>(e), Some(&Move { speed: 1.0, turn: 3e38 }));
+}
+
+#[test]
 fn unknown_fields_and_variants_are_refused_with_a_suggestion() {
     assert_eq!(
         spawn_error(r#"{"Ball": {"Move": {"sped": 2.0}}}"#, "Ball"),
@@ -475,4 +512,147 @@ fn registering_the_same_pair_again_is_harmless() {
     world.register_serde::<Move>("Move");
     assert_eq!(world.serde_registry().component_name::<Move>(), Some("Move"));
     assert_eq!(world.serde_registry().component_names().count(), 8);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile sizes: each of these would take minutes if the work grew with the
+// square of the input, as it once did.
+
+/// A megabyte of `a`, then `end`.
+fn megabyte_name(end: &str) -> String {
+    format!("{}{end}", "a".repeat(1 << 20))
+}
+
+/// Asserts `actual == expected` without printing megabytes when it fails.
+fn assert_same(actual: PrefabError, expected: PrefabError) {
+    if actual != expected {
+        let short = |e: &PrefabError| e.to_string().replace(&"a".repeat(1 << 20), "<a megabyte of a>");
+        panic!("expected {}\n     got {}", short(&expected), short(&actual));
+    }
+}
+
+#[test]
+fn megabyte_names_are_refused_without_a_suggestion() {
+    let mut world = world();
+    // A prefab with a megabyte name, and one asked for that differs from it
+    // in one letter.
+    let text = format!(r#"{{"{}": {{"Render": {{}}}}, "Ball": {{"Render": {{}}}}}}"#, megabyte_name("x"));
+    let prefabs = Prefabs::from_json_str(&text).unwrap();
+    assert_same(
+        world.spawn_prefab(&prefabs, &megabyte_name("y")).unwrap_err(),
+        PrefabError::UnknownPrefab { prefab: megabyte_name("y"), suggestion: None },
+    );
+    assert_eq!(world.len(), 0);
+    // Extending a missing megabyte name beside an existing one.
+    let text = format!(r#"{{"{}": {{}}, "Child": {{"extends": "{}"}}}}"#, megabyte_name("x"), megabyte_name("y"));
+    assert_same(
+        Prefabs::from_json_str(&text).unwrap_err(),
+        PrefabError::UnknownParent { prefab: "Child".into(), parent: megabyte_name("y"), suggestion: None },
+    );
+    // Megabyte component and field names.
+    let text = format!(r#"{{"Ball": {{"{}": {{}}}}}}"#, megabyte_name("Move"));
+    assert_same(
+        world.spawn_prefab(&Prefabs::from_json_str(&text).unwrap(), "Ball").unwrap_err(),
+        PrefabError::UnknownComponent { prefab: "Ball".into(), component: megabyte_name("Move"), suggestion: None },
+    );
+    let text = format!(r#"{{"Ball": {{"Move": {{"{}": 1.0}}}}}}"#, megabyte_name("speed"));
+    assert_same(
+        world.spawn_prefab(&Prefabs::from_json_str(&text).unwrap(), "Ball").unwrap_err(),
+        PrefabError::Field {
+            prefab: "Ball".into(),
+            component: "Move".into(),
+            field: megabyte_name("speed"),
+            message: format!("unknown field `{}`, expected one of `speed`, `turn`", megabyte_name("speed")),
+        },
+    );
+    // Short names still get suggestions.
+    assert_eq!(
+        world.spawn_prefab(&prefabs, "Bal").unwrap_err(),
+        PrefabError::UnknownPrefab { prefab: "Bal".into(), suggestion: Some("Ball".into()) }
+    );
+}
+
+/// Prefabs `P0` to `P{n-1}`, each extending the one before.
+fn chain(n: usize, body: impl Fn(usize) -> String) -> String {
+    let mut text = String::from("{");
+    for i in 0..n {
+        let extends = if i == 0 { String::new() } else { format!(r#""extends": "P{}", "#, i - 1) };
+        let separator = if i + 1 == n { "" } else { ",\n" };
+        text.push_str(&format!(r#""P{i}": {{{extends}{}}}{separator}"#, body(i)));
+    }
+    text.push('}');
+    text
+}
+
+#[test]
+fn a_twenty_thousand_deep_extends_chain_spawns() {
+    const N: usize = 20_000;
+    let mut world = world();
+    // The root renders; then each prefab changes one component in turn;
+    // the last one adds a colour.
+    let prefabs = Prefabs::from_json_str(&chain(N, |i| match (i, i % 3) {
+        (0, _) => r#""Render": {}, "Position": {"y": -1.0}"#.into(),
+        (i, _) if i == N - 1 => r#""Color": {"color": "last"}, "Name": "last""#.into(),
+        (i, 0) => format!(r#""Position": {{"x": {i}.0}}"#),
+        (i, 1) => format!(r#""Name": "n{i}""#),
+        (i, _) => format!(r#""Move": {{"speed": {i}.0}}"#),
+    }))
+    .unwrap();
+    assert_eq!(prefabs.len(), N);
+    let e = world.spawn_prefab(&prefabs, &format!("P{}", N - 1)).unwrap();
+    assert_eq!(world.get::<Position>(e), Some(&Position { x: 19_998.0, y: -1.0 }));
+    assert_eq!(world.get::<Move>(e), Some(&Move { speed: 19_997.0, turn: 0.0 }));
+    assert_eq!(world.get::<Name>(e), Some(&Name("last".into())));
+    assert_eq!(world.get::<Color>(e), Some(&Color { color: "last".into() }));
+    assert!(world.has::<Render>(e));
+    assert!(!world.has::<Stats>(e) && !world.has::<Shape>(e) && !world.has::<Spawner>(e));
+}
+
+#[test]
+fn a_twenty_thousand_deep_chain_of_unknown_components_is_refused() {
+    const N: usize = 20_000;
+    let mut world = world();
+    // Each prefab names six components of its own: 120,000 names, each of
+    // which was once compared with all the names before it.
+    let name = |i: usize, j: usize| format!("Unknown{i}.{j}");
+    let body = |i| (0..6).map(|j| format!(r#""{}": {{}}"#, name(i, j))).collect::<Vec<_>>().join(", ");
+    let prefabs = Prefabs::from_json_str(&chain(N, body)).unwrap();
+    assert_eq!(
+        world.spawn_prefab(&prefabs, &format!("P{}", N - 1)).unwrap_err(),
+        PrefabError::UnknownComponent { prefab: "P0".into(), component: name(0, 0), suggestion: None }
+    );
+    assert_eq!(world.len(), 0);
+}
+
+#[test]
+fn maps_with_many_keys_merge_in_linear_time() {
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    struct Scores(std::collections::BTreeMap<String, u32>);
+    const N: u32 = 50_000;
+    let mut world = world();
+    world.register_serde::<Scores>("Scores");
+    let keys = |range: std::ops::Range<u32>, value: u32| {
+        range.map(|i| format!(r#""k{i}": {value}"#)).collect::<Vec<_>>().join(", ")
+    };
+    // A map of N keys, and an override giving half of them and N others.
+    let prefabs = Prefabs::from_json_str(&format!(r#"{{"P": {{"Scores": {{{}}}}}}}"#, keys(0..N, 1))).unwrap();
+    let overrides = Overrides::from_json_str(&format!(r#"{{"Scores": {{{}}}}}"#, keys(N / 2..N + N, 2))).unwrap();
+    let e = world.spawn_prefab_with(&prefabs, "P", &overrides).unwrap();
+    let scores = &world.get::<Scores>(e).unwrap().0;
+    assert_eq!(scores.len(), 2 * N as usize);
+    assert_eq!(scores.values().filter(|&&v| v == 1).count(), N as usize / 2);
+    assert_eq!((scores["k0"], scores[&format!("k{}", N / 2)], scores[&format!("k{}", 2 * N - 1)]), (1, 2, 2));
+}
+
+#[test]
+fn override_files_with_many_components_merge_in_linear_time() {
+    const N: u32 = 100_000;
+    let mut world = world();
+    let many = (0..N).map(|i| format!(r#""C{i}": {{}}"#)).collect::<Vec<_>>().join(", ");
+    let overrides = Overrides::from_json_str(&format!("{{{many}}}")).unwrap();
+    let empty = Prefabs::from_json_str(r#"{"P": {}}"#).unwrap();
+    assert_eq!(
+        world.spawn_prefab_with(&empty, "P", &overrides).unwrap_err(),
+        PrefabError::UnknownComponent { prefab: "P".into(), component: "C0".into(), suggestion: None }
+    );
 }

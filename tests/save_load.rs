@@ -11,7 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use archetable::data::{EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent};
+use archetable::data::{
+    EntityMap, Format, LoadError, SaveError, SerdeRegistry, SkippedComponent, MAX_DEPTH, MAX_RON_DEPTH,
+};
 use archetable::prelude::*;
 use archetable::AllocatorStateError;
 use proptest::prelude::*;
@@ -343,6 +345,42 @@ fn non_finite_numbers_fail_a_json_save_but_not_the_others() {
     );
 }
 
+#[test]
+fn numbers_too_large_for_an_f32_are_refused_at_load() {
+    let zero = Entity::from_bits(1 << 32).unwrap();
+    let out_of_range = |field: &str, number: &str| LoadError::Component {
+        entity: zero,
+        component: "Position".into(),
+        field: field.into(),
+        message: format!("the number {number} is out of range for f32"),
+    };
+    // JSON reads 1e39 as an f64; as an f32 it would be infinite, which a
+    // JSON save refuses to write.
+    assert_eq!(load_error(&doc(1, r#""0v1": {"Position": {"x": 1e39, "y": 0}}"#, "")), out_of_range("x", "1e39"));
+    assert_eq!(load_error(&doc(1, r#""0v1": {"Position": {"x": 0, "y": -3.5e38}}"#, "")), out_of_range("y", "-3.5e38"));
+    let ron = |position: &str| {
+        format!(
+            r#"(format: "ecs-save", version: 1, allocator: (generations: [(1, 1)], free: []),
+                entities: {{"0v1": {{"Position": {position}}}}})"#
+        )
+    };
+    assert_eq!(World::load_ron(&registry(), &ron("(x: 1e39, y: 0.0)")).unwrap_err(), out_of_range("x", "1e39"));
+    // Numbers that round to a finite f32 load as they always did.
+    let world =
+        World::load_json(&registry(), &doc(1, r#""0v1": {"Position": {"x": 3.4028235e38, "y": 1e-50}}"#, "")).unwrap();
+    assert_eq!(world.get::<Position>(zero), Some(&Position { x: f32::MAX, y: 0.0 }));
+    // RON writes infinities and NaN (JSON cannot), so RON loads them as
+    // written.
+    let world = World::load_ron(&registry(), &ron("(x: -inf, y: NaN)")).unwrap();
+    let position = world.get::<Position>(zero).unwrap();
+    assert!(position.x == f32::NEG_INFINITY && position.y.is_nan());
+    // An f64 field: JSON refuses numbers past its range.
+    assert_eq!(
+        load_error(&doc(1, r#""0v1": {"Velocity": [1e400, 0]}"#, "")),
+        LoadError::Syntax { format: Format::Json, line: 2, column: 51, message: "number out of range".into() }
+    );
+}
+
 /// A component whose `Serialize` impl fails.
 #[derive(Component, Deserialize, Default, Debug)]
 struct Broken;
@@ -564,20 +602,61 @@ enum Loose {
     Named(String),
 }
 
+/// Flattened: written as a map of unknown length.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Stretched {
+    id: u8,
+    #[serde(flatten)]
+    extra: BTreeMap<String, u8>,
+}
+
+/// Internally tagged: read through `deserialize_any`, written as a struct.
+#[derive(Component, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind")]
+enum Kind {
+    Small { size: u8 },
+    Big { size: u32, label: String },
+}
+
+/// A field never written, read as its default: the writer leaves it out
+/// without telling the serializer.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Cached {
+    #[serde(skip_serializing, default)]
+    cache: u32,
+    id: u8,
+}
+
 #[test]
 fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
     let mut world = registered();
-    world.register_serde::<Sparse>("Sparse").register_serde_without_default::<Loose>("Loose");
+    world
+        .register_serde::<Sparse>("Sparse")
+        .register_serde_without_default::<Loose>("Loose")
+        .register_serde::<Stretched>("Stretched")
+        .register_serde_without_default::<Kind>("Kind")
+        .register_serde::<Cached>("Cached");
     let a = world.spawn((Health(1), Sparse { note: None, id: 1, friend: None }));
     let b = world.spawn((Health(2), Sparse { note: Some("b".into()), id: 2, friend: Some(a) }, Loose::Number(7)));
     let c = world.spawn(Loose::Named("c".into()));
+    let d = world.spawn((Stretched { id: 4, extra: [("x".into(), 1)].into() }, Kind::Small { size: 3 }));
+    let e = world.spawn((Kind::Big { size: 9, label: "e".into() }, Cached { cache: 0, id: 5 }));
     let data = world.save_binary().unwrap().data;
     let registry = world.serde_registry();
     let copy = World::load_binary(&registry, &data).unwrap();
-    for e in [a, b, c] {
+    for e in [a, b, c, d, e] {
         assert_eq!(copy.get::<Sparse>(e), world.get::<Sparse>(e));
         assert_eq!(copy.get::<Loose>(e), world.get::<Loose>(e));
         assert_eq!(copy.get::<Health>(e), world.get::<Health>(e));
+        assert_eq!(copy.get::<Stretched>(e), world.get::<Stretched>(e));
+        assert_eq!(copy.get::<Kind>(e), world.get::<Kind>(e));
+        assert_eq!(copy.get::<Cached>(e), world.get::<Cached>(e));
+    }
+    // The field never written comes back as its default, in every format.
+    world.get_mut::<Cached>(e).unwrap().cache = 77;
+    for format in FORMATS {
+        let copy = load(&registry, format, &save(&world, format)).unwrap();
+        assert_eq!(copy.get::<Cached>(e), Some(&Cached { cache: 0, id: 5 }), "{format}");
     }
     let mut target = World::new();
     target.insert_resource(registry);
@@ -586,6 +665,144 @@ fn binary_saves_keep_types_postcard_cannot_read_back_alone() {
     let new_b = map.get(b).unwrap();
     assert_eq!(target.get::<Sparse>(new_b).unwrap().friend, Some(map.get(a).unwrap()), "handles in trees follow");
     assert_eq!(target.get::<Loose>(map.get(c).unwrap()), Some(&Loose::Named("c".into())));
+}
+
+/// As deep as its values say.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Nest(Vec<Nest>);
+
+/// Lists nested so that the innermost is at `level`.
+fn nest(level: usize) -> Nest {
+    (0..level).fold(Nest(vec![]), |inner, _| Nest(vec![inner]))
+}
+
+/// As deep as its values say, saved as trees (an empty list is skipped).
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Twig {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    twigs: Vec<Twig>,
+}
+
+#[test]
+fn saves_refuse_values_nested_deeper_than_loads_allow() {
+    let mut world = registered();
+    world.register_serde::<Nest>("Nest").register_serde::<Twig>("Twig");
+    let e = world.spawn(());
+    let registry = world.serde_registry();
+    let too_deep = |field: String, message: &str| SaveError::Component {
+        entity: e,
+        component: "Nest".into(),
+        field,
+        message: message.into(),
+    };
+    let ron_message = "data nested deeper than 12 levels, more than RON loads allow; save as JSON or binary (up to 64)";
+    let message = "data nested deeper than 64 levels, more than loads allow";
+    // At each format's limit: saved and loaded back.
+    for (level, formats) in [(MAX_RON_DEPTH, &FORMATS[..]), (MAX_DEPTH, &[Format::Json, Format::Binary][..])] {
+        world.insert(e, nest(level)).unwrap();
+        for &format in formats {
+            let copy = load(&registry, format, &save(&world, format)).unwrap();
+            assert_eq!(copy.get::<Nest>(e), Some(&nest(level)), "{format}");
+        }
+    }
+    // One level more: refused, naming the first value too deep.
+    world.insert(e, nest(MAX_RON_DEPTH + 1)).unwrap();
+    assert_eq!(world.save_ron().unwrap_err(), too_deep("[0]".repeat(MAX_RON_DEPTH + 1), ron_message));
+    world.insert(e, nest(MAX_DEPTH + 1)).unwrap();
+    let deepest = "[0]".repeat(MAX_DEPTH + 1);
+    assert_eq!(world.save_json().unwrap_err(), too_deep(deepest.clone(), message));
+    assert_eq!(world.save_binary().unwrap_err(), too_deep(deepest, message));
+    // Trees, in binary saves: a struct and its list make two levels.
+    world.remove::<Nest>(e).unwrap();
+    let twig = |twigs: usize| (0..twigs).fold(Twig::default(), |inner, _| Twig { twigs: vec![inner] });
+    world.insert(e, twig(MAX_DEPTH / 2)).unwrap();
+    let copy = World::load_binary(&registry, &world.save_binary().unwrap().data).unwrap();
+    assert_eq!(copy.get::<Twig>(e), Some(&twig(MAX_DEPTH / 2)));
+    world.insert(e, twig(MAX_DEPTH / 2 + 1)).unwrap();
+    assert_eq!(
+        world.save_binary().unwrap_err(),
+        SaveError::Component {
+            entity: e,
+            component: "Twig".into(),
+            field: format!("{}twigs", "twigs[0].".repeat(MAX_DEPTH / 2)),
+            message: message.into(),
+        }
+    );
+}
+
+/// Panics when read: saves must not read components back.
+#[derive(Component, Serialize, Default, Debug, Clone, PartialEq)]
+struct Fragile(u32);
+
+impl<'de> Deserialize<'de> for Fragile {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("Fragile cannot be read back")
+    }
+}
+
+/// Reads what `Fragile` writes.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+struct Sturdy(u32);
+
+#[test]
+fn saves_never_read_components_back() {
+    // Registering runs `Fragile`'s reader once on made-up input, to learn
+    // how to save it; the panic is caught, and its values are saved as trees.
+    let mut world = registered();
+    world.register_serde::<Fragile>("Fragile");
+    let a = world.spawn((Fragile(7), Health(1)));
+    let b = world.spawn(Fragile(8));
+    assert_eq!((a.to_string(), b.to_string()), ("0v1".into(), "1v1".into()));
+    let json = world.save_json().unwrap().data;
+    let entities = r#""entities": {
+    "0v1": {
+      "Health": 1,
+      "Fragile": 7
+    },
+    "1v1": {
+      "Fragile": 8
+    }
+  },"#;
+    assert!(json.contains(entities), "{json}");
+    let ron = world.save_ron().unwrap().data;
+    let entities = r#"entities: {
+        "0v1": {
+            "Health": 1,
+            "Fragile": 7,
+        },
+        "1v1": {
+            "Fragile": 8,
+        },
+    },"#;
+    assert!(ron.contains(entities), "{ron}");
+    let binary = world.save_binary().unwrap().data;
+    // What was written reads back through a type that can read.
+    let mut reader = registered();
+    reader.register_serde::<Sturdy>("Fragile");
+    let registry = reader.serde_registry();
+    for copy in [
+        World::load_json(&registry, &json).unwrap(),
+        World::load_ron(&registry, &ron).unwrap(),
+        World::load_binary(&registry, &binary).unwrap(),
+    ] {
+        assert_eq!((copy.get::<Sturdy>(a), copy.get::<Health>(a)), (Some(&Sturdy(7)), Some(&Health(1))));
+        assert_eq!(copy.get::<Sturdy>(b), Some(&Sturdy(8)));
+    }
+}
+
+/// Binary saves of the scene and of many plain components: their sizes
+/// are those of typed columns (trees would take a tag byte per value and
+/// field).
+#[test]
+fn plain_types_are_saved_typed() {
+    let (scene, _) = scene();
+    let mut many = registered();
+    for i in 0..1000u32 {
+        many.spawn((Position { x: i as f32, y: 0.5 }, Velocity(1.0, -1.0), Health(i), Mood::Angry(i as u8)));
+        many.spawn((Name(format!("n{i}")), Marker, Mood::Scared { of: "x".into(), level: -1 }));
+    }
+    let sizes = [scene.save_binary().unwrap().data.len(), many.save_binary().unwrap().data.len()];
+    assert_eq!(sizes, [242, 40_856]);
 }
 
 #[test]

@@ -19,18 +19,21 @@
 //! world is touched. Version 1 saves (one tree per value, keyed by entity)
 //! are still read, by the loader the text formats use.
 
+use std::cell::Cell;
 use std::num::NonZeroU32;
 
 use archetable_core::{Entity, World};
+use serde::de::DeserializeSeed;
 use serde::Serialize;
 
 use crate::column::{append, ColumnRun, ReadColumn};
+use crate::depth::{too_deep, MAX_DEPTH};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{self, Saved, FORMAT_TAG};
-use crate::value::Value;
+use crate::value::{Value, ValueSeed};
 
 /// The binary layout version this build writes.
 pub(crate) const BINARY_VERSION: u32 = 2;
@@ -68,11 +71,8 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
                 std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
             })
             .collect();
-        (entry.column.write)(world, &mut column).map_err(|(entity, message)| SaveError::Component {
-            entity,
-            component: entry.name.clone(),
-            field: String::new(),
-            message,
+        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, field, message)| {
+            SaveError::Component { entity, component: entry.name.clone(), field, message }
         })?;
         for (&(t, c), run) in positions.iter().zip(column) {
             runs[t][c] = run;
@@ -115,7 +115,12 @@ fn resource_trees<'r>(world: &World, registry: &'r SerdeRegistry) -> Result<Vec<
     let mut trees = Vec::new();
     for entry in registry.resources() {
         match (entry.save)(world) {
-            Some(Ok(value)) => trees.push((entry.name.as_str(), value)),
+            Some(Ok(value)) => {
+                if let Some((field, message)) = save::unwritable(&value, Format::Binary) {
+                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
+                }
+                trees.push((entry.name.as_str(), value))
+            }
             Some(Err(e)) => {
                 return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
             }
@@ -142,7 +147,7 @@ pub(crate) fn load_fresh(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World
     registry.register_components(&mut world);
     world.insert_resource(registry.clone());
     if version(bytes)? == 1 {
-        let document = load::parse(Format::Binary, bytes)?;
+        let document = load::parse::<MAX_DEPTH>(Format::Binary, bytes)?;
         load::load(&mut world, &document, Mode::Exact)?;
     } else {
         let save = parse(registry, bytes)?;
@@ -154,7 +159,7 @@ pub(crate) fn load_fresh(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World
 /// Adds the entities of the binary save `bytes` (version 1 or 2) to `world`.
 pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, LoadError> {
     if version(bytes)? == 1 {
-        let document = load::parse(Format::Binary, bytes)?;
+        let document = load::parse::<MAX_DEPTH>(Format::Binary, bytes)?;
         let handles = load::load(world, &document, Mode::Merge)?;
         return Ok(load::entity_map(&document, handles));
     }
@@ -212,7 +217,7 @@ impl<'a> Reader<'a> {
 struct Parsed<'a, 'r> {
     allocator: load::Allocator,
     tables: Vec<Table<'a, 'r>>,
-    resources: NamedValues,
+    resources: NamedValues<MAX_DEPTH>,
 }
 
 struct Table<'a, 'r> {
@@ -270,7 +275,7 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
         }
         tables.push(Table { entities, columns });
     }
-    let resources: NamedValues = reader.take()?;
+    let resources: NamedValues<MAX_DEPTH> = reader.take()?;
     let _skipped: Vec<(&str, u64)> = reader.take()?;
     if !reader.0.is_empty() {
         return Err(binary_error(format!("{} bytes follow the save", reader.0.len())));
@@ -293,13 +298,27 @@ fn build_column(
 ) -> Result<ReadColumn, LoadError> {
     let fns = &entry.column;
     if trees {
-        let mut reader = Reader(bytes);
+        let mut deserializer = postcard::Deserializer::from_bytes(bytes);
         let mut values = Vec::with_capacity(entities.len().min(bytes.len()));
-        for _ in entities {
-            values.push(reader.take::<Value>()?);
+        let exceeded = Cell::new(false);
+        for &entity in entities {
+            match ValueSeed::new(MAX_DEPTH).flagging(&exceeded).deserialize(&mut deserializer) {
+                Ok(value) => values.push(value),
+                Err(_) if exceeded.get() => {
+                    let message = too_deep(MAX_DEPTH);
+                    return Err(LoadError::Component {
+                        entity,
+                        component: entry.name.clone(),
+                        field: String::new(),
+                        message,
+                    });
+                }
+                Err(e) => return Err(binary_error(e)),
+            }
         }
-        if !reader.0.is_empty() {
-            return Err(binary_error(format!("{} bytes follow column `{}`", reader.0.len(), entry.name)));
+        let rest = deserializer.finalize().map_err(binary_error)?;
+        if !rest.is_empty() {
+            return Err(binary_error(format!("{} bytes follow column `{}`", rest.len(), entry.name)));
         }
         return (fns.read_trees)(values, cx).map_err(|(row, e)| component_error(entities[row], entry, e));
     }
@@ -498,12 +517,14 @@ mod tests {
         super::append(&(0u32, false, chain.len() as u64), &mut bytes).unwrap();
         bytes.extend_from_slice(&chain);
         super::append(&(0u64, 0u64), &mut bytes).unwrap();
-        let error = World::load_binary(&registry, &bytes).unwrap_err();
-        assert!(
-            matches!(&error, LoadError::Component { message, .. } if message == "data nested too deeply"),
-            "{error:?}"
-        );
-        assert!(world.load_into_binary(&bytes).is_err());
+        let expected = LoadError::Component {
+            entity: archetable_core::Entity::from_bits(1 << 32).unwrap(),
+            component: "Chain".into(),
+            field: String::new(),
+            message: "data nested deeper than 64 levels".into(),
+        };
+        assert_eq!(World::load_binary(&registry, &bytes).unwrap_err(), expected);
+        assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
         assert_eq!(world.len(), 1);
     }
 

@@ -2,17 +2,18 @@
 //! component type in one table, written back to back.
 //!
 //! A column is written *typed* (each value straight through postcard, no
-//! field names, no tree in between) when its values read back that way:
-//! every value is decoded again while saving and must give back exactly its
-//! own bytes. Otherwise (a type that needs a self-describing format, such
-//! as `#[serde(flatten)]`, untagged enums or skipped fields, or whose
+//! field names, no tree in between) when its values read back that way,
+//! as decided from the type's reader once, at registration, and from what
+//! each value writes (`typed.rs`); saving never calls `Deserialize`.
+//! Otherwise (a type that needs a self-describing format, such as
+//! `#[serde(flatten)]`, untagged enums or skipped fields, or whose
 //! `Serialize` postcard refuses) the column is written as [`Value`] trees,
 //! as binary saves of version 1 held every value.
 //!
-//! Trees are read with a nesting limit (`MAX_DEPTH` in `value.rs`). Typed
-//! values follow their type, so only a component type that contains itself
-//! (`Box<Self>`, `Vec<Self>`) nests as deep as the file says; their reader
-//! ([`Guarded`]) refuses to go deeper than [`STACK_BUDGET`] bytes of stack.
+//! Both are read with the nesting limit of `depth.rs`. Typed values follow
+//! their type, so only a component type that contains itself (`Box<Self>`,
+//! `Vec<Self>`) nests as deep as the file says; their reads go through a
+//! [`Guard`] that counts the levels.
 
 use std::any::Any;
 
@@ -20,10 +21,14 @@ use archetable_core::{Component, Entity, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
 use crate::entity_probe::holds_entity;
+use crate::error::Format;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::registry::Boxed;
-use crate::to_value::to_value;
+use crate::save::unwritable;
+use crate::to_value::{to_binary_tree, to_value};
+use crate::typed::{Fit, TypedPlan};
 use crate::value::Value;
 
 /// Reserve at most this many bytes of values before writing or reading
@@ -48,9 +53,13 @@ pub(crate) struct ReadColumn {
     pub rebuild: Vec<(usize, Value)>,
 }
 
-/// Writes one run per table holding the type; fails with the entity and
-/// message.
-type WriteFn = fn(&World, &mut [ColumnRun<'_>]) -> Result<(), (Entity, String)>;
+/// Why a value could not be written: its entity, the path of the field,
+/// and the message.
+pub(crate) type WriteError = (Entity, String, String);
+
+/// Writes one run per table holding the type, typed where the plan
+/// allows; fails with the entity, field and message.
+type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), WriteError>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -62,7 +71,7 @@ type PassFn = fn(&mut ReadColumn, &Context<'_>) -> Result<(), (usize, FromValueE
 #[derive(Clone, Copy)]
 pub(crate) struct ColumnFns {
     /// Writes one run per table holding the type, tables in increasing
-    /// archetype order; fails with the entity and message.
+    /// archetype order; fails with the entity, field and message.
     pub write: WriteFn,
     /// Reads `count` typed values from the bytes; fails with the row.
     pub read_typed: ReadTypedFn,
@@ -108,50 +117,50 @@ fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
     column.values.downcast_mut::<Vec<T>>().unwrap_or_else(|| unreachable!("a column of another type"))
 }
 
-fn write<T: Component + Serialize + DeserializeOwned>(
+fn write<T: Component + Serialize>(
     world: &World,
     runs: &mut [ColumnRun<'_>],
-) -> Result<(), (Entity, String)> {
+    plan: &TypedPlan,
+) -> Result<(), WriteError> {
     // The query visits the tables holding `T` in increasing archetype
     // order, as the runs are; `get` is the fallback should that change.
     let mut query = world.query::<(Entity, &T)>();
     let mut in_step = true;
     for run in runs.iter_mut() {
-        let mut ends = Vec::with_capacity(run.entities.len());
         let mut typed = true;
         for (row, &entity) in run.entities.iter().enumerate() {
             let value = next_value(world, &mut query, &mut in_step, entity);
-            match append(value, &mut run.out) {
-                Ok(()) => {
-                    ends.push(run.out.len());
-                    if row == 0 {
-                        // Values of one type tend to take alike room; but
-                        // the first may be a large one.
-                        let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
-                        run.out.reserve(guess.min(PREALLOCATE_BYTES));
-                    }
+            let written = plan.fits(value) == Fit::Typed && append(value, &mut run.out).is_ok();
+            if !written {
+                // The tree's error names the problem better than postcard's
+                // does, if the value cannot be written at all; so does its
+                // path, if the value nests too deep.
+                let tree = to_value(value).map_err(|e| (entity, String::new(), e.0))?;
+                if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+                    return Err((entity, field, message));
                 }
-                Err(_) => {
-                    // The tree's error names the problem better than
-                    // postcard's does, if the value cannot be written at all.
-                    to_value(value).map_err(|e| (entity, e.0))?;
-                    typed = false;
-                    for &entity in &run.entities[row + 1..] {
-                        next_value(world, &mut query, &mut in_step, entity);
-                    }
-                    break;
+                typed = false;
+                for &entity in &run.entities[row + 1..] {
+                    next_value(world, &mut query, &mut in_step, entity);
                 }
+                break;
+            }
+            if row == 0 {
+                // Values of one type tend to take alike room; but the first
+                // may be a large one.
+                let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
+                run.out.reserve(guess.min(PREALLOCATE_BYTES));
             }
         }
-        if typed && reads_back::<T>(&run.out, &ends) {
+        if typed {
             continue;
         }
         run.out.clear();
         run.trees = true;
         for &entity in run.entities {
             let value = world.get::<T>(entity).expect("the runs list entities that have the component");
-            let tree = to_value(value).map_err(|e| (entity, e.0))?;
-            append(&tree, &mut run.out).map_err(|e| (entity, e.to_string()))?;
+            let tree = to_binary_tree(value, plan).map_err(|e| (entity, String::new(), e.0))?;
+            append(&tree, &mut run.out).map_err(|e| (entity, String::new(), e.to_string()))?;
         }
     }
     Ok(())
@@ -201,106 +210,22 @@ fn next_value<'w, T: Component>(
     world.get::<T>(entity).expect("the runs list entities that have the component")
 }
 
-/// Whether each value decodes from exactly its own bytes.
-fn reads_back<T: DeserializeOwned>(bytes: &[u8], ends: &[usize]) -> bool {
-    let mut begin = 0;
-    for &end in ends {
-        match postcard::take_from_bytes::<T>(&bytes[begin..end]) {
-            Ok((_, [])) => begin = end,
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// How much deeper in the stack than where it started a typed read may go.
-/// Each level of a recursive type reads at least one byte, and every byte
-/// read checks this, so a hostile nesting fails instead of overflowing the
-/// stack; the 128 levels the text formats allow take far less.
-const STACK_BUDGET: usize = 256 << 10;
-
-/// Where in the stack this call is: the address of a local.
-#[inline(always)]
-fn stack_position() -> usize {
-    let marker = 0u8;
-    std::ptr::addr_of!(marker) as usize
-}
-
-/// Postcard input from a slice that fails once read from more than
-/// [`STACK_BUDGET`] below (or above) where it was made.
-struct Guarded<'de> {
-    bytes: &'de [u8],
-    base: usize,
-    too_deep: bool,
-}
-
-impl<'de> Guarded<'de> {
-    fn new(bytes: &'de [u8]) -> Self {
-        Guarded { bytes, base: stack_position(), too_deep: false }
-    }
-
-    #[inline]
-    fn check(&mut self) -> postcard::Result<()> {
-        if self.base.abs_diff(stack_position()) > STACK_BUDGET {
-            self.too_deep = true;
-            return Err(postcard::Error::DeserializeUnexpectedEnd);
-        }
-        Ok(())
-    }
-}
-
-impl<'de> postcard::de_flavors::Flavor<'de> for Guarded<'de> {
-    /// The bytes left, and whether the read went too deep.
-    type Remainder = (&'de [u8], bool);
-    type Source = &'de [u8];
-
-    #[inline]
-    fn pop(&mut self) -> postcard::Result<u8> {
-        self.check()?;
-        let (&first, rest) = self.bytes.split_first().ok_or(postcard::Error::DeserializeUnexpectedEnd)?;
-        self.bytes = rest;
-        Ok(first)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.bytes.len())
-    }
-
-    #[inline]
-    fn try_take_n(&mut self, ct: usize) -> postcard::Result<&'de [u8]> {
-        self.check()?;
-        if ct > self.bytes.len() {
-            return Err(postcard::Error::DeserializeUnexpectedEnd);
-        }
-        let (taken, rest) = self.bytes.split_at(ct);
-        self.bytes = rest;
-        Ok(taken)
-    }
-
-    fn finalize(self) -> postcard::Result<(&'de [u8], bool)> {
-        Ok((self.bytes, self.too_deep))
-    }
-}
-
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {
-    let mut deserializer = postcard::Deserializer::from_flavor(Guarded::new(bytes));
+    let mut deserializer = postcard::Deserializer::from_bytes(bytes);
+    let depth = DepthCount::default();
     // Every typed value but those of zero-sized encodings takes a byte; and
     // a hostile count of large values must not reserve much up front.
     let cautious = (PREALLOCATE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     let mut values: Vec<T> = Vec::with_capacity(count.min(bytes.len()).min(cautious));
     for row in 0..count {
-        match T::deserialize(&mut deserializer) {
+        match T::deserialize(Guard::new(&mut deserializer, &depth)) {
             Ok(value) => values.push(value),
-            Err(e) => {
-                let message = match deserializer.finalize() {
-                    Ok((_, true)) => "data nested too deeply".to_owned(),
-                    _ => e.to_string(),
-                };
-                return Err((row, message));
-            }
+            // Postcard drops the message of the guard's error.
+            Err(_) if depth.exceeded() => return Err((row, too_deep(MAX_DEPTH))),
+            Err(e) => return Err((row, e.to_string())),
         }
     }
-    let (rest, _) = deserializer.finalize().map_err(|e| (count, e.to_string()))?;
+    let rest = deserializer.finalize().map_err(|e| (count, e.to_string()))?;
     if !rest.is_empty() {
         return Err((count, format!("{} bytes follow the last value of the column", rest.len())));
     }

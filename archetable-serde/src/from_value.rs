@@ -169,6 +169,18 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
         }
     }
 
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FromValueError> {
+        // Text holds numbers as f64: one too large for an f32 would become
+        // infinity, which a JSON save then refuses to write. Infinities and
+        // NaN given as such (RON writes them) are kept.
+        if let Value::F64(x) = self.value {
+            if x.is_finite() && (*x as f32).is_infinite() {
+                return Err(de::Error::custom(format_args!("the number {x:e} is out of range for f32")));
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FromValueError> {
         match self.value {
             Value::Option(None) | Value::Unit => visitor.visit_none(),
@@ -308,7 +320,7 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f64 char str string bytes byte_buf
     }
 }
 
@@ -527,6 +539,30 @@ mod tests {
         let list = Value::Seq(vec![Value::U64(1), Value::U64(2), Value::U64(3)]);
         assert_eq!(read::<Vec<u8>>(&list).unwrap(), [1, 2, 3]);
         assert_eq!(read::<(u8, u8)>(&list).unwrap_err().message, "invalid length 3, expected 2 elements");
+    }
+
+    #[test]
+    fn numbers_too_large_for_an_f32_are_refused() {
+        assert_eq!(read::<f32>(&Value::F64(1e39)).unwrap_err().message, "the number 1e39 is out of range for f32");
+        assert_eq!(
+            read::<f32>(&Value::F64(-3.5e38)).unwrap_err().message,
+            "the number -3.5e38 is out of range for f32"
+        );
+        // Values that round to a finite f32 load as ever, and so do
+        // infinities given as such.
+        assert_eq!(read::<f32>(&Value::F64(f64::from(f32::MAX))).unwrap(), f32::MAX);
+        // Above f32::MAX, below the midpoint to the next power of two.
+        assert_eq!(read::<f32>(&Value::F64(3.402_823_5e38)).unwrap(), f32::MAX);
+        assert!(read::<f32>(&Value::F64(3.402_823_6e38)).is_err());
+        assert_eq!(read::<f32>(&Value::F64(1e-50)).unwrap(), 0.0);
+        assert_eq!(read::<f32>(&Value::F64(f64::NEG_INFINITY)).unwrap(), f32::NEG_INFINITY);
+        assert!(read::<f32>(&Value::F64(f64::NAN)).unwrap().is_nan());
+        assert_eq!(read::<f32>(&Value::U64(u64::MAX)).unwrap(), u64::MAX as f32);
+        assert_eq!(read::<f64>(&Value::F64(1e39)).unwrap(), 1e39);
+        assert_eq!(
+            read::<Option<f32>>(&Value::F64(1e39)).unwrap_err().message,
+            "the number 1e39 is out of range for f32"
+        );
     }
 
     #[test]

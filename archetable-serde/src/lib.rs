@@ -18,6 +18,20 @@
 //!   `Entity`) follow their entities in both cases, with no code to write.
 //! - **Errors** name the prefab or entity, the component and the field,
 //!   and leave the world as it was: nothing is half-spawned or half-loaded.
+//! - **Numbers**: a number too large for the `f32` it is read into (`1e39`
+//!   in a JSON or RON save, prefab or override) is refused with an error
+//!   naming the field, rather than read as infinity. RON saves write NaN
+//!   and infinities, so `NaN`, `inf` and `-inf` in RON load as written (and
+//!   so does a RON number too large even for `f64`: the RON parser reads it
+//!   as infinity). JSON has neither, and refuses numbers past `f64`.
+//! - **Limits**: a component or resource value read from a file may nest
+//!   [`MAX_DEPTH`] levels of lists, maps, structs, variants and options
+//!   ([`MAX_RON_DEPTH`] in RON, whose parser needs more stack per level);
+//!   deeper input is refused with an error, never a stack overflow, and
+//!   saves refuse to write values their format could not load back. Loads
+//!   and prefab spawns at these limits fit in a **256 KiB** thread stack in
+//!   a debug build (release builds need far less): that is the smallest
+//!   thread stack supported.
 //!
 //! Entity handles are recognized while a component is read back, through
 //! the name `Entity` serializes under ([`archetable_core::ENTITY_SERDE_NAME`]).
@@ -29,6 +43,7 @@
 
 mod binary;
 mod column;
+mod depth;
 mod entity_probe;
 mod error;
 mod from_value;
@@ -39,9 +54,11 @@ mod registry;
 mod save;
 mod suggest;
 mod to_value;
+mod typed;
 mod value;
 mod world_ext;
 
+pub use depth::{MAX_DEPTH, MAX_RON_DEPTH};
 pub use error::{Format, LoadError, PrefabError, SaveError};
 pub use load::{EntityMap, MAX_RETIRED_SLOTS};
 pub use prefab::{Overrides, Prefabs};

@@ -10,14 +10,14 @@ use std::fmt;
 use std::num::NonZeroU32;
 
 use archetable_core::{AllocatorState, Entity, World};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::{Format, LoadError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
 use crate::save::{FORMAT_TAG, VERSION};
-use crate::value::Value;
+use crate::value::{Limited, Value, ValueSeed};
 
 /// The most slots a save may hold beyond its live and free entities. Such
 /// slots are retired (their generation ran out after 2³² reuses), so a real
@@ -71,14 +71,58 @@ impl EntityMap {
 // ---------------------------------------------------------------------------
 // The document as read
 
-#[derive(Deserialize)]
+/// The `format` and `version` of a save. Read again when a save fails to
+/// parse, to tell a foreign or newer file from a broken one.
 struct Header {
     format: String,
     version: u32,
 }
 
+/// Reads a [`Header`] from a document whose values may nest `L` levels:
+/// the other fields are read as trees of the same limit and dropped (not
+/// skipped by the format, whose own limit may need more stack).
+struct HeaderOf<const L: usize>(Header);
+
+impl<'de, const L: usize> Deserialize<'de> for HeaderOf<L> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = HeaderOf<L>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a save")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HeaderOf<L>, A::Error> {
+                let (mut format, mut version) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "format" => format = Some(map.next_value()?),
+                        "version" => version = Some(map.next_value()?),
+                        // `entities` holds maps of maps of values.
+                        _ => drop(map.next_value_seed(ValueSeed::new(L).with_outer_levels(2))?),
+                    }
+                }
+                let format = format.ok_or_else(|| de::Error::missing_field("format"))?;
+                let version = version.ok_or_else(|| de::Error::missing_field("version"))?;
+                Ok(HeaderOf(Header { format, version }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HeaderOf<L>, A::Error> {
+                let format = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let version = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                Ok(HeaderOf(Header { format, version }))
+            }
+        }
+        deserializer.deserialize_struct("Save", &["format", "version"], V::<L>)
+    }
+}
+
+/// A text (or version 1 binary) save as read; its values may nest `L`
+/// levels.
+///
+/// Unknown fields are refused rather than skipped: the formats skip them
+/// with their own nesting limits, whose stack needs are far above ours.
 #[derive(Deserialize)]
-pub(crate) struct Document {
+#[serde(deny_unknown_fields)]
+pub(crate) struct Document<const L: usize> {
     format: String,
     version: u32,
     allocator: Allocator,
@@ -86,15 +130,16 @@ pub(crate) struct Document {
     /// index.
     #[serde(default)]
     components: Vec<String>,
-    entities: EntityList,
+    entities: EntityList<L>,
     #[serde(default)]
-    resources: NamedValues,
+    resources: NamedValues<L>,
     #[serde(default)]
     #[allow(dead_code)]
     skipped: Vec<SkippedEntry>,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 struct SkippedEntry {
     component: String,
@@ -102,13 +147,14 @@ struct SkippedEntry {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Allocator {
     generations: Vec<(u32, NonZeroU32)>,
     free: Vec<u32>,
 }
 
 /// Entities and their components, in file order.
-struct EntityList(Vec<(Entity, Components)>);
+struct EntityList<const L: usize>(Vec<(Entity, Components<L>)>);
 
 /// A component's name, or in binary saves its index in the document's
 /// list of component names.
@@ -118,7 +164,7 @@ enum ComponentKey {
 }
 
 /// One entity's components, in file order.
-struct Components(Vec<(ComponentKey, Value)>);
+struct Components<const L: usize>(Vec<(ComponentKey, Value)>);
 
 impl<'de> Deserialize<'de> for ComponentKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -130,29 +176,34 @@ impl<'de> Deserialize<'de> for ComponentKey {
     }
 }
 
-impl<'de> Deserialize<'de> for Components {
+impl<'de, const L: usize> Deserialize<'de> for Components<L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Components;
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = Components<L>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a map from component names to values")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Components, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Components<L>, A::Error> {
                 let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
                 while let Some(key) = map.next_key::<ComponentKey>()? {
-                    list.push((key, map.next_value()?));
+                    list.push((key, map.next_value::<Limited<L>>()?.0));
                 }
                 Ok(Components(list))
             }
         }
-        deserializer.deserialize_map(V)
+        deserializer.deserialize_map(V::<L>)
     }
 }
 
-/// Names and values, in file order.
-#[derive(Default)]
-pub(crate) struct NamedValues(Vec<(String, Value)>);
+/// Names and values (that may nest `L` levels), in file order.
+pub(crate) struct NamedValues<const L: usize>(Vec<(String, Value)>);
+
+impl<const L: usize> Default for NamedValues<L> {
+    fn default() -> Self {
+        NamedValues(Vec::new())
+    }
+}
 
 /// Reads an entity handle written by `save::EntityKey`.
 struct EntityKey(Entity);
@@ -180,15 +231,15 @@ impl<'de> Deserialize<'de> for EntityKey {
     }
 }
 
-impl<'de> Deserialize<'de> for EntityList {
+impl<'de, const L: usize> Deserialize<'de> for EntityList<L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = EntityList;
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = EntityList<L>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a map from entity handles to components")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntityList, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntityList<L>, A::Error> {
                 let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
                 while let Some(EntityKey(entity)) = map.next_key()? {
                     list.push((entity, map.next_value()?));
@@ -196,27 +247,27 @@ impl<'de> Deserialize<'de> for EntityList {
                 Ok(EntityList(list))
             }
         }
-        deserializer.deserialize_map(V)
+        deserializer.deserialize_map(V::<L>)
     }
 }
 
-impl<'de> Deserialize<'de> for NamedValues {
+impl<'de, const L: usize> Deserialize<'de> for NamedValues<L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = NamedValues;
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = NamedValues<L>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a map from names to values")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues<L>, A::Error> {
                 let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
                 while let Some(name) = map.next_key::<String>()? {
-                    list.push((name, map.next_value()?));
+                    list.push((name, map.next_value::<Limited<L>>()?.0));
                 }
                 Ok(NamedValues(list))
             }
         }
-        deserializer.deserialize_map(V)
+        deserializer.deserialize_map(V::<L>)
     }
 }
 
@@ -229,33 +280,38 @@ pub(crate) fn strip_position(message: &str) -> String {
     }
 }
 
-/// Parses a save, failing on syntax and on a foreign or newer file.
-pub(crate) fn parse(format: Format, data: &[u8]) -> Result<Document, LoadError> {
+/// Parses a save whose values may nest `L` levels, failing on syntax and
+/// on a foreign or newer file.
+pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Document<L>, LoadError> {
     let document = match format {
         Format::Json => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
-            serde_json::from_str::<Document>(text).map_err(|e| {
-                header_error(serde_json::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
-                    format,
-                    line: e.line(),
-                    column: e.column(),
-                    message: strip_position(&e.to_string()),
+            serde_json::from_str::<Document<L>>(text).map_err(|e| {
+                header_error(serde_json::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
+                    LoadError::Syntax {
+                        format,
+                        line: e.line(),
+                        column: e.column(),
+                        message: strip_position(&e.to_string()),
+                    }
                 })
             })?
         }
         Format::Ron => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
-            ron::from_str::<Document>(text).map_err(|e| {
-                header_error(ron::from_str::<Header>(text).ok()).unwrap_or_else(|| LoadError::Syntax {
-                    format,
-                    line: e.span.start.line,
-                    column: e.span.start.col,
-                    message: e.code.to_string(),
+            ron::from_str::<Document<L>>(text).map_err(|e| {
+                header_error(ron::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
+                    LoadError::Syntax {
+                        format,
+                        line: e.span.start.line,
+                        column: e.span.start.col,
+                        message: e.code.to_string(),
+                    }
                 })
             })?
         }
-        Format::Binary => postcard::from_bytes::<Document>(data).map_err(|e| {
-            let header = postcard::take_from_bytes::<Header>(data).ok().map(|(h, _)| h);
+        Format::Binary => postcard::from_bytes::<Document<L>>(data).map_err(|e| {
+            let header = postcard::take_from_bytes::<HeaderOf<L>>(data).ok().map(|(h, _)| h.0);
             header_error(header).unwrap_or_else(|| LoadError::Binary { message: e.to_string() })
         })?,
     };
@@ -318,7 +374,11 @@ pub(crate) fn sorted_unique(saved: &[Entity]) -> Result<Vec<Entity>, LoadError> 
 
 /// Loads `document` into `world`; returns the handle each saved entity got,
 /// in file order. On error the world is unchanged.
-pub(crate) fn load(world: &mut World, document: &Document, mode: Mode) -> Result<Vec<Entity>, LoadError> {
+pub(crate) fn load<const L: usize>(
+    world: &mut World,
+    document: &Document<L>,
+    mode: Mode,
+) -> Result<Vec<Entity>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
     let sorted = sorted_unique(&saved)?;
@@ -394,7 +454,7 @@ fn unknown(registry: &SerdeRegistry, entity: Entity, name: &str) -> LoadError {
 }
 
 /// The [`EntityMap`] of a merge: saved handles in file order, new ones.
-pub(crate) fn entity_map(document: &Document, handles: Vec<Entity>) -> EntityMap {
+pub(crate) fn entity_map<const L: usize>(document: &Document<L>, handles: Vec<Entity>) -> EntityMap {
     EntityMap { map: document.entities.0.iter().map(|(e, _)| *e).zip(handles).collect() }
 }
 
@@ -429,9 +489,9 @@ pub(crate) struct PendingResource<'r> {
     source: &'r Value,
 }
 
-pub(crate) fn build_resources<'r>(
+pub(crate) fn build_resources<'r, const L: usize>(
     registry: &'r SerdeRegistry,
-    resources: &'r NamedValues,
+    resources: &'r NamedValues<L>,
     cx: &Context<'_>,
 ) -> Result<Vec<PendingResource<'r>>, LoadError> {
     let mut built = Vec::with_capacity(resources.0.len());

@@ -3,19 +3,23 @@
 //! them. Spawning merges, field by field, the component's `Default`, each
 //! ancestor from the root down, the prefab itself, and any overrides.
 
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, RandomState};
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
 use archetable_core::{Entity, World};
+use serde::de::DeserializeSeed;
 use serde::Serialize;
 
+use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, PrefabError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
 use crate::suggest::nearest;
 use crate::to_value::to_value;
-use crate::value::Value;
+use crate::value::{Value, ValueSeed};
 
 /// The key that names a prefab's parent.
 const EXTENDS: &str = "extends";
@@ -76,13 +80,13 @@ struct Prefab {
 impl Prefabs {
     /// Reads prefabs from JSON text.
     pub fn from_json_str(text: &str) -> Result<Prefabs, PrefabError> {
-        Prefabs::from_value(parse_json(text)?)
+        Prefabs::from_value(parse_json(text, 2)?)
     }
 
     /// Reads prefabs from RON text: a map from names to maps from component
     /// names to values, such as `{ "Ball": { "Move": (speed: 2.0) } }`.
     pub fn from_ron_str(text: &str) -> Result<Prefabs, PrefabError> {
-        Prefabs::from_value(parse_ron(text)?)
+        Prefabs::from_value(parse_ron(text, 2)?)
     }
 
     /// Reads a `.json` or `.ron` prefab file.
@@ -146,6 +150,7 @@ impl Prefabs {
             };
             let mut parent = None;
             let mut components: Vec<(String, Value)> = Vec::with_capacity(body.len());
+            let mut seen = HashSet::with_capacity(body.len());
             for (key, value) in body {
                 let Value::String(key) = key else {
                     return Err(malformed(Some(&name), "component names must be strings"));
@@ -156,7 +161,7 @@ impl Prefabs {
                         Value::String(_) => return Err(malformed(Some(&name), "`extends` is given twice")),
                         _ => return Err(malformed(Some(&name), "`extends` must be the name of a prefab")),
                     }
-                } else if components.iter().any(|(c, _)| *c == key) {
+                } else if !seen.insert(key.clone()) {
                     return Err(PrefabError::DuplicateComponent { prefab: name, component: key });
                 } else {
                     components.push((key, value));
@@ -210,19 +215,25 @@ impl Prefabs {
         if let Some(o) = overrides {
             layers.push((name, o.components.as_slice()));
         }
-        // Component names in order of first mention, with the layer that
-        // first names each.
-        let mut order: Vec<(&str, &str)> = Vec::new();
+        // Component names in order of first mention, each with the layer
+        // that first names it and its value in every layer that does (a
+        // layer names a component at most once).
+        let mut order: Vec<(&str, &str, Vec<&Value>)> = Vec::new();
+        let mut position: HashMap<&str, usize> = HashMap::new();
         for &(prefab, components) in &layers {
-            for (component, _) in components {
-                if !order.iter().any(|(c, _)| c == component) {
-                    order.push((component, prefab));
+            for (component, value) in components {
+                match position.entry(component) {
+                    Entry::Occupied(at) => order[*at.get()].2.push(value),
+                    Entry::Vacant(at) => {
+                        at.insert(order.len());
+                        order.push((component, prefab, vec![value]));
+                    }
                 }
             }
         }
         let cx = Context::new(EntityMapping::Keep);
         let mut built = Vec::with_capacity(order.len());
-        for (component, first_prefab) in order {
+        for (component, first_prefab, values) in order {
             let entry = registry.component(component).ok_or_else(|| PrefabError::UnknownComponent {
                 prefab: first_prefab.to_owned(),
                 component: component.to_owned(),
@@ -243,14 +254,12 @@ impl Prefabs {
                 })?,
                 None => Value::Map(Vec::new()),
             };
-            for &(_, components) in &layers {
-                if let Some((_, layer)) = components.iter().find(|(c, _)| c == component) {
-                    value = merge(value, layer);
-                    if entry.default.is_some() {
-                        // Back through the type, so the next layer merges
-                        // over a value that knows its structs and variants.
-                        value = (entry.normalize)(&value, &cx).map_err(field_error)?;
-                    }
+            for layer in values {
+                value = merge(value, layer);
+                if entry.default.is_some() {
+                    // Back through the type, so the next layer merges over
+                    // a value that knows its structs and variants.
+                    value = (entry.normalize)(&value, &cx).map_err(field_error)?;
                 }
             }
             let boxed = (entry.load)(&value, &cx).map_err(field_error)?;
@@ -323,13 +332,111 @@ pub(crate) fn merge(base: Value, overlay: &Value) -> Value {
 }
 
 fn merge_maps(mut entries: Vec<(Value, Value)>, over: &[(Value, Value)]) -> Value {
+    // The fields of a struct: a scan. Large maps (a file may hold millions
+    // of keys): by hash, so the work stays linear.
+    if entries.len() + over.len() <= 32 {
+        for (key, value) in over {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), value),
+                None => entries.push((key.clone(), value.clone())),
+            }
+        }
+        return Value::Map(entries);
+    }
+    // Keyed by a hash with random keys, so a file cannot choose collisions;
+    // each bucket lists its entries in order, so the first equal key wins,
+    // as with the scan.
+    let state = RandomState::new();
+    let hash = |key: &Value| {
+        let mut hasher = state.build_hasher();
+        hash_key(key, &mut hasher).then(|| hasher.finish())
+    };
+    let mut buckets: HashMap<u64, Vec<usize>> = HashMap::with_capacity(entries.len() + over.len());
+    for (i, (key, _)) in entries.iter().enumerate() {
+        if let Some(h) = hash(key) {
+            buckets.entry(h).or_default().push(i);
+        }
+    }
     for (key, value) in over {
-        match entries.iter_mut().find(|(k, _)| k == key) {
-            Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), value),
-            None => entries.push((key.clone(), value.clone())),
+        let h = hash(key);
+        let found =
+            h.and_then(|h| buckets.get(&h)).and_then(|bucket| bucket.iter().copied().find(|&i| entries[i].0 == *key));
+        match found {
+            Some(i) => {
+                let slot = &mut entries[i].1;
+                *slot = merge(std::mem::replace(slot, Value::Unit), value);
+            }
+            None => {
+                if let Some(h) = h {
+                    buckets.entry(h).or_default().push(entries.len());
+                }
+                entries.push((key.clone(), value.clone()));
+            }
         }
     }
     Value::Map(entries)
+}
+
+/// Feeds `key` to `hasher` so that equal values (`==`) hash alike; false if
+/// it holds a NaN, which makes it equal to nothing.
+fn hash_key(key: &Value, hasher: &mut impl Hasher) -> bool {
+    std::mem::discriminant(key).hash(hasher);
+    match key {
+        Value::Unit | Value::Option(None) => true,
+        Value::Bool(b) => {
+            b.hash(hasher);
+            true
+        }
+        Value::I64(n) => {
+            n.hash(hasher);
+            true
+        }
+        Value::U64(n) => {
+            n.hash(hasher);
+            true
+        }
+        // `0.0 == -0.0`: both hash as zero.
+        Value::F32(x) => {
+            (*x + 0.0).to_bits().hash(hasher);
+            !x.is_nan()
+        }
+        Value::F64(x) => {
+            (*x + 0.0).to_bits().hash(hasher);
+            !x.is_nan()
+        }
+        Value::Char(c) => {
+            c.hash(hasher);
+            true
+        }
+        Value::String(text) => {
+            text.hash(hasher);
+            true
+        }
+        Value::Bytes(bytes) => {
+            bytes.hash(hasher);
+            true
+        }
+        Value::Option(Some(inner)) => hash_key(inner, hasher),
+        Value::Seq(items) => {
+            items.len().hash(hasher);
+            items.iter().all(|item| hash_key(item, hasher))
+        }
+        Value::Map(entries) => {
+            entries.len().hash(hasher);
+            entries.iter().all(|(k, v)| hash_key(k, hasher) && hash_key(v, hasher))
+        }
+        Value::Struct { fields, complete } => {
+            (fields.len(), complete).hash(hasher);
+            fields.iter().all(|(name, v)| {
+                name.hash(hasher);
+                hash_key(v, hasher)
+            })
+        }
+        Value::Variant(variant) => {
+            variant.0.hash(hasher);
+            hash_key(&variant.1, hasher)
+        }
+    }
 }
 
 /// A struct or variant seen as the map a file would hold.
@@ -344,17 +451,26 @@ fn plain(value: &Value) -> std::borrow::Cow<'_, Value> {
     }
 }
 
-pub(crate) fn parse_json(text: &str) -> Result<Value, PrefabError> {
-    serde_json::from_str(text).map_err(|e| PrefabError::Syntax {
-        format: Format::Json,
-        line: e.line(),
-        column: e.column(),
-        message: crate::load::strip_position(&e.to_string()),
-    })
+/// Parses JSON prefab text that holds `outer` levels of maps around the
+/// component values (2 for a prefab file, 1 for overrides).
+pub(crate) fn parse_json(text: &str, outer: usize) -> Result<Value, PrefabError> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    ValueSeed::new(MAX_DEPTH)
+        .with_outer_levels(outer)
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .map_err(|e| PrefabError::Syntax {
+            format: Format::Json,
+            line: e.line(),
+            column: e.column(),
+            message: crate::load::strip_position(&e.to_string()),
+        })
 }
 
-pub(crate) fn parse_ron(text: &str) -> Result<Value, PrefabError> {
-    ron::from_str(text).map_err(|e| PrefabError::Syntax {
+/// Parses RON prefab text; see [`parse_json`].
+pub(crate) fn parse_ron(text: &str, outer: usize) -> Result<Value, PrefabError> {
+    let seed = ValueSeed::new(MAX_RON_DEPTH).with_outer_levels(outer);
+    ron::Options::default().from_str_seed(text, seed).map_err(|e| PrefabError::Syntax {
         format: Format::Ron,
         line: e.span.start.line,
         column: e.span.start.col,
@@ -377,6 +493,8 @@ pub(crate) fn parse_ron(text: &str) -> Result<Value, PrefabError> {
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     components: Vec<(String, Value)>,
+    /// Where each component is in `components`.
+    positions: HashMap<String, usize>,
 }
 
 impl Overrides {
@@ -388,13 +506,13 @@ impl Overrides {
     /// Reads overrides from JSON: a map from component names to (partial)
     /// values.
     pub fn from_json_str(text: &str) -> Result<Overrides, PrefabError> {
-        Overrides::from_value(parse_json(text)?)
+        Overrides::from_value(parse_json(text, 1)?)
     }
 
     /// Reads overrides from RON: a map from component names to (partial)
     /// values.
     pub fn from_ron_str(text: &str) -> Result<Overrides, PrefabError> {
-        Overrides::from_value(parse_ron(text)?)
+        Overrides::from_value(parse_ron(text, 1)?)
     }
 
     fn from_value(value: Value) -> Result<Overrides, PrefabError> {
@@ -438,9 +556,15 @@ impl Overrides {
     }
 
     fn merge_in(&mut self, component: String, value: Value) {
-        match self.components.iter_mut().find(|(c, _)| *c == component) {
-            Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), &value),
-            None => self.components.push((component, value)),
+        match self.positions.entry(component) {
+            Entry::Occupied(at) => {
+                let slot = &mut self.components[*at.get()].1;
+                *slot = merge(std::mem::replace(slot, Value::Unit), &value);
+            }
+            Entry::Vacant(at) => {
+                self.components.push((at.key().clone(), value));
+                at.insert(self.components.len() - 1);
+            }
         }
     }
 }
@@ -511,6 +635,49 @@ mod tests {
             merge(square, &wider),
             Value::Variant(Box::new(("Square", Value::Map(vec![(s("w"), Value::U64(5))]))))
         );
+    }
+
+    #[test]
+    fn large_maps_merge_as_small_ones_do() {
+        // The scan, for any size.
+        fn scan(mut entries: Vec<(Value, Value)>, over: &[(Value, Value)]) -> Value {
+            for (key, value) in over {
+                match entries.iter_mut().find(|(k, _)| k == key) {
+                    Some(slot) => slot.1 = merge(std::mem::replace(&mut slot.1, Value::Unit), value),
+                    None => entries.push((key.clone(), value.clone())),
+                }
+            }
+            Value::Map(entries)
+        }
+        let keys = |n: u64| -> Vec<Value> {
+            let mut keys = vec![
+                Value::F64(0.0),
+                Value::F64(-0.0),
+                Value::F64(f64::NAN),
+                Value::F32(1.0),
+                Value::I64(1),
+                Value::U64(1),
+                Value::Seq(vec![s("a"), Value::F32(f32::NAN)]),
+                Value::Seq(vec![s("a"), Value::Bool(true)]),
+                Value::Option(None),
+                Value::Unit,
+            ];
+            keys.extend((0..n).map(|i| s(&format!("k{i}"))));
+            keys
+        };
+        let base: Vec<(Value, Value)> = keys(30).into_iter().map(|k| (k, Value::U64(1))).collect();
+        // Every key again (twice for some), and new ones.
+        let mut over: Vec<(Value, Value)> = keys(40).into_iter().map(|k| (k, Value::U64(2))).collect();
+        over.extend(keys(5).into_iter().map(|k| (k, Value::U64(3))));
+        let merged = merge_maps(base.clone(), &over);
+        assert_eq!(format!("{merged:?}"), format!("{:?}", scan(base, &over)));
+        let Value::Map(entries) = merged else { panic!() };
+        // The overlay's keys k30 to k39 are new, and so are its four keys
+        // holding a NaN, which equal nothing.
+        assert_eq!(entries.len(), 40 + 10 + 4);
+        // `-0.0` merged into the first equal key, `0.0`.
+        assert_eq!(entries[0], (Value::F64(0.0), Value::U64(3)));
+        assert_eq!(entries[1], (Value::F64(-0.0), Value::U64(1)));
     }
 
     #[test]

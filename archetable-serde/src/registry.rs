@@ -15,6 +15,7 @@ use crate::column::ColumnFns;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::suggest::nearest;
 use crate::to_value::{to_value, ToValueError};
+use crate::typed::TypedPlan;
 use crate::value::Value;
 
 /// A component or resource value of a type known only to its entry.
@@ -38,6 +39,8 @@ pub(crate) struct ComponentEntry {
     pub register: fn(&mut World),
     /// Writes, reads and inserts whole columns, for binary saves.
     pub column: ColumnFns,
+    /// What binary saves may write typed, found once, here.
+    pub typed: Arc<TypedPlan>,
 }
 
 /// How to handle one registered resource type.
@@ -94,6 +97,14 @@ impl SerdeRegistry {
     /// Registers component `T` under `name`. Prefab fields that are not
     /// given come from `T::default()`.
     ///
+    /// Registering runs `T`'s `Deserialize` once, on made-up input, to learn
+    /// whether binary saves may write `T` straight through its own
+    /// `Serialize` or need self-describing trees; saves themselves never
+    /// call `Deserialize`. A `Deserialize` that panics on that input has
+    /// the panic caught (the panic hook still reports it; built with
+    /// `panic = "abort"`, the process ends), and its values are saved as
+    /// trees.
+    ///
     /// # Panics
     /// If `name` is taken by another type, or `T` is registered under
     /// another name.
@@ -107,7 +118,8 @@ impl SerdeRegistry {
 
     /// Registers component `T`, which has no `Default`, under `name`. A
     /// prefab must then give every field (or the type marks its own fields
-    /// `#[serde(default)]`).
+    /// `#[serde(default)]`). Runs `T`'s `Deserialize` once, as
+    /// [`SerdeRegistry::register`] does.
     ///
     /// # Panics
     /// As [`SerdeRegistry::register`].
@@ -174,6 +186,7 @@ impl SerdeRegistry {
                 world.register_component::<T>();
             },
             column: ColumnFns::of::<T>(),
+            typed: Arc::new(TypedPlan::of::<T>()),
         };
         let entries = Arc::make_mut(&mut self.entries);
         add(

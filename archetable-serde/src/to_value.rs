@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::ser::{self, Serialize};
 
+use crate::typed::TypedPlan;
 use crate::value::Value;
 
 /// Why a value could not become a tree: its `Serialize` impl failed, or it
@@ -27,23 +28,44 @@ impl ser::Error for ToValueError {
 
 /// The tree of `value`.
 pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, ToValueError> {
-    value.serialize(ValueSerializer)
+    value.serialize(ValueSerializer { plan: None })
 }
 
-struct ValueSerializer;
+/// The tree of `value` for a binary save, whose structs keep only their
+/// values when all their fields were written: a struct written with
+/// another number of fields than `plan` saw its reader read (a field left
+/// out without a word to the serializer) keeps its field names instead.
+pub(crate) fn to_binary_tree<T: Serialize + ?Sized>(value: &T, plan: &TypedPlan) -> Result<Value, ToValueError> {
+    value.serialize(ValueSerializer { plan: Some(plan) })
+}
+
+#[derive(Clone, Copy)]
+struct ValueSerializer<'p> {
+    plan: Option<&'p TypedPlan>,
+}
+
+impl<'p> ValueSerializer<'p> {
+    fn tree<T: Serialize + ?Sized>(self, value: &T) -> R {
+        value.serialize(self)
+    }
+
+    fn structure(self, key: (&'static str, Option<u32>), len: usize) -> StructBuilder<'p> {
+        StructBuilder { ser: self, key, fields: Vec::with_capacity(len), complete: true }
+    }
+}
 
 type R = Result<Value, ToValueError>;
 
-impl ser::Serializer for ValueSerializer {
+impl<'p> ser::Serializer for ValueSerializer<'p> {
     type Ok = Value;
     type Error = ToValueError;
-    type SerializeSeq = SeqBuilder;
-    type SerializeTuple = SeqBuilder;
-    type SerializeTupleStruct = SeqBuilder;
-    type SerializeTupleVariant = VariantSeqBuilder;
-    type SerializeMap = MapBuilder;
-    type SerializeStruct = StructBuilder;
-    type SerializeStructVariant = VariantStructBuilder;
+    type SerializeSeq = SeqBuilder<'p>;
+    type SerializeTuple = SeqBuilder<'p>;
+    type SerializeTupleStruct = SeqBuilder<'p>;
+    type SerializeTupleVariant = VariantSeqBuilder<'p>;
+    type SerializeMap = MapBuilder<'p>;
+    type SerializeStruct = StructBuilder<'p>;
+    type SerializeStructVariant = VariantStructBuilder<'p>;
 
     fn serialize_bool(self, v: bool) -> R {
         Ok(Value::Bool(v))
@@ -97,7 +119,7 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::Option(None))
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
-        Ok(Value::Option(Some(Box::new(to_value(value)?))))
+        Ok(Value::Option(Some(Box::new(self.tree(value)?))))
     }
     fn serialize_unit(self) -> R {
         Ok(Value::Unit)
@@ -109,7 +131,7 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::String(variant.to_owned()))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> R {
-        to_value(value)
+        self.tree(value)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -118,16 +140,16 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         value: &T,
     ) -> R {
-        Ok(Value::Variant(Box::new((variant, to_value(value)?))))
+        Ok(Value::Variant(Box::new((variant, self.tree(value)?))))
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, ToValueError> {
-        Ok(SeqBuilder(Vec::with_capacity(len.unwrap_or(0))))
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder<'p>, ToValueError> {
+        Ok(SeqBuilder(self, Vec::with_capacity(len.unwrap_or(0))))
     }
-    fn serialize_tuple(self, len: usize) -> Result<SeqBuilder, ToValueError> {
-        Ok(SeqBuilder(Vec::with_capacity(len)))
+    fn serialize_tuple(self, len: usize) -> Result<SeqBuilder<'p>, ToValueError> {
+        Ok(SeqBuilder(self, Vec::with_capacity(len)))
     }
-    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder, ToValueError> {
-        Ok(SeqBuilder(Vec::with_capacity(len)))
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder<'p>, ToValueError> {
+        Ok(SeqBuilder(self, Vec::with_capacity(len)))
     }
     fn serialize_tuple_variant(
         self,
@@ -135,41 +157,41 @@ impl ser::Serializer for ValueSerializer {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<VariantSeqBuilder, ToValueError> {
-        Ok(VariantSeqBuilder(variant, Vec::with_capacity(len)))
+    ) -> Result<VariantSeqBuilder<'p>, ToValueError> {
+        Ok(VariantSeqBuilder(self, variant, Vec::with_capacity(len)))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<MapBuilder, ToValueError> {
-        Ok(MapBuilder { entries: Vec::with_capacity(len.unwrap_or(0)), key: None })
+    fn serialize_map(self, len: Option<usize>) -> Result<MapBuilder<'p>, ToValueError> {
+        Ok(MapBuilder { ser: self, entries: Vec::with_capacity(len.unwrap_or(0)), key: None })
     }
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<StructBuilder, ToValueError> {
-        Ok(StructBuilder { fields: Vec::with_capacity(len), complete: true })
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructBuilder<'p>, ToValueError> {
+        Ok(self.structure((name, None), len))
     }
     fn serialize_struct_variant(
         self,
-        _name: &'static str,
-        _index: u32,
+        name: &'static str,
+        index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<VariantStructBuilder, ToValueError> {
-        Ok(VariantStructBuilder(variant, StructBuilder { fields: Vec::with_capacity(len), complete: true }))
+    ) -> Result<VariantStructBuilder<'p>, ToValueError> {
+        Ok(VariantStructBuilder(variant, self.structure((name, Some(index)), len)))
     }
 }
 
-pub(crate) struct SeqBuilder(Vec<Value>);
+pub(crate) struct SeqBuilder<'p>(ValueSerializer<'p>, Vec<Value>);
 
-impl ser::SerializeSeq for SeqBuilder {
+impl ser::SerializeSeq for SeqBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
-        self.0.push(to_value(value)?);
+        self.1.push(self.0.tree(value)?);
         Ok(())
     }
     fn end(self) -> R {
-        Ok(Value::Seq(self.0))
+        Ok(Value::Seq(self.1))
     }
 }
 
-impl ser::SerializeTuple for SeqBuilder {
+impl ser::SerializeTuple for SeqBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
@@ -180,7 +202,7 @@ impl ser::SerializeTuple for SeqBuilder {
     }
 }
 
-impl ser::SerializeTupleStruct for SeqBuilder {
+impl ser::SerializeTupleStruct for SeqBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
@@ -191,35 +213,36 @@ impl ser::SerializeTupleStruct for SeqBuilder {
     }
 }
 
-pub(crate) struct VariantSeqBuilder(&'static str, Vec<Value>);
+pub(crate) struct VariantSeqBuilder<'p>(ValueSerializer<'p>, &'static str, Vec<Value>);
 
-impl ser::SerializeTupleVariant for VariantSeqBuilder {
+impl ser::SerializeTupleVariant for VariantSeqBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
-        self.1.push(to_value(value)?);
+        self.2.push(self.0.tree(value)?);
         Ok(())
     }
     fn end(self) -> R {
-        Ok(Value::Variant(Box::new((self.0, Value::Seq(self.1)))))
+        Ok(Value::Variant(Box::new((self.1, Value::Seq(self.2)))))
     }
 }
 
-pub(crate) struct MapBuilder {
+pub(crate) struct MapBuilder<'p> {
+    ser: ValueSerializer<'p>,
     entries: Vec<(Value, Value)>,
     key: Option<Value>,
 }
 
-impl ser::SerializeMap for MapBuilder {
+impl ser::SerializeMap for MapBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), ToValueError> {
-        self.key = Some(to_value(key)?);
+        self.key = Some(self.ser.tree(key)?);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
         let key = self.key.take().ok_or_else(|| ToValueError("map value written before its key".into()))?;
-        self.entries.push((key, to_value(value)?));
+        self.entries.push((key, self.ser.tree(value)?));
         Ok(())
     }
     fn end(self) -> R {
@@ -227,16 +250,19 @@ impl ser::SerializeMap for MapBuilder {
     }
 }
 
-pub(crate) struct StructBuilder {
+pub(crate) struct StructBuilder<'p> {
+    ser: ValueSerializer<'p>,
+    /// The struct's name and, for a struct variant, its index.
+    key: (&'static str, Option<u32>),
     fields: Vec<(&'static str, Value)>,
     complete: bool,
 }
 
-impl ser::SerializeStruct for StructBuilder {
+impl ser::SerializeStruct for StructBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), ToValueError> {
-        self.fields.push((key, to_value(value)?));
+        self.fields.push((key, self.ser.tree(value)?));
         Ok(())
     }
     fn skip_field(&mut self, _key: &'static str) -> Result<(), ToValueError> {
@@ -244,13 +270,15 @@ impl ser::SerializeStruct for StructBuilder {
         Ok(())
     }
     fn end(self) -> R {
-        Ok(Value::Struct { fields: self.fields, complete: self.complete })
+        let (name, variant) = self.key;
+        let other_count = self.ser.plan.is_some_and(|plan| plan.reads_other_count(name, variant, self.fields.len()));
+        Ok(Value::Struct { fields: self.fields, complete: self.complete && !other_count })
     }
 }
 
-pub(crate) struct VariantStructBuilder(&'static str, StructBuilder);
+pub(crate) struct VariantStructBuilder<'p>(&'static str, StructBuilder<'p>);
 
-impl ser::SerializeStructVariant for VariantStructBuilder {
+impl ser::SerializeStructVariant for VariantStructBuilder<'_> {
     type Ok = Value;
     type Error = ToValueError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), ToValueError> {

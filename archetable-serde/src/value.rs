@@ -7,15 +7,14 @@
 //! node is written behind a one-byte tag, and a struct whose fields were all
 //! written keeps only their values, in declaration order.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
-/// How deep a tree read from a file may nest. Deeper input is refused
-/// instead of exhausting the stack.
-pub(crate) const MAX_DEPTH: usize = 128;
+use crate::depth::too_deep;
 
 /// Preallocate at most this many elements for a length read from a file.
 const CAUTIOUS_CAPACITY: usize = 4096;
@@ -339,32 +338,70 @@ impl<I: TaggedItems> Serialize for TaggedSeq<'_, I> {
 // ---------------------------------------------------------------------------
 // Reading
 
-impl<'de> Deserialize<'de> for Value {
+/// A [`Value`] read with the nesting limit `LIMIT`.
+#[derive(Debug)]
+pub(crate) struct Limited<const LIMIT: usize>(pub Value);
+
+impl<'de, const LIMIT: usize> Deserialize<'de> for Limited<LIMIT> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ValueSeed { depth: 0 }.deserialize(deserializer)
+        ValueSeed::new(LIMIT).deserialize(deserializer).map(Limited)
     }
 }
 
-/// Reads one `Value`, refusing input nested deeper than [`MAX_DEPTH`].
+/// Reads one `Value`, refusing input nested past a limit (levels counted
+/// as `depth.rs` says).
 #[derive(Clone, Copy)]
-struct ValueSeed {
-    depth: usize,
+pub(crate) struct ValueSeed<'c> {
+    /// The level of the value to read.
+    level: usize,
+    /// The deepest level allowed.
+    limit: usize,
+    /// The limit the error message names.
+    named_limit: usize,
+    /// Set when a read is refused for its depth.
+    exceeded: Option<&'c Cell<bool>>,
 }
 
-impl ValueSeed {
-    fn deeper<E: de::Error>(self) -> Result<ValueSeed, E> {
-        if self.depth >= MAX_DEPTH {
-            Err(E::custom(format_args!("data nested deeper than {MAX_DEPTH} levels")))
-        } else {
-            Ok(ValueSeed { depth: self.depth + 1 })
+impl<'c> ValueSeed<'c> {
+    /// A seed for a value that may nest `limit` levels.
+    pub(crate) fn new(limit: usize) -> Self {
+        ValueSeed { level: 0, limit, named_limit: limit, exceeded: None }
+    }
+
+    /// The same for a value holding `outer` levels (a prefab file's map of
+    /// prefabs, each a map of components) around the values that may nest
+    /// `limit` levels.
+    pub(crate) fn with_outer_levels(self, outer: usize) -> Self {
+        ValueSeed { limit: self.limit + outer, ..self }
+    }
+
+    /// The same, setting `exceeded` if the input is too deep (for formats
+    /// that drop the messages of errors).
+    pub(crate) fn flagging(self, exceeded: &'c Cell<bool>) -> Self {
+        ValueSeed { exceeded: Some(exceeded), ..self }
+    }
+
+    /// The seed of the values one level down.
+    fn child(self) -> Self {
+        ValueSeed { level: self.level + 1, ..self }
+    }
+
+    fn check<E: de::Error>(self) -> Result<(), E> {
+        if self.level > self.limit {
+            if let Some(exceeded) = self.exceeded {
+                exceeded.set(true);
+            }
+            return Err(E::custom(too_deep(self.named_limit)));
         }
+        Ok(())
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ValueSeed {
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.check()?;
         if deserializer.is_human_readable() {
             deserializer.deserialize_any(PlainVisitor(self))
         } else {
@@ -373,9 +410,9 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
     }
 }
 
-struct PlainVisitor(ValueSeed);
+struct PlainVisitor<'c>(ValueSeed<'c>);
 
-impl<'de> Visitor<'de> for PlainVisitor {
+impl<'de> Visitor<'de> for PlainVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -422,13 +459,15 @@ impl<'de> Visitor<'de> for PlainVisitor {
         Ok(Value::Option(None))
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Ok(Value::Option(Some(Box::new(self.0.deeper()?.deserialize(d)?))))
+        Ok(Value::Option(Some(Box::new(self.0.child().deserialize(d)?))))
     }
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        self.0.deeper()?.deserialize(d)
+        // Saves never hold these (trees see through newtypes), but a
+        // hand-written RON file may: counted, so they cannot nest unchecked.
+        self.0.child().deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let seed = self.0.deeper()?;
+        let seed = self.0.child();
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
         while let Some(item) = seq.next_element_seed(seed)? {
             items.push(item);
@@ -436,7 +475,7 @@ impl<'de> Visitor<'de> for PlainVisitor {
         Ok(Value::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let seed = self.0.deeper()?;
+        let seed = self.0.child();
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
         while let Some(key) = map.next_key_seed(seed)? {
             entries.push((key, map.next_value_seed(seed)?));
@@ -445,7 +484,7 @@ impl<'de> Visitor<'de> for PlainVisitor {
     }
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
         // RON hands bare identifiers and `Name(..)` forms over as enums.
-        let seed = self.0.deeper()?;
+        let seed = self.0.child();
         let (name, variant): (String, _) = data.variant()?;
         match variant.newtype_variant_seed(seed) {
             Ok(Value::Unit) => Ok(Value::String(name)),
@@ -455,9 +494,9 @@ impl<'de> Visitor<'de> for PlainVisitor {
     }
 }
 
-struct TaggedVisitor(ValueSeed);
+struct TaggedVisitor<'c>(ValueSeed<'c>);
 
-impl<'de> Visitor<'de> for TaggedVisitor {
+impl<'de> Visitor<'de> for TaggedVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -466,7 +505,7 @@ impl<'de> Visitor<'de> for TaggedVisitor {
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
         let (tag, variant) = data.variant_seed(TagSeed)?;
-        let seed = self.0.deeper()?;
+        let seed = self.0.child();
         Ok(match tag {
             Tag::Unit => {
                 variant.unit_variant()?;
@@ -546,9 +585,9 @@ impl<'de> Visitor<'de> for BytesSeed {
     }
 }
 
-struct ListSeed(ValueSeed);
+struct ListSeed<'c>(ValueSeed<'c>);
 
-impl<'de> DeserializeSeed<'de> for ListSeed {
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
     type Value = Vec<Value>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<Value>, D::Error> {
@@ -556,7 +595,7 @@ impl<'de> DeserializeSeed<'de> for ListSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ListSeed {
+impl<'de> Visitor<'de> for ListSeed<'_> {
     type Value = Vec<Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -572,9 +611,9 @@ impl<'de> Visitor<'de> for ListSeed {
     }
 }
 
-struct PairListSeed(ValueSeed);
+struct PairListSeed<'c>(ValueSeed<'c>);
 
-impl<'de> DeserializeSeed<'de> for PairListSeed {
+impl<'de> DeserializeSeed<'de> for PairListSeed<'_> {
     type Value = Vec<(Value, Value)>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -582,7 +621,7 @@ impl<'de> DeserializeSeed<'de> for PairListSeed {
     }
 }
 
-impl<'de> Visitor<'de> for PairListSeed {
+impl<'de> Visitor<'de> for PairListSeed<'_> {
     type Value = Vec<(Value, Value)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -598,9 +637,9 @@ impl<'de> Visitor<'de> for PairListSeed {
     }
 }
 
-struct PairSeed(ValueSeed);
+struct PairSeed<'c>(ValueSeed<'c>);
 
-impl<'de> DeserializeSeed<'de> for PairSeed {
+impl<'de> DeserializeSeed<'de> for PairSeed<'_> {
     type Value = (Value, Value);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -608,7 +647,7 @@ impl<'de> DeserializeSeed<'de> for PairSeed {
     }
 }
 
-impl<'de> Visitor<'de> for PairSeed {
+impl<'de> Visitor<'de> for PairSeed<'_> {
     type Value = (Value, Value);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -625,6 +664,9 @@ impl<'de> Visitor<'de> for PairSeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::depth::MAX_DEPTH;
+
+    type Tree = Limited<MAX_DEPTH>;
 
     fn sample() -> Value {
         Value::Map(vec![
@@ -639,32 +681,80 @@ mod tests {
     #[test]
     fn binary_round_trip_keeps_every_kind() {
         let bytes = postcard::to_allocvec(&sample()).unwrap();
-        let back: Value = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(back, sample());
+        let back: Tree = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.0, sample());
     }
 
     #[test]
     fn complete_structs_lose_their_names_in_binary() {
         let st = Value::Struct { fields: vec![("x", Value::U64(1)), ("y", Value::U64(2))], complete: true };
-        let back: Value = postcard::from_bytes(&postcard::to_allocvec(&st).unwrap()).unwrap();
-        assert_eq!(back, Value::Seq(vec![Value::U64(1), Value::U64(2)]));
+        let back: Tree = postcard::from_bytes(&postcard::to_allocvec(&st).unwrap()).unwrap();
+        assert_eq!(back.0, Value::Seq(vec![Value::U64(1), Value::U64(2)]));
         let partial = Value::Struct { fields: vec![("x", Value::U64(1))], complete: false };
-        let back: Value = postcard::from_bytes(&postcard::to_allocvec(&partial).unwrap()).unwrap();
-        assert_eq!(back, Value::Map(vec![(Value::String("x".into()), Value::U64(1))]));
+        let back: Tree = postcard::from_bytes(&postcard::to_allocvec(&partial).unwrap()).unwrap();
+        assert_eq!(back.0, Value::Map(vec![(Value::String("x".into()), Value::U64(1))]));
+    }
+
+    /// Reads a binary tree, and whether it was refused for its depth.
+    fn read_binary(bytes: &[u8]) -> Result<Value, bool> {
+        let exceeded = Cell::new(false);
+        let mut de = postcard::Deserializer::from_bytes(bytes);
+        ValueSeed::new(MAX_DEPTH).flagging(&exceeded).deserialize(&mut de).map_err(|_| exceeded.get())
+    }
+
+    /// `levels` nested lists, the innermost holding `0`.
+    fn nested(levels: usize) -> Value {
+        (0..levels).fold(Value::U64(0), |inner, _| Value::Seq(vec![inner]))
     }
 
     #[test]
     fn deep_binary_input_is_refused() {
+        // A value at level MAX_DEPTH reads; one level more does not.
+        let bytes = postcard::to_allocvec(&nested(MAX_DEPTH)).unwrap();
+        assert_eq!(read_binary(&bytes), Ok(nested(MAX_DEPTH)));
+        let bytes = postcard::to_allocvec(&nested(MAX_DEPTH + 1)).unwrap();
+        assert_eq!(read_binary(&bytes), Err(true));
         // Tag `Some` (10) repeated: each level nests one deeper.
         let mut bytes = vec![10u8; 100_000];
         bytes.push(0);
-        let err = postcard::from_bytes::<Value>(&bytes).unwrap_err();
-        assert!(!err.to_string().is_empty());
+        assert_eq!(read_binary(&bytes), Err(true));
+        assert_eq!(
+            read_binary(&[10, 10, 0]),
+            Ok(Value::Option(Some(Box::new(Value::Option(Some(Box::new(Value::Unit)))))))
+        );
     }
 
     #[test]
     fn deep_json_input_is_refused() {
+        let text = format!("{}0{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert_eq!(serde_json::from_str::<Tree>(&text).unwrap().0, nested(MAX_DEPTH));
+        let text = format!("{}0{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let error = serde_json::from_str::<Tree>(&text).unwrap_err();
+        // Refused before the element is read: the last `[` read is the
+        // list at the deepest level allowed.
+        assert_eq!(error.to_string(), format!("{} at line 1 column {}", too_deep(MAX_DEPTH), MAX_DEPTH + 1));
         let text = "[".repeat(100_000);
-        assert!(serde_json::from_str::<Value>(&text).is_err());
+        let error = serde_json::from_str::<Tree>(&text).unwrap_err();
+        assert_eq!(error.to_string(), format!("{} at line 1 column {}", too_deep(MAX_DEPTH), MAX_DEPTH + 1));
+    }
+
+    #[test]
+    fn deep_ron_input_is_refused() {
+        use crate::depth::MAX_RON_DEPTH;
+        let text = format!("{}0{}", "[".repeat(MAX_RON_DEPTH), "]".repeat(MAX_RON_DEPTH));
+        assert_eq!(ron::from_str::<Limited<MAX_RON_DEPTH>>(&text).unwrap().0, nested(MAX_RON_DEPTH));
+        let text = format!("{}0{}", "Some(".repeat(MAX_RON_DEPTH + 1), ")".repeat(MAX_RON_DEPTH + 1));
+        let error = ron::from_str::<Limited<MAX_RON_DEPTH>>(&text).unwrap_err();
+        assert_eq!(error.code.to_string(), too_deep(MAX_RON_DEPTH));
+    }
+
+    #[test]
+    fn prefab_files_allow_their_outer_levels() {
+        let inner = format!("{}0{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        let file = format!(r#"{{"P": {{"C": {inner}}}}}"#);
+        let mut de = serde_json::Deserializer::from_str(&file);
+        assert!(ValueSeed::new(MAX_DEPTH).with_outer_levels(2).deserialize(&mut de).is_ok());
+        let mut de = serde_json::Deserializer::from_str(&file);
+        assert!(ValueSeed::new(MAX_DEPTH).with_outer_levels(1).deserialize(&mut de).is_err());
     }
 }

@@ -4,6 +4,7 @@ use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, Wor
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, LoadError, PrefabError, SaveError};
 use crate::load::{self, EntityMap, Mode};
 use crate::prefab::{self, Overrides, Prefabs};
@@ -69,7 +70,8 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// fields that are not given come from `T::default()`. Also gives `T`
     /// its component id now, so worlds that register the same types in the
     /// same order (a fresh world from [`SerdeWorldExt::load_json`] does)
-    /// number them alike.
+    /// number them alike. Runs `T`'s `Deserialize` once on made-up input,
+    /// as [`SerdeRegistry::register`] does.
     ///
     /// # Panics
     /// If `name` is taken by another type, or `T` has another name.
@@ -148,6 +150,12 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// outlive a change of a component's fields. Writes layout version 2
     /// (each component name once per table, values straight from their
     /// types); the loaders read versions 1 and 2.
+    ///
+    /// A column is written straight from its type when the type's reader
+    /// (probed at registration) and what its values write allow it, and as
+    /// self-describing trees otherwise (untagged or internally tagged enums,
+    /// `#[serde(flatten)]`, skipped fields). Saving never calls
+    /// `Deserialize`.
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError>;
 
     /// A fresh world holding the JSON save `text`, every entity under its
@@ -156,6 +164,10 @@ pub trait SerdeWorldExt: sealed::Sealed {
     ///
     /// Within each table the entities keep their saved order; tables may
     /// be visited in another order than in the saved world.
+    ///
+    /// Values may nest [`MAX_DEPTH`](crate::MAX_DEPTH) levels
+    /// ([`MAX_RON_DEPTH`](crate::MAX_RON_DEPTH) in RON); loads need at most
+    /// 256 KiB of thread stack (see the crate docs).
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError>
     where
         Self: Sized;
@@ -190,7 +202,19 @@ pub trait SerdeWorldExt: sealed::Sealed {
 }
 
 fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<World, LoadError> {
-    let document = load::parse(format, data)?;
+    match format {
+        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, data),
+        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, data),
+    }
+}
+
+/// [`load_fresh`] of a save whose values may nest `L` levels.
+fn load_fresh_nesting<const L: usize>(
+    registry: &SerdeRegistry,
+    format: Format,
+    data: &[u8],
+) -> Result<World, LoadError> {
+    let document = load::parse::<L>(format, data)?;
     let mut world = World::new();
     registry.register_components(&mut world);
     world.insert_resource(registry.clone());
@@ -199,7 +223,15 @@ fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<W
 }
 
 fn load_merge(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
-    let document = load::parse(format, data)?;
+    match format {
+        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, data),
+        _ => load_merge_nesting::<MAX_DEPTH>(world, format, data),
+    }
+}
+
+/// [`load_merge`] of a save whose values may nest `L` levels.
+fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
+    let document = load::parse::<L>(format, data)?;
     let handles = load::load(world, &document, Mode::Merge)?;
     Ok(load::entity_map(&document, handles))
 }

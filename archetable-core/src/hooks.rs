@@ -26,9 +26,12 @@
 //! Several hooks of one kind on one component run in registration order.
 //!
 //! `spawn_batch` runs the spawn hooks of each entity (and applies their
-//! commands) before spawning the next. Deferred [`Commands`] and save-game
-//! loading go through the same world methods, so their hooks fire too;
-//! loading inserts a saved entity's components one at a time.
+//! commands) before spawning the next. `spawn_built_batch` and
+//! `insert_built_batch` place every entity first, then run the hooks of
+//! each, so each hook sees the whole batch. Deferred [`Commands`] go through
+//! the same world methods, so their hooks fire too; save-game loading and
+//! prefab spawns place each entity whole (one table move) and run the hooks
+//! of a tuple of its components, a load once all its entities are in place.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};

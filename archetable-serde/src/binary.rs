@@ -22,7 +22,7 @@
 use std::cell::Cell;
 use std::num::NonZeroU32;
 
-use archetable_core::{Entity, World};
+use archetable_core::{Entity, EntityBuilder, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
@@ -357,7 +357,11 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
         built.push(columns);
     }
 
+    // Nothing has touched the world yet; as in the text loader, a merge
+    // rebuilds the values naming entities with the handles the world's next
+    // spawns get, then everything is placed in one step.
     let mut entity_map = None;
+    let mut exact = None;
     let handles: Vec<Entity> = match mode {
         Mode::Exact => {
             let state = load::allocator_state(&save.allocator, saved.len())?;
@@ -371,36 +375,32 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
                 .flat_map(|t| t.entities.iter().copied())
                 .chain(dressed.iter().rev().flat_map(|t| t.entities.iter().rev().copied()))
                 .collect();
-            world.restore_allocator_state(&state, &order).map_err(LoadError::Allocator)?;
+            exact = Some((state, order));
             saved.clone()
         }
         Mode::Merge => {
-            world.flush();
-            let handles: Vec<Entity> = world.spawn_batch(std::iter::repeat_n((), saved.len())).collect();
+            let handles = world.peek_entities(saved.len());
             let map = EntityMap::from_pairs(saved.iter().copied().zip(handles.iter().copied()));
             let remap = |e: Entity| map.get(e).unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
-            if let Err(error) = rebuild(&save.tables, &mut built, &mut resources, &cx) {
-                for &handle in &handles {
-                    let _ = world.despawn(handle);
-                }
-                return Err(error);
-            }
+            rebuild(&save.tables, &mut built, &mut resources, &cx)?;
             entity_map = Some(map);
             handles
         }
     };
-    let mut handle = handles.iter().copied();
+    let mut builders: Vec<EntityBuilder> = Vec::with_capacity(saved.len());
     for (table, columns) in save.tables.iter().zip(built) {
         let mut queues: Vec<_> =
             columns.into_iter().map(|(entry, column)| (entry, (entry.column.into_queue)(column.values))).collect();
         for _ in &table.entities {
-            let entity = handle.next().expect("one handle per saved entity");
+            let mut builder = EntityBuilder::new();
             for (entry, queue) in &mut queues {
-                (entry.column.insert_next)(world, entity, queue);
+                (entry.column.add_next)(&mut builder, queue);
             }
+            builders.push(builder);
         }
     }
+    load::place(world, &handles, &mut builders, exact.as_ref().map(|(state, order)| (state, &order[..])))?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }

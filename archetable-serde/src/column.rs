@@ -17,7 +17,7 @@
 
 use std::any::Any;
 
-use archetable_core::{Component, Entity, World};
+use archetable_core::{Component, Entity, EntityBuilder, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -83,10 +83,10 @@ pub(crate) struct ColumnFns {
     pub find_handles: PassFn,
     /// Reads the rows to rebuild again through the context.
     pub rebuild: PassFn,
-    /// Turns the values into a queue for `insert_next`.
+    /// Turns the values into a queue for `add_next`.
     pub into_queue: fn(Boxed) -> Boxed,
-    /// Inserts the next value of the queue into the entity.
-    pub insert_next: fn(&mut World, Entity, &mut Boxed),
+    /// Adds the next value of the queue to an entity being built.
+    pub add_next: fn(&mut EntityBuilder, &mut Boxed),
 }
 
 impl ColumnFns {
@@ -98,12 +98,11 @@ impl ColumnFns {
             find_handles: find_handles::<T>,
             rebuild: rebuild::<T>,
             into_queue: |values| Box::new(downcast::<Vec<T>>(values).into_iter()),
-            insert_next: |world, entity, queue| {
+            add_next: |builder, queue| {
                 let queue = queue
                     .downcast_mut::<std::vec::IntoIter<T>>()
                     .unwrap_or_else(|| unreachable!("a column queue of another type"));
-                let value = queue.next().expect("a column holds one value per entity");
-                world.insert(entity, value).expect("components are inserted into live entities");
+                builder.add(queue.next().expect("a column holds one value per entity"));
             },
         }
     }

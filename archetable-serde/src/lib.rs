@@ -18,6 +18,14 @@
 //!   `Entity`) follow their entities in both cases, with no code to write.
 //! - **Errors** name the prefab or entity, the component and the field,
 //!   and leave the world as it was: nothing is half-spawned or half-loaded.
+//! - **One step**: every value is built before the world is touched; then a
+//!   prefab spawns as one bundle (one table move, the hooks of a tuple of its
+//!   components), and a load places all its entities whole before any hook
+//!   runs, so hooks never see a half-built entity. If user code fails on the
+//!   way (a `Deserialize` returning an error or panicking, a hook
+//!   panicking), the world is as it was, its entity allocator included, and
+//!   the panic goes on; a hook that despawns what is being loaded, through
+//!   its commands, is no failure.
 //! - **Numbers**: a number too large for the `f32` it is read into (`1e39`
 //!   in a JSON or RON save, prefab or override) is refused with an error
 //!   naming the field, rather than read as infinity. RON saves write NaN

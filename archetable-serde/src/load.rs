@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::num::NonZeroU32;
 
-use archetable_core::{AllocatorState, Entity, World};
+use archetable_core::{AllocatorState, Entity, EntityBuilder, World};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
@@ -416,37 +416,69 @@ pub(crate) fn load<const L: usize>(
         pending.push(built);
     }
 
+    // Nothing has touched the world yet. A merge learns the handles the
+    // entities will get, rebuilds the values that name entities with them
+    // (an error or a panicking `Deserialize` there leaves the world as it
+    // was), and only then places everything, in one step.
     let handles: Vec<Entity> = match mode {
-        Mode::Exact => {
-            let state = allocator_state(&document.allocator, saved.len())?;
-            world.restore_allocator_state(&state, &saved).map_err(LoadError::Allocator)?;
-            saved
-        }
+        Mode::Exact => saved.clone(),
         Mode::Merge => {
-            world.flush();
-            let handles: Vec<Entity> = (0..saved.len()).map(|_| world.spawn(())).collect();
+            let handles = world.peek_entities(saved.len());
             let map: HashMap<Entity, Entity> = saved.iter().copied().zip(handles.iter().copied()).collect();
             let remap = |e: Entity| map.get(&e).copied().unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
-            let rebuilt = rebuild(&mut pending, &mut resources, &saved, &cx);
-            if let Err(error) = rebuilt {
-                for &handle in &handles {
-                    let _ = world.despawn(handle);
-                }
-                return Err(error);
-            }
+            rebuild(&mut pending, &mut resources, &saved, &cx)?;
             handles
         }
     };
-    for (&handle, components) in handles.iter().zip(pending) {
-        for Pending { entry, value, .. } in components {
-            (entry.insert)(world, handle, value);
-        }
-    }
+    let mut builders: Vec<EntityBuilder> = pending
+        .into_iter()
+        .map(|components| {
+            let mut builder = EntityBuilder::new();
+            for Pending { entry, value, .. } in components {
+                (entry.add)(&mut builder, value);
+            }
+            builder
+        })
+        .collect();
+    let state = match mode {
+        Mode::Exact => Some(allocator_state(&document.allocator, saved.len())?),
+        Mode::Merge => None,
+    };
+    place(world, &handles, &mut builders, state.as_ref().map(|state| (state, &saved[..])))?;
     for PendingResource { entry, value, .. } in resources {
         (entry.insert)(world, value);
     }
     Ok(handles)
+}
+
+/// Puts loaded entities into `world` as one step: `builders[i]` at
+/// `handles[i]`. An exact load (into an empty world) first restores the
+/// allocator `state`, making the entities of `order` (the same handles, in
+/// the order they should leave the empty table) live; a merge spawns them,
+/// `handles` being what the world's next spawns get. Every entity is
+/// complete before any hook runs, and hooks see the whole load; if one
+/// panics, the entities go again, the allocator included, and the panic
+/// goes on.
+pub(crate) fn place(
+    world: &mut World,
+    handles: &[Entity],
+    builders: &mut [EntityBuilder],
+    exact: Option<(&AllocatorState, &[Entity])>,
+) -> Result<(), LoadError> {
+    world.all_or_nothing(|world| match exact {
+        Some((state, order)) => {
+            world.restore_allocator_state(state, order).map_err(LoadError::Allocator)?;
+            // Every handle was just made live, and no hook has run yet.
+            world.insert_built_batch(handles, builders).expect("restored entities are live");
+            Ok(())
+        }
+        None => {
+            let spawned = world.spawn_built_batch(builders);
+            debug_assert_eq!(spawned, handles, "a merge spawns at the handles it peeked");
+            Ok(())
+        }
+    })
 }
 
 fn unknown(registry: &SerdeRegistry, entity: Entity, name: &str) -> LoadError {

@@ -9,7 +9,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
-use archetable_core::{Entity, World};
+use archetable_core::{Entity, EntityBuilder, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
@@ -574,23 +574,21 @@ fn serialize(value: &impl Serialize) -> Value {
     to_value(value).unwrap_or_else(|e| panic!("override value cannot be written: {e}"))
 }
 
-/// Spawns prefab `name` in `world`, or fails without spawning.
+/// Spawns prefab `name` in `world` as one bundle spawn (one table move,
+/// the hooks of a tuple), or fails without spawning. A hook that panics
+/// takes the entity back (allocator included) and the panic goes on.
 pub(crate) fn spawn(
     world: &mut World,
     prefabs: &Prefabs,
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<Entity, PrefabError> {
-    let registry = crate::world_ext::registry_of(world);
-    let components = prefabs.build(&registry, name, overrides)?;
-    let entity = world.spawn(());
-    for (entry, value) in components {
-        (entry.insert)(world, entity, value);
-    }
-    Ok(entity)
+    let mut builder = built(world, prefabs, name, overrides)?;
+    world.all_or_nothing(|world| Ok(world.spawn_built(&mut builder)))
 }
 
-/// Fills the live, empty `entity` with prefab `name`'s components.
+/// Fills the live, empty `entity` with prefab `name`'s components, in one
+/// insert (one table move, the hooks of a tuple).
 pub(crate) fn fill(
     world: &mut World,
     entity: Entity,
@@ -598,12 +596,27 @@ pub(crate) fn fill(
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<(), PrefabError> {
+    let mut builder = built(world, prefabs, name, overrides)?;
+    // The entity was alive a moment ago; if a command despawned it since,
+    // the builder's values are dropped and the prefab spawns nothing.
+    let _ = world.insert_built(entity, &mut builder);
+    Ok(())
+}
+
+/// Prefab `name`'s components, every value built, ready to spawn.
+fn built(
+    world: &World,
+    prefabs: &Prefabs,
+    name: &str,
+    overrides: Option<&Overrides>,
+) -> Result<EntityBuilder, PrefabError> {
     let registry = crate::world_ext::registry_of(world);
     let components = prefabs.build(&registry, name, overrides)?;
+    let mut builder = EntityBuilder::new();
     for (entry, value) in components {
-        (entry.insert)(world, entity, value);
+        (entry.add)(&mut builder, value);
     }
-    Ok(())
+    Ok(builder)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use archetable_core::{Component, Entity, Resource, World};
+use archetable_core::{Component, Entity, EntityBuilder, Resource, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -33,8 +33,8 @@ pub(crate) struct ComponentEntry {
     pub load: fn(&Value, &Context<'_>) -> Result<Boxed, FromValueError>,
     /// Reads a `T` and writes it back: the value as the type sees it.
     pub normalize: fn(&Value, &Context<'_>) -> Result<Value, FromValueError>,
-    /// Inserts a value made by `load` into a live entity.
-    pub insert: fn(&mut World, Entity, Boxed),
+    /// Adds a value made by `load` to an entity being built.
+    pub add: fn(&mut EntityBuilder, Boxed),
     /// Gives the type its component id in a world.
     pub register: fn(&mut World),
     /// Writes, reads and inserts whole columns, for binary saves.
@@ -179,8 +179,8 @@ impl SerdeRegistry {
                 let typed = from_value::<T>(value, cx)?;
                 to_value(&typed).map_err(<FromValueError as serde::de::Error>::custom)
             },
-            insert: |world, entity, value| {
-                world.insert(entity, unbox::<T>(value)).expect("components are inserted into live entities");
+            add: |builder, value| {
+                builder.add(unbox::<T>(value));
             },
             register: |world| {
                 world.register_component::<T>();

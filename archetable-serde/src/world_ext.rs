@@ -1,5 +1,6 @@
 //! The methods this crate adds to `World` and `Commands`.
 
+use archetable_core::system::CommandError;
 use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -381,15 +382,17 @@ fn spawn_deferred<'a>(
     let entity = commands.spawn_empty().id();
     let prefabs = prefabs.clone();
     let prefab = name.to_owned();
-    commands.add(move |world| {
+    commands.add_fallible(move |world| {
         world.flush();
         if !world.contains(entity) {
-            return;
+            return Ok(());
         }
-        if let Err(error) = prefab::fill(world, entity, &prefabs, &prefab, overrides.as_ref()) {
+        prefab::fill(world, entity, &prefabs, &prefab, overrides.as_ref()).map_err(|error| {
             let _ = world.despawn(entity);
+            let reason = error.to_string();
             world.send_event(PrefabSpawnFailed { entity, prefab, error });
-        }
+            CommandError { command: "spawn_prefab", entity, reason }
+        })
     });
     commands.entity(entity)
 }

@@ -61,6 +61,9 @@ pub struct EntityBuilder {
     /// values' addresses, in the builder's order.
     ids: Vec<ComponentId>,
     pointers: Vec<*mut u8>,
+    /// Whether a value's type has engine hooks (`Component::ENGINE_HOOKS`),
+    /// so that spawning it runs hooks even in a world that has none yet.
+    engine_hooked: bool,
 }
 
 /// One value in the builder.
@@ -95,6 +98,7 @@ impl EntityBuilder {
             entries: Vec::new(),
             ids: Vec::new(),
             pointers: Vec::new(),
+            engine_hooked: false,
         }
     }
 
@@ -127,6 +131,7 @@ impl EntityBuilder {
         unsafe { self.ptr(&entry).cast::<T>().write(value) };
         self.len = end;
         self.entries.push(entry);
+        self.engine_hooked |= T::ENGINE_HOOKS.is_some();
         self
     }
 
@@ -167,6 +172,7 @@ impl EntityBuilder {
         }
         self.entries = entries;
         self.entries.clear();
+        self.engine_hooked = false;
         panics.finish();
     }
 
@@ -225,6 +231,13 @@ impl EntityBuilder {
     pub(crate) fn forget_values(&mut self) {
         self.entries.clear();
         self.len = 0;
+        self.engine_hooked = false;
+    }
+
+    /// Whether spawning the builder must run hooks even in a world without
+    /// any: a value's type has engine hooks.
+    pub(crate) fn engine_hooked(&self) -> bool {
+        self.engine_hooked
     }
 }
 
@@ -265,8 +278,9 @@ impl World {
     /// # Panics
     /// As [`World::spawn`].
     pub fn spawn_built(&mut self, builder: &mut EntityBuilder) -> Entity {
+        let hooked = builder.engine_hooked();
         let (entity, bundle) = self.spawn_built_unhooked(builder);
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || hooked {
             self.after_spawn_hooks(bundle, entity);
         }
         entity
@@ -290,7 +304,7 @@ impl World {
     /// assert_eq!((world.get::<Hp>(e), world.get::<Armor>(e)), (Some(&Hp(7)), Some(&Armor(2))));
     /// ```
     pub fn insert_built(&mut self, entity: Entity, builder: &mut EntityBuilder) -> Result<(), EntityError> {
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || builder.engine_hooked() {
             return self.insert_built_hooked(entity, builder);
         }
         self.insert_built_unhooked(entity, builder).map(drop)

@@ -124,11 +124,12 @@ impl World {
     /// assert!(world.has::<Name>(spawned[0]) && !world.has::<Hp>(spawned[1]));
     /// ```
     pub fn spawn_built_batch(&mut self, builders: &mut [EntityBuilder]) -> Vec<Entity> {
+        let hooked = builders.iter().any(EntityBuilder::engine_hooked);
         let mut placed = Vec::with_capacity(builders.len());
         for builder in builders.iter_mut() {
             placed.push(self.spawn_built_unhooked(builder));
         }
-        if self.hooks.is_active() {
+        if self.hooks.is_active() || hooked {
             for &(entity, bundle) in &placed {
                 if self.contains(entity) {
                     self.fire_insert_hooks(bundle, entity, ArchetypeId::EMPTY);
@@ -160,7 +161,7 @@ impl World {
         if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
             panic!("entity {} listed twice in one insert_built_batch", pair[0]);
         }
-        let hooked = self.hooks.is_active();
+        let hooked = self.hooks.is_active() || builders.iter().any(EntityBuilder::engine_hooked);
         let mut bundles = Vec::with_capacity(entities.len());
         for (&entity, builder) in entities.iter().zip(builders.iter_mut()) {
             let bundle = self.register_built(builder);

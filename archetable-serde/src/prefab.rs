@@ -3,13 +3,14 @@
 //! them. Spawning merges, field by field, the component's `Default`, each
 //! ancestor from the root down, the prefab itself, and any overrides.
 
+use std::any::TypeId;
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
-use archetable_core::{Entity, EntityBuilder, World};
+use archetable_core::{ChildOf, Entity, EntityBuilder, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
@@ -23,6 +24,15 @@ use crate::value::{Value, ValueSeed};
 
 /// The key that names a prefab's parent.
 const EXTENDS: &str = "extends";
+/// The key of a prefab's list of child prefabs.
+const CHILDREN: &str = "children";
+/// The key naming a child's prefab in that list.
+const PREFAB: &str = "prefab";
+/// How deep child prefabs may nest (a prefab that lists itself among its
+/// descendants is refused long before).
+pub const MAX_PREFAB_DEPTH: usize = 32;
+/// The most entities one prefab spawn may make, children included.
+pub const MAX_PREFAB_ENTITIES: usize = 100_000;
 
 /// A set of named prefabs, read from JSON or RON.
 ///
@@ -75,6 +85,17 @@ struct Prefab {
     name: String,
     parent: Option<usize>,
     components: Vec<(String, Value)>,
+    /// The child prefabs it spawns with it, in order, with their
+    /// overrides.
+    children: Vec<ChildSpec>,
+}
+
+/// One entry of a prefab's `children` list: `{ "prefab": "Wheel", .. }`,
+/// the other keys overriding components of that child.
+#[derive(Debug)]
+struct ChildSpec {
+    prefab: String,
+    overrides: Vec<(String, Value)>,
 }
 
 impl Prefabs {
@@ -149,6 +170,7 @@ impl Prefabs {
                 return Err(malformed(Some(&name), "a prefab must be a map from component names to values"));
             };
             let mut parent = None;
+            let mut children = Vec::new();
             let mut components: Vec<(String, Value)> = Vec::with_capacity(body.len());
             let mut seen = HashSet::with_capacity(body.len());
             for (key, value) in body {
@@ -161,6 +183,11 @@ impl Prefabs {
                         Value::String(_) => return Err(malformed(Some(&name), "`extends` is given twice")),
                         _ => return Err(malformed(Some(&name), "`extends` must be the name of a prefab")),
                     }
+                } else if key == CHILDREN {
+                    if !children.is_empty() {
+                        return Err(malformed(Some(&name), "`children` is given twice"));
+                    }
+                    children = child_specs(&name, value)?;
                 } else if !seen.insert(key.clone()) {
                     return Err(PrefabError::DuplicateComponent { prefab: name, component: key });
                 } else {
@@ -170,7 +197,7 @@ impl Prefabs {
             if set.by_name.insert(name.clone(), set.list.len()).is_some() {
                 return Err(PrefabError::DuplicatePrefab { prefab: name });
             }
-            set.list.push(Prefab { name, parent: None, components });
+            set.list.push(Prefab { name, parent: None, components, children });
             parents.push(parent);
         }
         for (i, parent) in parents.into_iter().enumerate() {
@@ -183,7 +210,61 @@ impl Prefabs {
             }
         }
         find_cycle(&set)?;
+        for prefab in &set.list {
+            for child in &prefab.children {
+                if !set.by_name.contains_key(&child.prefab) {
+                    let suggestion =
+                        nearest(&child.prefab, set.list.iter().map(|p| p.name.as_str())).map(str::to_owned);
+                    return Err(PrefabError::UnknownPrefab { prefab: child.prefab.clone(), suggestion });
+                }
+            }
+        }
         Ok(Prefabs { set: Arc::new(set) })
+    }
+
+    /// Prefab `name` with `overrides` and every child prefab it lists
+    /// (its own and its ancestors', root first), depth first: each entry's
+    /// components, and the index of its parent entry (`None` for the root).
+    pub(crate) fn build_tree<'r>(
+        &self,
+        registry: &'r SerdeRegistry,
+        name: &str,
+        overrides: Option<&Overrides>,
+    ) -> Result<Vec<(Vec<(&'r ComponentEntry, Boxed)>, Option<usize>)>, PrefabError> {
+        let mut tree = Vec::new();
+        // (prefab, its overrides, parent entry, prefabs above it).
+        let mut stack: Vec<(String, Option<Overrides>, Option<usize>, Vec<String>)> = Vec::new();
+        stack.push((name.to_owned(), overrides.cloned(), None, Vec::new()));
+        while let Some((prefab, overrides, parent, mut above)) = stack.pop() {
+            if above.contains(&prefab) {
+                return Err(malformed(Some(&prefab), "it lists itself among its own descendants"));
+            }
+            if above.len() >= MAX_PREFAB_DEPTH {
+                return Err(malformed(
+                    Some(&prefab),
+                    &format!("child prefabs nest deeper than {MAX_PREFAB_DEPTH} levels"),
+                ));
+            }
+            if tree.len() >= MAX_PREFAB_ENTITIES {
+                return Err(malformed(Some(name), &format!("it spawns more than {MAX_PREFAB_ENTITIES} entities")));
+            }
+            let index = tree.len();
+            tree.push((self.build(registry, &prefab, overrides.as_ref())?, parent));
+            let children: Vec<&ChildSpec> = self.chain(&prefab)?.into_iter().flat_map(|p| &p.children).collect();
+            above.push(prefab);
+            // Reversed onto the stack, so they come off in order.
+            for child in children.into_iter().rev() {
+                let overrides = (!child.overrides.is_empty()).then(|| {
+                    let mut overrides = Overrides::new();
+                    for (component, value) in &child.overrides {
+                        overrides.merge_in(component.clone(), value.clone());
+                    }
+                    overrides
+                });
+                stack.push((child.prefab.clone(), overrides, Some(index), above.clone()));
+            }
+        }
+        Ok(tree)
     }
 
     /// The prefab `name` and its ancestors, root first.
@@ -212,8 +293,15 @@ impl Prefabs {
         let chain = self.chain(name)?;
         let mut layers: Vec<(&str, &[(String, Value)])> =
             chain.iter().map(|p| (p.name.as_str(), p.components.as_slice())).collect();
-        if let Some(o) = overrides {
-            layers.push((name, o.components.as_slice()));
+        let override_layer = match overrides {
+            Some(o) if o.typed.is_empty() => None,
+            Some(o) => Some(o.layer(name, registry)?),
+            None => None,
+        };
+        match (overrides, &override_layer) {
+            (_, Some(layer)) => layers.push((name, layer.as_slice())),
+            (Some(o), None) => layers.push((name, o.components.as_slice())),
+            (None, None) => {}
         }
         // Component names in order of first mention, each with the layer
         // that first names it and its value in every layer that does (a
@@ -267,6 +355,30 @@ impl Prefabs {
         }
         Ok(built)
     }
+}
+
+/// Reads a `children` list: maps naming a `prefab`, their other keys
+/// overriding that child's components.
+fn child_specs(prefab: &str, value: Value) -> Result<Vec<ChildSpec>, PrefabError> {
+    let expected = "`children` must be a list of maps such as { \"prefab\": \"Wheel\" }";
+    let Value::Seq(items) = value else { return Err(malformed(Some(prefab), expected)) };
+    let mut specs = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Map(entries) = item else { return Err(malformed(Some(prefab), expected)) };
+        let mut child = None;
+        let mut overrides = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            let Value::String(key) = key else { return Err(malformed(Some(prefab), expected)) };
+            match (key.as_str(), value) {
+                (PREFAB, Value::String(name)) if child.is_none() => child = Some(name),
+                (PREFAB, _) => return Err(malformed(Some(prefab), "a child's `prefab` must be one prefab name")),
+                (_, value) => overrides.push((key, value)),
+            }
+        }
+        let prefab_name = child.ok_or_else(|| malformed(Some(prefab), "every child needs a `prefab`"))?;
+        specs.push(ChildSpec { prefab: prefab_name, overrides });
+    }
+    Ok(specs)
 }
 
 fn malformed(prefab: Option<&str>, message: &str) -> PrefabError {
@@ -495,6 +607,9 @@ pub struct Overrides {
     components: Vec<(String, Value)>,
     /// Where each component is in `components`.
     positions: HashMap<String, usize>,
+    /// Whole values given by type ([`Overrides::with`]), named through the
+    /// registry when the prefab spawns.
+    typed: Vec<(TypeId, &'static str, Value)>,
 }
 
 impl Overrides {
@@ -527,6 +642,55 @@ impl Overrides {
             overrides.merge_in(component, value);
         }
         Ok(overrides)
+    }
+
+    /// Replaces a whole component with `value`, named by its type rather
+    /// than by a string: the registry gives its name when the prefab spawns
+    /// (an unregistered type is an `UnknownComponent` error then).
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq)]
+    /// struct Position { x: f32, y: f32 }
+    ///
+    /// let mut world = World::new();
+    /// world.register_serde::<Position>("Position");
+    /// let prefabs = Prefabs::from_json_str(r#"{ "Ball": { "Position": { "x": 1.0 } } }"#)?;
+    /// let ball = world.spawn_prefab_with(&prefabs, "Ball", &Overrides::new().with(Position { x: 5.0, y: 2.0 }))?;
+    /// assert_eq!(world.get::<Position>(ball), Some(&Position { x: 5.0, y: 2.0 }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If `value`'s `Serialize` impl fails.
+    #[track_caller]
+    pub fn with<T: Serialize + 'static>(mut self, value: T) -> Self {
+        let value = serialize(&value);
+        match self.typed.iter_mut().find(|(id, ..)| *id == TypeId::of::<T>()) {
+            Some(entry) => entry.2 = value,
+            None => self.typed.push((TypeId::of::<T>(), std::any::type_name::<T>(), value)),
+        }
+        self
+    }
+
+    /// The overrides as a layer of named components, typed ones named
+    /// through `registry`.
+    fn layer(&self, prefab: &str, registry: &SerdeRegistry) -> Result<Vec<(String, Value)>, PrefabError> {
+        let mut layer = self.components.clone();
+        for (type_id, type_name, value) in &self.typed {
+            let entry = registry.component_by_type(*type_id).ok_or_else(|| PrefabError::UnknownComponent {
+                prefab: prefab.to_owned(),
+                component: (*type_name).to_owned(),
+                suggestion: None,
+            })?;
+            match layer.iter_mut().find(|(name, _)| *name == entry.name) {
+                Some(named) => named.1 = value.clone(),
+                None => layer.push((entry.name.clone(), value.clone())),
+            }
+        }
+        Ok(layer)
     }
 
     /// Sets one field of `component`: `field` is a field name or a dotted
@@ -574,21 +738,28 @@ fn serialize(value: &impl Serialize) -> Value {
     to_value(value).unwrap_or_else(|e| panic!("override value cannot be written: {e}"))
 }
 
-/// Spawns prefab `name` in `world` as one bundle spawn (one table move,
-/// the hooks of a tuple), or fails without spawning. A hook that panics
-/// takes the entity back (allocator included) and the panic goes on.
+/// Spawns prefab `name` in `world`, with the child prefabs it lists, as one
+/// step: each entity one bundle spawn (one table move, the hooks of a
+/// tuple), children with `ChildOf` their parent, every entity in place
+/// before any hook runs. Fails without spawning; a hook that panics takes
+/// every entity back (allocator included) and the panic goes on.
 pub(crate) fn spawn(
     world: &mut World,
     prefabs: &Prefabs,
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<Entity, PrefabError> {
-    let mut builder = built(world, prefabs, name, overrides)?;
-    world.all_or_nothing(|world| Ok(world.spawn_built(&mut builder)))
+    let (mut builders, parents) = built(world, prefabs, name, overrides)?;
+    let handles = world.peek_entities(builders.len());
+    for (builder, parent) in builders.iter_mut().zip(&parents).skip(1) {
+        builder.add(ChildOf(handles[parent.expect("only the root has no parent")]));
+    }
+    world.all_or_nothing(|world| Ok(world.spawn_built_batch(&mut builders)[0]))
 }
 
 /// Fills the live, empty `entity` with prefab `name`'s components, in one
-/// insert (one table move, the hooks of a tuple).
+/// insert (one table move, the hooks of a tuple), then spawns the child
+/// prefabs it lists under it.
 pub(crate) fn fill(
     world: &mut World,
     entity: Entity,
@@ -596,27 +767,44 @@ pub(crate) fn fill(
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<(), PrefabError> {
-    let mut builder = built(world, prefabs, name, overrides)?;
+    let (mut builders, parents) = built(world, prefabs, name, overrides)?;
     // The entity was alive a moment ago; if a command despawned it since,
-    // the builder's values are dropped and the prefab spawns nothing.
-    let _ = world.insert_built(entity, &mut builder);
+    // the values are dropped and the prefab spawns nothing.
+    if world.insert_built(entity, &mut builders[0]).is_err() {
+        return Ok(());
+    }
+    if builders.len() > 1 {
+        let handles = world.peek_entities(builders.len() - 1);
+        let handle = |i: usize| if i == 0 { entity } else { handles[i - 1] };
+        for (builder, parent) in builders.iter_mut().zip(&parents).skip(1) {
+            builder.add(ChildOf(handle(parent.expect("only the root has no parent"))));
+        }
+        world.spawn_built_batch(&mut builders[1..]);
+    }
     Ok(())
 }
 
-/// Prefab `name`'s components, every value built, ready to spawn.
+/// Prefab `name`'s entities (itself, then its child prefabs depth first),
+/// every value built, ready to spawn, with each one's parent entry.
 fn built(
     world: &World,
     prefabs: &Prefabs,
     name: &str,
     overrides: Option<&Overrides>,
-) -> Result<EntityBuilder, PrefabError> {
+) -> Result<(Vec<EntityBuilder>, Vec<Option<usize>>), PrefabError> {
     let registry = crate::world_ext::registry_of(world);
-    let components = prefabs.build(&registry, name, overrides)?;
-    let mut builder = EntityBuilder::new();
-    for (entry, value) in components {
-        (entry.add)(&mut builder, value);
+    let tree = prefabs.build_tree(&registry, name, overrides)?;
+    let mut builders = Vec::with_capacity(tree.len());
+    let mut parents = Vec::with_capacity(tree.len());
+    for (components, parent) in tree {
+        let mut builder = EntityBuilder::new();
+        for (entry, value) in components {
+            (entry.add)(&mut builder, value);
+        }
+        builders.push(builder);
+        parents.push(parent);
     }
-    Ok(builder)
+    Ok((builders, parents))
 }
 
 #[cfg(test)]

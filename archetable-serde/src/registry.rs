@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use archetable_core::{Component, Entity, EntityBuilder, Resource, World};
+use archetable_core::{ChildOf, Children, Component, Entity, EntityBuilder, Resource, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -83,13 +83,27 @@ struct Entries {
 /// ```
 ///
 /// [`SerdeWorldExt::register_serde`]: crate::SerdeWorldExt::register_serde
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct SerdeRegistry {
     entries: Arc<Entries>,
 }
 
+impl Default for SerdeRegistry {
+    /// A registry that knows the engine's own hierarchy components,
+    /// [`ChildOf`] (as `"ChildOf"`) and [`Children`] (as `"Children"`), so
+    /// saves keep their trees (child order included) and prefabs may name
+    /// them.
+    fn default() -> Self {
+        let mut registry = SerdeRegistry { entries: Arc::default() };
+        registry.register_without_default::<ChildOf>("ChildOf");
+        registry.register::<Children>("Children");
+        registry
+    }
+}
+
 impl SerdeRegistry {
-    /// An empty registry.
+    /// A registry with only the engine's own hierarchy components (see
+    /// [`SerdeRegistry::default`]).
     pub fn new() -> Self {
         SerdeRegistry::default()
     }

@@ -79,6 +79,7 @@ impl Relationship for ChildOf {
 /// your own relationship pair with `#[component(track_changes)]` on the
 /// list (see [`Relationship`]).
 #[derive(Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Children(Vec<Entity>);
 
 impl Deref for Children {

@@ -92,6 +92,10 @@ struct Prefab {
 
 /// One entry of a prefab's `children` list: `{ "prefab": "Wheel", .. }`,
 /// the other keys overriding components of that child.
+/// One entity of a prefab tree: its built components and the index of its
+/// parent entry (`None` for the root).
+pub(crate) type TreeEntry<'r> = (Vec<(&'r ComponentEntry, Boxed)>, Option<usize>);
+
 #[derive(Debug)]
 struct ChildSpec {
     prefab: String,
@@ -230,12 +234,19 @@ impl Prefabs {
         registry: &'r SerdeRegistry,
         name: &str,
         overrides: Option<&Overrides>,
-    ) -> Result<Vec<(Vec<(&'r ComponentEntry, Boxed)>, Option<usize>)>, PrefabError> {
+    ) -> Result<Vec<TreeEntry<'r>>, PrefabError> {
+        /// A prefab still to build: its name, its overrides, its parent
+        /// entry, and the prefabs above it.
+        struct Pending {
+            prefab: String,
+            overrides: Option<Overrides>,
+            parent: Option<usize>,
+            above: Vec<String>,
+        }
         let mut tree = Vec::new();
-        // (prefab, its overrides, parent entry, prefabs above it).
-        let mut stack: Vec<(String, Option<Overrides>, Option<usize>, Vec<String>)> = Vec::new();
-        stack.push((name.to_owned(), overrides.cloned(), None, Vec::new()));
-        while let Some((prefab, overrides, parent, mut above)) = stack.pop() {
+        let mut stack: Vec<Pending> = Vec::new();
+        stack.push(Pending { prefab: name.to_owned(), overrides: overrides.cloned(), parent: None, above: Vec::new() });
+        while let Some(Pending { prefab, overrides, parent, mut above }) = stack.pop() {
             if above.contains(&prefab) {
                 return Err(malformed(Some(&prefab), "it lists itself among its own descendants"));
             }
@@ -261,7 +272,12 @@ impl Prefabs {
                     }
                     overrides
                 });
-                stack.push((child.prefab.clone(), overrides, Some(index), above.clone()));
+                stack.push(Pending {
+                    prefab: child.prefab.clone(),
+                    overrides,
+                    parent: Some(index),
+                    above: above.clone(),
+                });
             }
         }
         Ok(tree)

@@ -49,6 +49,10 @@ pub enum Target {
     /// A handle made up from bits: usually stale or never issued, sometimes
     /// equal to a live one.
     Forged { index: u8, generation: u8 },
+    /// The `n`-th most recently issued handle that is still alive, counted
+    /// modulo the number alive; `Recent(n)` when none is. Lets a few
+    /// `set_parent`s in a row build a deep tree.
+    Live(u16),
 }
 
 impl fmt::Debug for Target {
@@ -56,6 +60,7 @@ impl fmt::Debug for Target {
         match *self {
             Target::Recent(n) => write!(f, "Recent({n})"),
             Target::Forged { index, generation } => write!(f, "Forged({index}v{})", u32::from(generation) + 1),
+            Target::Live(n) => write!(f, "Live({n})"),
         }
     }
 }
@@ -122,6 +127,12 @@ pub enum Op {
     AgeFreeSlots(u8),
     /// Ends the index space `extra` slots past the ones in use (test hook).
     LimitSlots(u8),
+    /// `set_parent(child, parent)`, its result (or refusal) predicted.
+    SetParent(Target, Target),
+    /// `remove_parent`.
+    RemoveParent(Target),
+    /// `despawn_recursive`, its count predicted.
+    DespawnRecursive(Target),
 }
 
 /// Reads ops out of arbitrary bytes; past the end every byte reads as zero.
@@ -167,7 +178,21 @@ impl Reader<'_> {
     }
 
     fn op(&mut self) -> Op {
-        match self.byte() % 32 {
+        // Bytes below 224 mean what they meant before the hierarchy ops
+        // existed (the op is the byte modulo 32), so old inputs mostly
+        // decode as they did; the top 32 byte values are the hierarchy ops.
+        let b = self.byte();
+        match b {
+            224..=233 => return Op::SetParent(self.target(), self.target()),
+            234..=243 => {
+                let n = u16::from(self.byte() % 4);
+                return Op::SetParent(Target::Live(n), Target::Live(n + 1));
+            }
+            244..=249 => return Op::RemoveParent(self.target()),
+            250..=255 => return Op::DespawnRecursive(self.target()),
+            _ => {}
+        }
+        match b % 32 {
             0..=6 => Op::Spawn(self.shape()),
             7..=9 => Op::Despawn(self.target()),
             10..=13 => Op::Insert(self.target(), self.shape()),

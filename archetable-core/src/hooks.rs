@@ -34,6 +34,7 @@
 //! of a tuple of its components, a load once all its entities are in place.
 
 use std::fmt;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::archetype::ArchetypeId;
@@ -436,14 +437,36 @@ impl World {
         entity
     }
 
+    /// Runs a world operation that runs hooks, then applies the commands
+    /// they queued ([`World::finish_hooked`]) — also when the operation
+    /// stops midway because a hook, a destructor or a reset panicked, so
+    /// that what the hooks that did run set in motion (the engine's own
+    /// relationship bookkeeping among it) is complete before the panic goes
+    /// on.
+    fn with_hooks<R>(&mut self, op: impl FnOnce(&mut World) -> R) -> R {
+        match catch_unwind(AssertUnwindSafe(|| op(self))) {
+            Ok(result) => {
+                self.finish_hooked();
+                result
+            }
+            Err(payload) => {
+                // A command that panics in turn only loses its own work;
+                // the first panic is the one the caller sees.
+                let _ = catch_unwind(AssertUnwindSafe(|| self.finish_hooked()));
+                resume_unwind(payload)
+            }
+        }
+    }
+
     /// Runs the hooks of a spawn that just wrote `bundle` into `entity`,
     /// and the commands they queue.
     #[cold]
     #[inline(never)]
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
-        self.fire_bundle(HookKind::Add, bundle, entity, Which::All);
-        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-        self.finish_hooked();
+        self.with_hooks(|world| {
+            world.fire_bundle(HookKind::Add, bundle, entity, Which::All);
+            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+        });
     }
 
     /// [`World::insert`] with hooks registered.
@@ -454,13 +477,14 @@ impl World {
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let info = self.bundle_id::<B>();
         let before = location.archetype;
-        self.fire_bundle(HookKind::Replace, info, entity, Which::In(before));
-        // Hooks cannot move rows, so the entity is still where it was.
-        self.insert_unhooked(entity, bundle)?;
-        self.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
-        self.fire_bundle(HookKind::Insert, info, entity, Which::All);
-        self.finish_hooked();
-        Ok(())
+        self.with_hooks(|world| {
+            world.fire_bundle(HookKind::Replace, info, entity, Which::In(before));
+            // Hooks cannot move rows, so the entity is still where it was.
+            world.insert_unhooked(entity, bundle)?;
+            world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
+            world.fire_bundle(HookKind::Insert, info, entity, Which::All);
+            Ok(())
+        })
     }
 
     /// [`World::insert_built`] with hooks registered: the hooks of
@@ -476,13 +500,14 @@ impl World {
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let bundle = self.register_built(builder);
         let before = location.archetype;
-        self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
-        // Hooks cannot move rows, so the entity is still where it was.
-        self.insert_built_unhooked(entity, builder)?;
-        self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
-        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-        self.finish_hooked();
-        Ok(())
+        self.with_hooks(|world| {
+            world.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+            // Hooks cannot move rows, so the entity is still where it was.
+            world.insert_built_unhooked(entity, builder)?;
+            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            Ok(())
+        })
     }
 
     /// The `on_replace` hooks of an insert of run-time bundle `bundle` into
@@ -495,9 +520,10 @@ impl World {
     /// `entity`, which was in `before`: `on_add` for the new components,
     /// `on_insert` for all; then the commands they queued.
     pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
-        self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
-        self.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-        self.finish_hooked();
+        self.with_hooks(|world| {
+            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+        });
     }
 
     /// [`World::remove`] with hooks registered. Runs no hook if the entity
@@ -506,17 +532,17 @@ impl World {
     #[inline(never)]
     pub(crate) fn remove_hooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
-        if let Some(location) = self.location(entity) {
-            let info = self.bundle_id::<B>();
-            let archetype = &self.archetypes()[location.archetype];
-            if self.bundle_components(info).iter().all(|&id| archetype.contains(id)) {
-                self.fire_bundle(HookKind::Replace, info, entity, Which::All);
-                self.fire_bundle(HookKind::Remove, info, entity, Which::All);
+        self.with_hooks(|world| {
+            if let Some(location) = world.location(entity) {
+                let info = world.bundle_id::<B>();
+                let archetype = &world.archetypes()[location.archetype];
+                if world.bundle_components(info).iter().all(|&id| archetype.contains(id)) {
+                    world.fire_bundle(HookKind::Replace, info, entity, Which::All);
+                    world.fire_bundle(HookKind::Remove, info, entity, Which::All);
+                }
             }
-        }
-        let removed = self.remove_unhooked::<B>(entity);
-        self.finish_hooked();
-        removed
+            world.remove_unhooked::<B>(entity)
+        })
     }
 
     /// [`World::despawn`] with hooks registered.
@@ -525,10 +551,10 @@ impl World {
     pub(crate) fn despawn_hooked(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
-        self.fire_despawn(entity, location.archetype);
-        let despawned = self.despawn_unhooked(entity);
-        self.finish_hooked();
-        despawned
+        self.with_hooks(|world| {
+            world.fire_despawn(entity, location.archetype);
+            world.despawn_unhooked(entity)
+        })
     }
 
     /// [`World::clear`] with hooks registered: the despawn hooks of every
@@ -537,20 +563,21 @@ impl World {
     #[inline(never)]
     pub(crate) fn clear_hooked(&mut self) {
         self.flush();
-        for a in 0..self.archetypes().len() {
-            let archetype = &self.archetypes().as_slice()[a];
-            if !archetype.components().iter().any(|&id| self.hooks.has_removal(id)) {
-                continue;
+        self.with_hooks(|world| {
+            for a in 0..world.archetypes().len() {
+                let archetype = &world.archetypes().as_slice()[a];
+                if !archetype.components().iter().any(|&id| world.hooks.has_removal(id)) {
+                    continue;
+                }
+                let id = archetype.id();
+                // Hooks cannot move rows, so the table keeps its rows meanwhile.
+                for row in 0..archetype.len() {
+                    let entity = world.archetypes()[id].entities()[row];
+                    world.fire_despawn(entity, id);
+                }
             }
-            let id = archetype.id();
-            // Hooks cannot move rows, so the table keeps its rows meanwhile.
-            for row in 0..archetype.len() {
-                let entity = self.archetypes()[id].entities()[row];
-                self.fire_despawn(entity, id);
-            }
-        }
-        self.clear_unhooked();
-        self.finish_hooked();
+            world.clear_unhooked();
+        });
     }
 
     /// The id of bundle `B`, registering it if needed.
@@ -603,11 +630,21 @@ impl World {
         let mut i = 0;
         while let Some(hook) = self.hooks.get(id, kind, i) {
             i += 1;
-            // The hook's commands go to the world's queue, lent out meanwhile;
-            // if the hook panics, the queue and its commands are dropped.
+            // The hook's commands go to the world's queue, lent out meanwhile.
+            // If the hook panics, the commands it queued are dropped and the
+            // ones queued before it stay, for the operation to apply.
             let mut commands = std::mem::take(self.hooks.queue());
-            hook(&mut HookWorld { world: self, commands: &mut commands }, entity);
+            let before = commands.len();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                hook(&mut HookWorld { world: &mut *self, commands: &mut commands }, entity);
+            }));
+            if result.is_err() {
+                commands.truncate(before);
+            }
             *self.hooks.queue() = commands;
+            if let Err(payload) = result {
+                resume_unwind(payload);
+            }
         }
     }
 
@@ -632,13 +669,12 @@ impl World {
 }
 
 /// Marks the world's hook queue as being applied; on drop (also while
-/// unwinding from a panicking command) unmarks it and drops what is left.
+/// unwinding from a panicking command) unmarks it. What is left queued is
+/// applied by the operation that catches the panic (`World::with_hooks`).
 struct Applying<'w>(&'w mut World);
 
 impl Drop for Applying<'_> {
     fn drop(&mut self) {
-        let hooks = &mut self.0.hooks;
-        hooks.applying = false;
-        hooks.queue().clear();
+        self.0.hooks.applying = false;
     }
 }

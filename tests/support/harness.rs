@@ -595,15 +595,12 @@ impl Harness {
 
     /// Keeps the armed bomb out of every tree: disarms it if it is on `e`.
     ///
-    /// A despawn whose destructor panics leaves the commands that the
-    /// relationship hooks queued unapplied until the next hooked world
-    /// operation: the despawned entity's children keep a `ChildOf` naming
-    /// it, or its parent keeps an emptied `Children`, and
-    /// `World::check_invariants` fails in between (the ignored tests
-    /// `despawn_panicking_*` in `tests/model.rs`). Until the engine applies
-    /// them on the way out, an armed bomb never joins a tree, rather than
-    /// the model skipping checks: `Arm` leaves entities in trees alone,
-    /// and `set_parent` disarms the bomb of the entities it links.
+    /// The model does not predict a recursive despawn cut short by a
+    /// panicking destructor midway (which entities are gone, which stay),
+    /// so an armed bomb never joins a tree: `Arm` leaves entities in trees
+    /// alone, and `set_parent` disarms the bomb of the entities it links.
+    /// A plain despawn whose destructor panics in a tree is covered by the
+    /// `a_panicking_despawn_of_*` tests in `tests/model.rs`.
     fn keep_out_of_trees(&mut self, e: Entity) {
         let step = self.step;
         let bomb = self.model.get(&e).and_then(|c| c.get(&Kind::Bomb)).copied();

@@ -157,6 +157,11 @@ impl CommandQueue {
         self.commands.clear();
     }
 
+    /// Drops the commands recorded after the first `len`.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.commands.truncate(len);
+    }
+
     fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), Skip> + Send + 'static) {
         self.commands.push(Box::new(command));
     }

@@ -802,7 +802,9 @@ fn plain_types_are_saved_typed() {
         many.spawn((Name(format!("n{i}")), Marker, Mood::Scared { of: "x".into(), level: -1 }));
     }
     let sizes = [scene.save_binary().unwrap().data.len(), many.save_binary().unwrap().data.len()];
-    assert_eq!(sizes, [242, 40_856]);
+    // 44 bytes of each are the `Time` resource, which every world has and
+    // every registry saves.
+    assert_eq!(sizes, [242 + 44, 40_856 + 44]);
 }
 
 #[test]
@@ -985,5 +987,20 @@ proptest! {
                 prop_assert_eq!(snapshot(&target, new, &|e| e), expected);
             }
         }
+    }
+}
+
+#[test]
+fn the_clock_is_saved_and_loaded() {
+    let mut world = registered();
+    world.resource_mut::<Time>().set_scale(0.5);
+    world.resource_mut::<Time>().advance(std::time::Duration::from_millis(40));
+    world.resource_mut::<Time>().pause();
+    let time = world.resource::<Time>().clone();
+    for format in [Format::Json, Format::Ron, Format::Binary] {
+        let loaded = load(&world.serde_registry(), format, &save(&world, format)).unwrap();
+        assert_eq!(*loaded.resource::<Time>(), time, "{format:?}");
+        assert_eq!(loaded.resource::<Time>().elapsed(), std::time::Duration::from_millis(20));
+        assert!(loaded.resource::<Time>().is_paused());
     }
 }

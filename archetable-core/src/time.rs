@@ -25,6 +25,7 @@ use std::time::Duration;
 /// assert_eq!(time.real_elapsed(), Duration::from_millis(40));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Time {
     delta: Duration,
     elapsed: Duration,

@@ -22,7 +22,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqA
 
 /// The deepest level a value read from a JSON or binary file may reach
 /// (see the module docs for how levels are counted). Deeper input is
-/// refused with [`too_deep`]'s message instead of exhausting the stack.
+/// refused with a "data nested deeper than .. levels" error instead of
+/// exhausting the stack.
 ///
 /// With [`MAX_RON_DEPTH`], chosen so that loading values nested this deep,
 /// in every format and through prefabs, fits in a 256 KiB thread stack in

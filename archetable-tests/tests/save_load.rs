@@ -7,8 +7,6 @@
 //! The property test runs 24 cases per format; set `ECS_PROPTEST_CASES` to
 //! run more.
 
-#![cfg(feature = "serde")]
-
 use std::collections::BTreeMap;
 
 use archetable::data::{

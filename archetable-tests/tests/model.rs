@@ -260,7 +260,7 @@ fn a_panicking_despawn_of_a_parent_still_orphans_its_children() {
 /// and replayed here through the same decoder.
 #[test]
 fn fuzz_regressions() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
     let Ok(entries) = std::fs::read_dir(&dir) else { return };
     for entry in entries {
         let path = entry.unwrap().path();

@@ -182,6 +182,13 @@ fn aging(
     }
 }
 
+/// Starts the frame's counters at zero; `.debug()` runs it while paused
+/// too, so a paused frame reports that nothing moved rather than repeating
+/// the last frame's counts.
+fn new_frame(mut stats: ResMut<FrameStats>) {
+    *stats = FrameStats::default();
+}
+
 /// Prints the frame line; `.debug()` keeps it running while paused.
 fn hud(stats: Res<FrameStats>, time: Res<Time>, particles: Query<(&Position, Option<&Frozen>)>) {
     let (mut alive, mut frozen, mut checksum) = (0, 0, 0u64);
@@ -216,6 +223,7 @@ fn main() {
     world.init_resource::<FrameStats>();
 
     let mut schedule = Schedule::new();
+    schedule.add_system(new_frame).priority(-10).debug();
     let moved = schedule.add_system(movement).id();
     schedule.add_system(walls).after(moved);
     schedule.add_system(aging).after(walls);

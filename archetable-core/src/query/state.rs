@@ -255,7 +255,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` on every matching entity of `world`, read-only, spreading
-    /// the rows over rayon's thread pool.
+    /// the rows over rayon's thread pool (on the calling thread when the
+    /// `parallel` feature is off).
     pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
@@ -267,8 +268,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` on every matching entity of `world`, with mutable access,
-    /// spreading the rows over rayon's thread pool. Each entity is visited
-    /// once, by one thread.
+    /// spreading the rows over rayon's thread pool (on the calling thread
+    /// when the `parallel` feature is off). Each entity is visited once, by
+    /// one thread.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -288,6 +290,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// # Safety
     /// As for [`QueryState::iter_unchecked`].
+    #[cfg(feature = "parallel")]
     pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
         use rayon::prelude::*;
 
@@ -324,6 +327,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 }
             }
         });
+    }
+
+    /// Without the `parallel` feature: the same visit on the calling thread.
+    ///
+    /// # Safety
+    /// As for [`QueryState::iter_unchecked`].
+    #[cfg(not(feature = "parallel"))]
+    pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        // SAFETY: forwarded contract.
+        unsafe { self.iter_unchecked(world) }.for_each(f);
     }
 
     /// What the query reads and writes, and a condition covering the

@@ -2,9 +2,11 @@
 //! (groups of systems that may overlap, separated by exclusive systems and
 //! `apply_deferred` points), and the parallel runner for a group.
 
+#[cfg(feature = "parallel")]
 use std::any::Any;
 use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+#[cfg(feature = "parallel")]
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -36,8 +38,10 @@ struct Group {
     systems: Vec<usize>,
     /// Per system (by position in `systems`): the later systems that must
     /// wait for it.
+    #[cfg(feature = "parallel")]
     dependents: Vec<Vec<usize>>,
     /// Per system: how many earlier systems it waits for.
+    #[cfg(feature = "parallel")]
     blockers: Vec<usize>,
 }
 
@@ -97,7 +101,7 @@ impl Plan {
         parallel_above: Duration,
         report: &mut CommandReport,
     ) {
-        let parallel = !single_threaded && rayon::current_num_threads() > 1;
+        let parallel = !single_threaded && threads() > 1;
         for step in &self.steps {
             let paused = world.get_resource::<Time>().is_some_and(Time::is_paused);
             match step {
@@ -183,6 +187,15 @@ impl Plan {
     }
 }
 
+/// The threads a group can spread over: rayon's pool, or 1 without the
+/// `parallel` feature.
+fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    return rayon::current_num_threads();
+    #[cfg(not(feature = "parallel"))]
+    return 1;
+}
+
 fn should_run(entry: &mut Entry, paused: bool, world: &World) -> bool {
     !entry.sync_point
         && entry.enabled
@@ -198,6 +211,13 @@ fn run_exclusive(entry: &mut Entry, world: &mut World) {
 }
 
 impl Group {
+    #[cfg(not(feature = "parallel"))]
+    fn new(systems: Vec<usize>, _: &[Entry], _: &HashSet<(usize, usize)>) -> Group {
+        // One thread: the group runs in order, nothing waits for anything.
+        Group { systems }
+    }
+
+    #[cfg(feature = "parallel")]
     fn new(systems: Vec<usize>, entries: &[Entry], explicit: &HashSet<(usize, usize)>) -> Group {
         let n = systems.len();
         let mut dependents = vec![Vec::new(); n];
@@ -240,6 +260,7 @@ impl Group {
     /// from a shared list, so a frame costs one task per thread rather than
     /// one per system. A panicking system stops new starts; the panic is
     /// resumed once the running ones are done.
+    #[cfg(feature = "parallel")]
     fn run_parallel(&self, entries: &mut [Entry], active: &[bool], world: &World) {
         let n = self.systems.len();
         let mut shared = Shared {
@@ -274,7 +295,15 @@ impl Group {
         }
     }
 
+    /// Without the `parallel` feature no group runs in parallel
+    /// (`threads()` is 1), so this is never called.
+    #[cfg(not(feature = "parallel"))]
+    fn run_parallel(&self, _: &mut [Entry], _: &[bool], _: &World) {
+        unreachable!("groups run in parallel only with the `parallel` feature")
+    }
+
     /// One worker: runs ready systems until the whole group has finished.
+    #[cfg(feature = "parallel")]
     fn work<'e>(&self, shared: &Mutex<Shared<'e>>, wake: &Condvar, active: &[bool], world: &World) {
         let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
@@ -313,6 +342,7 @@ impl Group {
 }
 
 /// The state the workers of one group share.
+#[cfg(feature = "parallel")]
 struct Shared<'e> {
     /// Every entry of the schedule; a system's slot is emptied when it starts.
     slots: Vec<Option<&'e mut Entry>>,
@@ -326,6 +356,7 @@ struct Shared<'e> {
     unblocked: Vec<usize>,
 }
 
+#[cfg(feature = "parallel")]
 impl Shared<'_> {
     /// Marks `k` finished, and readies (or, when inactive, finishes at once)
     /// the systems that waited only for it.
@@ -349,6 +380,7 @@ impl Shared<'_> {
     }
 }
 
+#[cfg(feature = "parallel")]
 fn run_shared(entry: &mut Entry, world: &World) -> Result<(), Box<dyn Any + Send>> {
     let start = Instant::now();
     // SAFETY: the system was initialized for this world when the plan was

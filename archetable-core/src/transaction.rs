@@ -163,14 +163,10 @@ impl World {
         }
         let hooked = self.hooks.is_active() || builders.iter().any(EntityBuilder::engine_hooked);
         let mut bundles = Vec::with_capacity(entities.len());
-        for (&entity, builder) in entities.iter().zip(builders.iter_mut()) {
+        for ((&entity, builder), &before) in entities.iter().zip(builders.iter_mut()).zip(&before) {
             let bundle = self.register_built(builder);
             if hooked {
-                self.fire_replace_hooks(
-                    bundle,
-                    entity,
-                    self.location(entity).map_or(ArchetypeId::EMPTY, |l| l.archetype),
-                );
+                self.fire_replace_hooks(bundle, entity, before);
             }
             bundles.push(bundle);
         }

@@ -767,9 +767,7 @@ pub(crate) fn spawn(
 ) -> Result<Entity, PrefabError> {
     let (mut builders, parents) = built(world, prefabs, name, overrides)?;
     let handles = world.peek_entities(builders.len());
-    for (builder, parent) in builders.iter_mut().zip(&parents).skip(1) {
-        builder.add(ChildOf(handles[parent.expect("only the root has no parent")]));
-    }
+    link_children(&mut builders, &parents, |i| handles[i]);
     world.all_or_nothing(|world| Ok(world.spawn_built_batch(&mut builders)[0]))
 }
 
@@ -791,13 +789,18 @@ pub(crate) fn fill(
     }
     if builders.len() > 1 {
         let handles = world.peek_entities(builders.len() - 1);
-        let handle = |i: usize| if i == 0 { entity } else { handles[i - 1] };
-        for (builder, parent) in builders.iter_mut().zip(&parents).skip(1) {
-            builder.add(ChildOf(handle(parent.expect("only the root has no parent"))));
-        }
+        link_children(&mut builders, &parents, |i| if i == 0 { entity } else { handles[i - 1] });
         world.spawn_built_batch(&mut builders[1..]);
     }
     Ok(())
+}
+
+/// Gives every entry of a prefab tree but the root `ChildOf` the handle of
+/// its parent entry (`handle(i)` is entry `i`'s).
+fn link_children(builders: &mut [EntityBuilder], parents: &[Option<usize>], handle: impl Fn(usize) -> Entity) {
+    for (builder, parent) in builders.iter_mut().zip(parents).skip(1) {
+        builder.add(ChildOf(handle(parent.expect("only the root has no parent"))));
+    }
 }
 
 /// Prefab `name`'s entities (itself, then its child prefabs depth first),

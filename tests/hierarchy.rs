@@ -253,3 +253,39 @@ fn user_relationships_use_the_same_machinery() {
     assert!(world.contains(dog) && !world.has::<Follows>(dog), "a follower is orphaned");
     world.check_invariants().unwrap();
 }
+
+/// A crew member serves on the ship it names.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Crew))]
+struct CrewOf(Entity);
+
+/// A list that keeps change ticks: joining and leaving are changes.
+#[derive(Component, Debug)]
+#[component(relationship_target(source = CrewOf), track_changes)]
+struct Crew(Vec<Entity>);
+
+#[test]
+fn a_tracked_target_list_reports_joins_and_leaves_as_changes() {
+    let mut world = World::new();
+    let ship = world.spawn(Name("ship"));
+    let boat = world.spawn(Name("boat"));
+    let mut changed = QueryState::<Entity, Changed<Crew>>::new(&mut world);
+    assert_eq!(changed.iter(&world).count(), 0);
+    let cook = world.spawn(CrewOf(ship));
+    let mate = world.spawn(CrewOf(ship));
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [ship], "the list was added");
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.insert(mate, CrewOf(boat)).unwrap();
+    let mut seen: Vec<Entity> = changed.iter(&world).collect();
+    seen.sort();
+    let mut want = vec![ship, boat];
+    want.sort();
+    assert_eq!(seen, want, "the old list lost a member, the new one was added");
+    assert_eq!(world.get::<Crew>(ship).unwrap().0, [cook]);
+    world.despawn(cook).unwrap();
+    assert_eq!(changed.iter(&world).count(), 0, "an emptied list is removed, not changed");
+    assert!(!world.has::<Crew>(ship));
+    let bosun = world.spawn(CrewOf(boat));
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [boat], "a join changes the list");
+    assert_eq!(world.get::<Crew>(boat).unwrap().0, [mate, bosun]);
+}

@@ -146,11 +146,19 @@ fn a_panicking_hook_midway_through_a_recursive_despawn_leaves_a_consistent_world
             panic!("b refuses to go");
         }
     });
-    let [root, ..] = tree(&mut world);
+    let [root, a, b, a1, b1] = tree(&mut world);
     let result = catch_unwind(AssertUnwindSafe(|| world.despawn_recursive(root)));
     assert!(result.is_err());
     world.check_invariants().unwrap();
-    assert!(world.len() < 5);
+    // Deepest first: b1 went, b refused, the rest were never reached.
+    assert!(!world.contains(b1));
+    for e in [root, a, b, a1] {
+        assert!(world.contains(e));
+    }
+    assert_eq!(world.len(), 4);
+    assert_eq!(world.children(b), [], "b's emptied list was removed");
+    assert!(!world.has::<Children>(b));
+    assert_eq!(world.children(root), [a, b]);
 }
 
 #[test]

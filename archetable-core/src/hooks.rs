@@ -52,11 +52,26 @@ use crate::world::World;
 
 /// A hook as stored: shared, so the world can clone it out before calling it
 /// with `&mut` access to itself.
-type Hook = Arc<dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync>;
+/// A registered hook: a plain function (the engine's own, copied out for a
+/// call at no cost) or a shared closure (the user's).
+#[derive(Clone)]
+enum Hook {
+    Plain(fn(&mut HookWorld<'_>, Entity)),
+    Shared(Arc<dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync>),
+}
+
+impl Hook {
+    fn call(&self, world: &mut HookWorld<'_>, entity: Entity) {
+        match self {
+            Hook::Plain(hook) => hook(world, entity),
+            Hook::Shared(hook) => hook(world, entity),
+        }
+    }
+}
 
 /// The five moments a hook can watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum HookKind {
+pub(crate) enum HookKind {
     Add,
     Insert,
     Replace,
@@ -99,7 +114,14 @@ pub struct ComponentHooks {
 
 impl ComponentHooks {
     fn push(&mut self, kind: HookKind, hook: impl Fn(&mut HookWorld<'_>, Entity) + Send + Sync + 'static) -> &mut Self {
-        self.by_kind[kind as usize].push(Arc::new(hook));
+        self.by_kind[kind as usize].push(Hook::Shared(Arc::new(hook)));
+        self
+    }
+
+    /// Adds a plain-function hook of `kind`: the engine's own hooks, which
+    /// run on every structural change of their components.
+    pub(crate) fn push_plain(&mut self, kind: HookKind, hook: fn(&mut HookWorld<'_>, Entity)) -> &mut Self {
+        self.by_kind[kind as usize].push(Hook::Plain(hook));
         self
     }
 
@@ -557,6 +579,30 @@ impl World {
         })
     }
 
+    /// Despawns the live entities of `entities`, in order, as one
+    /// operation: each one's hooks run just before it goes, and the commands
+    /// the hooks queue are applied after the last (so bookkeeping about an
+    /// entity that goes later in the list, such as emptying a parent's list
+    /// of children, is not done only to be undone). Returns how many were
+    /// despawned.
+    pub(crate) fn despawn_all(&mut self, entities: &[Entity]) -> usize {
+        self.flush();
+        if !self.hooks.is_active() {
+            return entities.iter().filter(|&&e| self.despawn_unhooked(e).is_ok()).count();
+        }
+        self.with_hooks(|world| {
+            let mut despawned = 0;
+            for &entity in entities {
+                let Some(location) = world.location(entity) else { continue };
+                world.fire_despawn(entity, location.archetype);
+                if world.despawn_unhooked(entity).is_ok() {
+                    despawned += 1;
+                }
+            }
+            despawned
+        })
+    }
+
     /// [`World::clear`] with hooks registered: the despawn hooks of every
     /// entity that has a hooked component, then the clear.
     #[cold]
@@ -636,7 +682,7 @@ impl World {
             let mut commands = std::mem::take(self.hooks.queue());
             let before = commands.len();
             let result = catch_unwind(AssertUnwindSafe(|| {
-                hook(&mut HookWorld { world: &mut *self, commands: &mut commands }, entity);
+                hook.call(&mut HookWorld { world: &mut *self, commands: &mut commands }, entity);
             }));
             if result.is_err() {
                 commands.truncate(before);

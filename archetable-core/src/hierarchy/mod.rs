@@ -266,7 +266,9 @@ impl World {
     }
 
     /// Despawns `entity` and all its descendants, deepest first, running
-    /// every hook; returns how many were despawned.
+    /// every hook; returns how many were despawned. It is one operation:
+    /// each entity's hooks run just before it goes, and the commands hooks
+    /// queue are applied after the last one.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -283,14 +285,9 @@ impl World {
         }
         let mut all = vec![entity];
         all.extend(self.descendants(entity));
-        let mut despawned = 0;
         // Deepest first: no parent is despawned before its children, so no
         // child is orphaned on the way. Hooks may have despawned some.
-        for &e in all.iter().rev() {
-            if self.despawn(e).is_ok() {
-                despawned += 1;
-            }
-        }
-        Ok(despawned)
+        all.reverse();
+        Ok(self.despawn_all(&all))
     }
 }

@@ -24,7 +24,7 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::hooks::HookWorld;
+use crate::hooks::{HookKind, HookWorld};
 use crate::world::World;
 
 /// A component on a source entity that names one target entity, whose
@@ -94,7 +94,10 @@ pub trait RelationshipTarget: Component + Sized {
 /// `relationship(target = ..)` names as the component's engine hooks.
 #[doc(hidden)]
 pub fn install_relationship<R: Relationship>(world: &mut World) {
-    world.register_component_hooks::<R>().on_insert(join::<R>).on_replace(leave::<R>);
+    world
+        .register_component_hooks::<R>()
+        .push_plain(HookKind::Insert, join::<R>)
+        .push_plain(HookKind::Replace, leave::<R>);
     world.add_relationship_check(check::<R>);
 }
 
@@ -102,7 +105,10 @@ pub fn install_relationship<R: Relationship>(world: &mut World) {
 /// `relationship_target(source = ..)` names as the component's engine hooks.
 #[doc(hidden)]
 pub fn install_target<T: RelationshipTarget>(world: &mut World) {
-    world.register_component_hooks::<T>().on_despawn(despawn_sources::<T>).on_replace(orphan_sources::<T>);
+    world
+        .register_component_hooks::<T>()
+        .push_plain(HookKind::Despawn, despawn_sources::<T>)
+        .push_plain(HookKind::Replace, orphan_sources::<T>);
 }
 
 /// `R`'s `on_insert`: the source joins its target's list, unless the

@@ -52,12 +52,15 @@ use crate::world::World;
 
 /// A hook as stored: shared, so the world can clone it out before calling it
 /// with `&mut` access to itself.
+/// A hook as the user gives it.
+type HookFn = dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync;
+
 /// A registered hook: a plain function (the engine's own, copied out for a
 /// call at no cost) or a shared closure (the user's).
 #[derive(Clone)]
 enum Hook {
     Plain(fn(&mut HookWorld<'_>, Entity)),
-    Shared(Arc<dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync>),
+    Shared(Arc<HookFn>),
 }
 
 impl Hook {

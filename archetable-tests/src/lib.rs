@@ -1,3 +1,3 @@
 //! The archetable test suites that need heavy test-only dependencies
-//! (proptest, trybuild); the tests are in `tests/`. Nothing here is
+//! (proptest); the tests are in `tests/`. Nothing here is
 //! published.

@@ -11,17 +11,26 @@
 //! - `Schedule::clear_world` between levels, with an `on_clear` hook that
 //!   sets up the next level.
 //!
-//! Every frame prints what happened. The run is deterministic: the random
-//! numbers come from a small xorshift generator with a fixed seed, and
-//! systems that touch the same data always run in the same order.
+//! The run draws itself (see `pictures.rs`): an animated GIF of the arena,
+//! a PNG every few frames, a strip of four moments and a chart of the
+//! per-frame figures, written into a folder it names at the end. It is
+//! deterministic: the random numbers come from a small xorshift generator
+//! with a fixed seed, and systems that touch the same data always run in
+//! the same order, so the same run gives the same checksum.
 //!
 //! ```text
-//! cargo run --release --example game
+//! cargo run --release --example game                      # pictures into target/showcase
+//! cargo run --release --example game -- --out some/folder
+//! cargo run --release --example game -- --readme          # also refresh docs/showcase.png
 //! ```
 
+mod pictures;
+
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use archetable::prelude::*;
+use pictures::{Figures, Look, Recorder};
 
 /// Where a particle is, in arena units.
 #[derive(Component, Clone, Copy, Debug)]
@@ -70,6 +79,10 @@ struct FrameStats {
     bounced: usize,
     expired: usize,
     spawned: usize,
+    /// Alive at the end of the frame, counted by `census`.
+    alive: usize,
+    /// Of those, frozen.
+    frozen_now: usize,
 }
 
 const PARTICLES: usize = 4_000;
@@ -189,35 +202,97 @@ fn new_frame(mut stats: ResMut<FrameStats>) {
     *stats = FrameStats::default();
 }
 
-/// Prints the frame line; `.debug()` keeps it running while paused.
-fn hud(stats: Res<FrameStats>, time: Res<Time>, particles: Query<(&Position, Option<&Frozen>)>) {
-    let (mut alive, mut frozen, mut checksum) = (0, 0, 0u64);
-    for (pos, is_frozen) in particles.iter() {
-        alive += 1;
-        frozen += usize::from(is_frozen.is_some());
-        let bits = u64::from(pos.x.to_bits()) << 32 | u64::from(pos.y.to_bits());
-        checksum = checksum.wrapping_add(bits.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+/// Counts the particles for the frame's figures; `.debug()` keeps it
+/// running while paused.
+fn census(mut stats: ResMut<FrameStats>, particles: Query<Option<&Frozen>, With<Position>>) {
+    for frozen in particles.iter() {
+        stats.alive += 1;
+        stats.frozen_now += usize::from(frozen.is_some());
     }
-    let mode = if time.is_paused() {
-        "paused".to_string()
-    } else if time.scale() != 1.0 {
-        format!("x{:.2}", time.scale())
-    } else {
-        "play".to_string()
-    };
-    println!(
-        "frame {:2} {mode:>6}: alive {alive:4} (frozen {frozen:4})  moved {:4}  froze {:3}  bounced {:3}  \
-         expired {:3}  spawned {:3}  checksum {checksum:016x}",
-        time.frame(),
-        stats.moved,
-        stats.frozen,
-        stats.bounced,
-        stats.expired,
-        stats.spawned,
-    );
 }
 
-fn main() {
+/// A number that depends on every particle's position, bit for bit: the
+/// same run gives the same checksum.
+fn checksum(world: &World) -> u64 {
+    let mut positions: Vec<(Entity, u64)> = world
+        .query::<(Entity, &Position)>()
+        .map(|(e, p)| (e, u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits())))
+        .collect();
+    positions.sort_unstable_by_key(|&(e, _)| e);
+    positions
+        .iter()
+        .fold(0u64, |sum, &(e, bits)| (sum ^ bits ^ e.to_bits()).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(5))
+}
+
+/// Draws the arena and keeps the frame's figures.
+fn record(world: &World, schedule: &Schedule, frame: u64, recorder: &mut Recorder) -> std::io::Result<()> {
+    let dots = world.query::<(&Position, Option<&Frozen>, Option<&Shield>)>().map(|(p, frozen, shield)| {
+        let look = match (frozen, shield) {
+            (Some(_), _) => Look::Frozen,
+            (None, Some(_)) => Look::Shielded,
+            (None, None) => Look::Flying,
+        };
+        (p.x, p.y, look)
+    });
+    recorder.picture(frame, ARENA, dots)?;
+    let stats = world.resource::<FrameStats>();
+    recorder.figures(Figures {
+        frame,
+        alive: stats.alive,
+        frozen: stats.frozen_now,
+        spawned: stats.spawned,
+        despawned: stats.expired,
+        systems: schedule.timings().iter().map(|t| (t.name().to_string(), t.last())).collect(),
+    });
+    Ok(())
+}
+
+/// Totals over some frames, for the summary lines.
+#[derive(Default)]
+struct Totals {
+    frames: u64,
+    paused: u64,
+    slow: u64,
+    spawned: usize,
+    expired: usize,
+}
+
+impl Totals {
+    fn add(&mut self, world: &World) {
+        let (stats, time) = (world.resource::<FrameStats>(), world.resource::<Time>());
+        self.frames += 1;
+        self.paused += u64::from(time.is_paused());
+        self.slow += u64::from(!time.is_paused() && time.scale() != 1.0);
+        self.spawned += stats.spawned;
+        self.expired += stats.expired;
+    }
+
+    fn line(&self, name: &str, world: &World) -> String {
+        format!(
+            "{name}: {} frames ({} paused, {} in slow motion), {} spawned, {} expired, {} alive at the end",
+            self.frames,
+            self.paused,
+            self.slow,
+            self.spawned,
+            self.expired,
+            world.len()
+        )
+    }
+}
+
+/// Where the pictures go: `--out DIR`, or `target/showcase`.
+fn out_dir(args: &[String]) -> PathBuf {
+    match args.iter().position(|a| a == "--out") {
+        Some(i) => PathBuf::from(args.get(i + 1).expect("--out needs a folder")),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("showcase"),
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = out_dir(&args);
+    let mut recorder = Recorder::new(&out, 15, [8, 45, 75, 112])?;
+
     let mut world = World::new();
     world.insert_resource(Rng(0x2545_F491_4F6C_DD1D));
     world.init_resource::<FrameStats>();
@@ -234,9 +309,8 @@ fn main() {
         spawn_particles(&mut Commands::new(&mut queue, world), &mut rng, PARTICLES);
         queue.apply(world);
         world.insert_resource(rng);
-        println!("-- level cleared: {} particles in the new level", world.len());
     });
-    schedule.add_system(hud).priority(10).debug();
+    schedule.add_system(census).priority(10).debug();
 
     // Level 1.
     let mut queue = CommandQueue::default();
@@ -245,28 +319,44 @@ fn main() {
     queue.apply(&mut world);
     world.insert_resource(rng);
 
-    for frame in 1..=12 {
+    let mut level = Totals::default();
+    for frame in 0..90 {
         match frame {
-            6 => world.resource_mut::<Time>().pause(),
-            8 => {
+            30 => world.resource_mut::<Time>().pause(),
+            40 => {
                 world.resource_mut::<Time>().resume();
                 world.resource_mut::<Time>().set_scale(0.25);
             }
-            11 => world.resource_mut::<Time>().set_scale(1.0),
+            60 => world.resource_mut::<Time>().set_scale(1.0),
             _ => {}
         }
         world.resource_mut::<Time>().advance(FRAME);
         schedule.run(&mut world);
+        level.add(&world);
+        record(&world, &schedule, frame, &mut recorder)?;
     }
+    println!("{}", level.line("level 1", &world));
 
     // Level 2: every entity goes, old handles stay stale, hooks set it up.
     schedule.clear_world(&mut world);
-    for _ in 0..3 {
+    let mut level = Totals::default();
+    for frame in 90..120 {
         world.resource_mut::<Time>().advance(FRAME);
         schedule.run(&mut world);
+        level.add(&world);
+        record(&world, &schedule, frame, &mut recorder)?;
     }
+    println!("{}", level.line("level 2", &world));
 
     let report = schedule.command_report();
     println!("last frame: {} commands applied, {} skipped", report.applied(), report.skipped());
-    println!("\n{}", schedule.timings());
+    let files = recorder.finish()?;
+    if args.iter().any(|a| a == "--readme") {
+        let picture = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("showcase.png");
+        std::fs::copy(out.join("strip.png"), &picture)?;
+        println!("refreshed {}", picture.display());
+    }
+    println!("{} pictures and a chart in {}", files.len() - 1, out.display());
+    println!("(run checksum {:016x})", checksum(&world));
+    Ok(())
 }

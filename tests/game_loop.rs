@@ -317,6 +317,18 @@ fn stage_names_are_unique() {
 }
 
 #[test]
+#[should_panic(expected = "already has a stage `late_update`")]
+fn custom_stages_cannot_take_a_built_in_name() {
+    GameLoop::new().add_stage_after(Stage::Update, "late_update");
+}
+
+#[test]
+fn a_game_loop_can_move_to_another_thread() {
+    fn send<T: Send>(_: &T) {}
+    send(&GameLoop::new());
+}
+
+#[test]
 #[should_panic(expected = "no stage `physics` (its stages: startup, fixed_update, update, late_update)")]
 fn unknown_stage_is_named() {
     GameLoop::new().add_system("physics", || {});

@@ -320,7 +320,8 @@ impl GameLoop {
     ///
     /// # Panics
     /// If `anchor` is not a per-frame stage of the loop (it is
-    /// [`Stage::Startup`], or unknown), or if a stage `name` exists.
+    /// [`Stage::Startup`], or unknown), or if a stage of that name exists
+    /// (built-in names included: `"update"` is taken).
     #[track_caller]
     pub fn add_stage_after(&mut self, anchor: impl Into<Stage>, name: impl Into<Stage>) -> &mut Schedule {
         let at = self.insertion_point(anchor.into()) + 1;
@@ -346,7 +347,11 @@ impl GameLoop {
 
     #[track_caller]
     fn insert_stage(&mut self, at: usize, name: Stage) -> &mut Schedule {
-        assert!(name != Stage::Startup && self.position(&name).is_none(), "the game loop already has a stage `{name}`");
+        // By name, so that `Stage::from("update")` cannot stand beside
+        // `Stage::Update` and make messages ambiguous.
+        let label = name.to_string();
+        let taken = label == "startup" || self.stages.iter().any(|(stage, _)| stage.to_string() == label);
+        assert!(!taken, "the game loop already has a stage `{label}`");
         let schedule = self.new_schedule();
         self.stages.insert(at, (name, schedule));
         &mut self.stages[at].1

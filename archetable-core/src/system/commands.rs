@@ -484,7 +484,11 @@ impl<'w, 's> Commands<'w, 's> {
     /// spawn the next level from an `on_clear` hook, a later stage, or an
     /// `on_enter` system of a state, not next to this call. No handle from
     /// before the clear stays valid: each despawned index comes back with a
-    /// new generation. Asking twice in one run clears once.
+    /// new generation. Asking twice in one run clears once. Applied
+    /// outside a schedule (by [`CommandQueue::apply`]), the request waits
+    /// for the end of the next schedule run or stage on that world; call
+    /// [`Schedule::clear_world`](crate::Schedule::clear_world) directly
+    /// there instead.
     ///
     /// ```
     /// use archetable::prelude::*;

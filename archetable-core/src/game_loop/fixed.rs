@@ -183,7 +183,7 @@ impl FixedTime {
     /// [`GameLoop`](crate::GameLoop) calls this once per frame; call it
     /// yourself only to drive fixed steps without one.
     pub fn accumulate(&mut self, delta: Duration) -> u32 {
-        let total = self.overstep + delta;
+        let total = self.overstep.saturating_add(delta);
         let step = self.step.as_nanos();
         let due = total.as_nanos() / step;
         let run = due.min(u128::from(self.max_steps_per_frame)) as u32;

@@ -6,6 +6,7 @@
 extern crate self as archetable;
 
 pub use archetable_core::*;
+pub use archetable_macros::States;
 pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 
 /// Save games and data-driven prefabs (the default `serde` feature): see
@@ -20,12 +21,14 @@ pub use archetable_serde as data;
 
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 pub mod prelude {
+    pub use archetable_core::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
     pub use archetable_core::{
         Added, Bundle, Changed, ChildOf, Children, CommandQueue, Commands, Component, ComponentError, Entity,
         EntityCommands, EntityError, EntityRef, EventReader, EventWriter, Events, HierarchyError, HookWorld,
         IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
+    pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]
     pub use archetable_serde::{Overrides, PrefabCommandsExt, Prefabs, SerdeWorldExt};

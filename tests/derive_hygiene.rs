@@ -43,6 +43,39 @@ struct Read<'w> {
     pos: &'w Pos,
 }
 
+#[derive(
+    ::archetable::States,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::fmt::Debug,
+)]
+enum Screen {
+    Menu,
+    Playing,
+}
+
+#[derive(
+    ::archetable::States,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::fmt::Debug,
+)]
+enum Phase<
+    T: ::std::clone::Clone
+        + ::std::cmp::Eq
+        + ::std::hash::Hash
+        + ::std::fmt::Debug
+        + ::std::marker::Send
+        + ::std::marker::Sync
+        + 'static,
+> {
+    Wait(T),
+}
+
 #[test]
 fn derives_work_without_prelude() {
     let mut world = ::archetable::World::new();
@@ -64,4 +97,15 @@ fn derives_work_without_prelude() {
     let sum: f32 = world.query::<Read<'_>>().map(|r| r.pos.0).sum();
     ::std::assert_eq!(sum, 33.0);
     ::std::assert!(!world.has::<Generic<u8>>(a));
+}
+
+#[test]
+fn states_derive_works_without_prelude() {
+    let mut game = ::archetable::GameLoop::new();
+    game.add_state(Screen::Menu);
+    game.add_state(Phase::Wait(1u8));
+    game.world_mut().resource_mut::<::archetable::NextState<Screen>>().set(Screen::Playing);
+    game.advance(::std::time::Duration::from_millis(1));
+    ::std::assert_eq!(game.state::<Screen>(), ::std::option::Option::Some(&Screen::Playing));
+    ::std::assert_eq!(game.state::<Phase<u8>>(), ::std::option::Option::Some(&Phase::Wait(1)));
 }

@@ -22,6 +22,7 @@
 
 pub mod churn;
 pub mod frag;
+pub mod game_loop;
 pub mod hierarchy;
 pub mod memory;
 pub mod ours;

@@ -2,7 +2,7 @@
 //! that runs it. The criterion benches and the report both read this list.
 
 use crate::save_load::{self, Direction, Format};
-use crate::{churn, hierarchy, ours, raw, systems, with_bevy, with_hecs, Routine};
+use crate::{churn, game_loop, hierarchy, ours, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -377,6 +377,26 @@ pub fn workloads() -> Vec<Workload> {
                 Implementation::Raw => Some(systems::raw::two_heavy_systems()),
                 Implementation::Hecs => None,
             },
+        },
+        Workload {
+            name: "game_loop_by_hand",
+            about: "a frame of three empty schedules (fixed update, update, late update) run by hand after \
+                    advancing Time: what the stages themselves cost; archetable only",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| (i == Implementation::Ours).then(game_loop::schedules_by_hand),
+        },
+        Workload {
+            name: "game_loop_advance",
+            about: "GameLoop::advance over empty stages: a 1/60 s frame with one fixed step; \
+                    the goal is under 1 µs a frame; archetable only",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("game_loop_by_hand"),
+            routine: |i| (i == Implementation::Ours).then(game_loop::advance_empty),
         },
         save_load!(
             "save_load_json_save",

@@ -1,5 +1,5 @@
-//! Derive macros for the `archetable` crate: `Component`, `Bundle`, `Query` and
-//! `SystemParam`.
+//! Derive macros for the `archetable` crate: `Component`, `Bundle`, `Query`,
+//! `SystemParam` and `States`.
 //!
 //! Each entry point parses its input, hands it to the module of the same
 //! name, and turns a `syn::Error` into a `compile_error!` at the offending
@@ -10,6 +10,7 @@ mod bundle;
 mod component;
 mod path;
 mod query;
+mod states;
 mod system_param;
 
 use proc_macro::TokenStream;
@@ -52,4 +53,18 @@ pub fn derive_query(input: TokenStream) -> TokenStream {
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     system_param::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `States` for an enum, making its variants the states of a
+/// `GameLoop` (`game.add_state(Screen::Menu)`). The enum also needs
+/// `Clone`, `PartialEq`, `Eq`, `Hash` and `Debug`:
+///
+/// ```text
+/// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// enum Screen { Menu, Playing, GameOver }
+/// ```
+#[proc_macro_derive(States)]
+pub fn derive_states(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    states::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::Duration;
 
+use crate::change::Tick;
 use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
 use crate::world::{World, WorldId};
 
@@ -444,11 +445,30 @@ impl Schedule {
     /// `.debug()` ones while [`Time`](crate::Time) is paused), then the
     /// deferred commands, then the end of the frame for events.
     ///
+    /// A [`Commands::clear_world`](crate::Commands::clear_world) request
+    /// among the commands empties the world once every command of the run
+    /// has applied, as [`Schedule::clear_world`] does.
+    ///
     /// # Panics
     /// If the schedule cannot be ordered (see [`ScheduleError`]; use
     /// [`build`](Schedule::build) to get it as a `Result`), or if a system
     /// panics.
     pub fn run(&mut self, world: &mut World) {
+        self.run_systems(world);
+        if crate::system::commands::take_clear_request(world) {
+            self.clear_world(world);
+        }
+        world.update_events();
+        if let Some(now) = world.check_change_ticks_if_due() {
+            self.check_ticks(now);
+        }
+    }
+
+    /// The part of [`Schedule::run`] that a stage of a larger frame does:
+    /// the systems and their deferred commands, without aging events,
+    /// clamping ticks or acting on a clear request, which the owner of the
+    /// frame does once for all its schedules.
+    pub(crate) fn run_systems(&mut self, world: &mut World) {
         self.run_pending_hooks(world);
         self.build_or_panic(world);
         self.report.clear();
@@ -463,13 +483,14 @@ impl Schedule {
         if self.warn_skipped && self.report.skipped() > 0 {
             self.warn_skipped_commands();
         }
-        world.update_events();
-        if let Some(now) = world.check_change_ticks_if_due() {
-            for entry in &mut self.entries {
-                entry.system.check_ticks(now);
-            }
-        }
         self.frames += 1;
+    }
+
+    /// Tells every system that the world clamped its stored ticks to `now`.
+    pub(crate) fn check_ticks(&mut self, now: Tick) {
+        for entry in &mut self.entries {
+            entry.system.check_ticks(now);
+        }
     }
 
     /// Empties the world between levels: despawns every entity (old handles
@@ -477,13 +498,25 @@ impl Schedule {
     /// every system's `on_clear` hooks in run order, so a hook may spawn
     /// the next level's entities. Resources stay.
     pub fn clear_world(&mut self, world: &mut World) {
+        self.prepare_clear(world);
+        world.clear();
+        world.clear_events();
+        self.run_clear_hooks(world);
+    }
+
+    /// The first half of [`Schedule::clear_world`]: runs the pending
+    /// enable/disable hooks and drops every system's pending commands.
+    pub(crate) fn prepare_clear(&mut self, world: &mut World) {
         self.run_pending_hooks(world);
         for entry in &mut self.entries {
             entry.system.discard_deferred();
             entry.pending_deferred = false;
         }
-        world.clear();
-        world.clear_events();
+    }
+
+    /// The second half of [`Schedule::clear_world`]: every system's
+    /// `on_clear` hooks, in run order.
+    pub(crate) fn run_clear_hooks(&mut self, world: &mut World) {
         let order: Vec<usize> = match self.build(world) {
             Ok(()) => self.plan.as_ref().expect("built").order().to_vec(),
             Err(_) => (0..self.entries.len()).collect(),

@@ -469,6 +469,64 @@ impl<'w, 's> Commands<'w, 's> {
             Ok(())
         });
     }
+
+    /// Asks for a level reset: once every command of the current run has
+    /// applied (the end of the [`Schedule::run`](crate::Schedule::run), or
+    /// of the [`GameLoop`](crate::GameLoop) stage or state schedule that
+    /// recorded it), the world is emptied as by
+    /// [`Schedule::clear_world`](crate::Schedule::clear_world) (or
+    /// [`GameLoop::clear_world`](crate::GameLoop::clear_world), which tells
+    /// the systems of every stage): every entity is despawned, queued events
+    /// are dropped, resources stay, and the systems' `on_clear` hooks run,
+    /// so one of them can build the next level.
+    ///
+    /// Everything the run's commands spawned is cleared with the rest, so
+    /// spawn the next level from an `on_clear` hook, a later stage, or an
+    /// `on_enter` system of a state, not next to this call. No handle from
+    /// before the clear stays valid: each despawned index comes back with a
+    /// new generation. Asking twice in one run clears once. Applied
+    /// outside a schedule (by [`CommandQueue::apply`]), the request waits
+    /// for the end of the next schedule run or stage on that world; call
+    /// [`Schedule::clear_world`](crate::Schedule::clear_world) directly
+    /// there instead.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Hp(i32);
+    ///
+    /// fn game_over(players: Query<&Hp>, mut commands: Commands) {
+    ///     if players.iter().all(|hp| hp.0 <= 0) {
+    ///         commands.clear_world();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let old = world.spawn(Hp(0));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(game_over).on_clear(|world: &mut World| {
+    ///     world.spawn(Hp(3)); // the next level
+    /// });
+    /// schedule.run(&mut world);
+    /// assert!(!world.contains(old));
+    /// assert_eq!(world.query::<&Hp>().map(|hp| hp.0).collect::<Vec<_>>(), [3]);
+    /// ```
+    pub fn clear_world(&mut self) {
+        self.queue.push(|world| {
+            world.insert_resource(ClearRequest);
+            Ok(())
+        });
+    }
+}
+
+/// The mark [`Commands::clear_world`] leaves in the world for whoever runs
+/// the systems to act on once their commands applied.
+struct ClearRequest;
+
+/// Whether a [`Commands::clear_world`] asked for a clear since the last
+/// call; removes the request.
+pub(crate) fn take_clear_request(world: &mut World) -> bool {
+    world.contains_resource::<ClearRequest>() && world.remove_resource::<ClearRequest>().is_some()
 }
 
 /// Commands for one entity; see [`Commands::entity`].

@@ -1,0 +1,585 @@
+//! `GameLoop`: the layer above one [`Schedule`]: a world and its stages,
+//! run in a fixed order each frame, a fixed-timestep stage fed from the
+//! game clock, and states with their transitions.
+
+mod fixed;
+mod state;
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+use crate::schedule::{Schedule, SystemConfig};
+use crate::system::commands::take_clear_request;
+use crate::system::IntoSystem;
+use crate::time::Time;
+use crate::world::World;
+
+pub use fixed::FixedTime;
+pub use state::{in_state, NextState, State, States};
+
+use state::{Driver, Side, StateDriver};
+
+/// The name of a [`GameLoop`] stage: one of the four built in, or one of
+/// yours (`Stage::from("ui")`, or just `"ui"` where an `impl Into<Stage>`
+/// is taken).
+///
+/// ```
+/// use archetable::Stage;
+///
+/// assert_eq!(Stage::from("ui"), Stage::Custom("ui".into()));
+/// assert_eq!(Stage::FixedUpdate.to_string(), "fixed_update");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Runs once, before the first frame.
+    Startup,
+    /// Runs zero or more times per frame, once per fixed step (see
+    /// [`FixedTime`]).
+    FixedUpdate,
+    /// Runs once per frame, after the fixed steps.
+    Update,
+    /// Runs once per frame, last.
+    LateUpdate,
+    /// A stage of yours, added with [`GameLoop::add_stage_after`] or
+    /// [`GameLoop::add_stage_before`]; runs once per frame.
+    Custom(Cow<'static, str>),
+}
+
+impl From<&'static str> for Stage {
+    fn from(name: &'static str) -> Self {
+        Stage::Custom(Cow::Borrowed(name))
+    }
+}
+
+impl From<String> for Stage {
+    fn from(name: String) -> Self {
+        Stage::Custom(Cow::Owned(name))
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::Startup => "startup",
+            Stage::FixedUpdate => "fixed_update",
+            Stage::Update => "update",
+            Stage::LateUpdate => "late_update",
+            Stage::Custom(name) => name,
+        })
+    }
+}
+
+/// A world and the stages that run it, frame by frame.
+///
+/// ```
+/// use std::time::Duration;
+/// use archetable::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+///
+/// fn physics(mut bodies: Query<(&mut Position, &Velocity)>, fixed: Res<FixedTime>) {
+///     for (mut pos, vel) in bodies.iter_mut() {
+///         pos.0 += vel.0 * fixed.step_secs();
+///     }
+/// }
+///
+/// let mut game = GameLoop::new();
+/// game.set_fixed_step(Duration::from_millis(10));
+/// game.add_system(Stage::Startup, |mut commands: Commands| {
+///     commands.spawn((Position(0.0), Velocity(1.0)));
+/// });
+/// game.add_system(Stage::FixedUpdate, physics);
+/// game.advance(Duration::from_millis(25)); // two 10 ms steps, 5 ms left over
+/// assert_eq!(game.fixed_time().steps_this_frame(), 2);
+/// assert_eq!(game.alpha(), 0.5);
+/// let x = game.world_mut().query::<&Position>().next().unwrap().0;
+/// assert!((x - 0.02).abs() < 1e-6);
+/// ```
+///
+/// # A frame
+/// [`advance`](GameLoop::advance) runs one frame, in this order:
+/// 1. the first time only, [`startup`](GameLoop::startup): the
+///    [`Stage::Startup`] schedule, then each state's `on_enter` systems for
+///    its initial value;
+/// 2. [`Time`] moves on by the frame's real duration (scaled, and zero
+///    while paused), and [`FixedTime`] adds that scaled time to its
+///    accumulator and plans the frame's fixed steps;
+/// 3. the stages in order: [`Stage::FixedUpdate`] once per planned step,
+///    then [`Stage::Update`], then [`Stage::LateUpdate`], with your stages
+///    where you put them;
+/// 4. the *transition point*, right after `update` (before any stage that
+///    follows it): for each state type in the order they were added, a
+///    pending [`NextState`] request for another value runs the old value's
+///    `on_exit` systems, makes the new value current, then runs its
+///    `on_enter` systems;
+/// 5. events age by one frame ([`World::update_events`]), once for the
+///    whole frame, so an event sent in any stage is readable by every stage
+///    until the end of the next frame.
+///
+/// Each stage is a [`Schedule`], with everything a schedule does
+/// (ordering, parallel groups, `run_if`, `debug`, `apply_deferred`). The
+/// deferred commands of a stage apply at its end, so the next stage (and
+/// the next fixed step) sees them; the `on_exit` and `on_enter` systems of
+/// a transition are schedules too, and their commands apply before the
+/// next one runs.
+///
+/// While [`Time`] is paused, game time stands still: no fixed step runs,
+/// and the other stages run only their `.debug()` systems.
+///
+/// # Level resets
+/// [`Commands::clear_world`](crate::Commands::clear_world) in any stage,
+/// or in an `on_exit`/`on_enter` system, empties the world once that
+/// schedule's commands applied, as [`GameLoop::clear_world`] does, and the
+/// frame goes on with the next stage.
+pub struct GameLoop {
+    world: World,
+    startup: Schedule,
+    /// The per-frame stages, in run order.
+    stages: Vec<(Stage, Schedule)>,
+    started: bool,
+    single_threaded: bool,
+    parallel_above: Option<Duration>,
+    /// One driver per state type, in the order they were added.
+    states: Vec<Box<dyn StateDriver>>,
+    /// The `on_enter` and `on_exit` schedules, which the drivers index.
+    state_schedules: Vec<Schedule>,
+}
+
+impl Default for GameLoop {
+    fn default() -> Self {
+        GameLoop::new()
+    }
+}
+
+impl fmt::Debug for GameLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GameLoop")
+            .field("stages", &self.stages.iter().map(|(stage, _)| stage.to_string()).collect::<Vec<_>>())
+            .field("started", &self.started)
+            .field("entities", &self.world.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GameLoop {
+    /// A loop over an empty world, whose stages run non-conflicting systems
+    /// in parallel.
+    pub fn new() -> Self {
+        GameLoop::with_world(World::new())
+    }
+
+    /// A loop over an empty world whose stages run one system at a time:
+    /// the same results as [`GameLoop::new`], on the calling thread.
+    pub fn single_threaded() -> Self {
+        let mut game = GameLoop::new();
+        game.single_threaded = true;
+        game.startup = Schedule::single_threaded();
+        for (_, schedule) in &mut game.stages {
+            *schedule = Schedule::single_threaded();
+        }
+        game
+    }
+
+    /// A loop over `world`, which keeps its entities and resources; adds a
+    /// [`FixedTime`] (1/60 s) and a [`Time`] unless it has them.
+    pub fn with_world(mut world: World) -> Self {
+        world.init_resource::<Time>();
+        world.init_resource::<FixedTime>();
+        GameLoop {
+            world,
+            startup: Schedule::new(),
+            stages: vec![
+                (Stage::FixedUpdate, Schedule::new()),
+                (Stage::Update, Schedule::new()),
+                (Stage::LateUpdate, Schedule::new()),
+            ],
+            started: false,
+            single_threaded: false,
+            parallel_above: None,
+            states: Vec::new(),
+            state_schedules: Vec::new(),
+        }
+    }
+
+    fn new_schedule(&self) -> Schedule {
+        let mut schedule = if self.single_threaded { Schedule::single_threaded() } else { Schedule::new() };
+        if let Some(threshold) = self.parallel_above {
+            schedule.set_parallel_threshold(threshold);
+        }
+        schedule
+    }
+
+    /// Every schedule of the loop: startup, the stages in run order, then
+    /// the state schedules in the order they were made.
+    fn schedules_mut(&mut self) -> impl Iterator<Item = &mut Schedule> {
+        std::iter::once(&mut self.startup)
+            .chain(self.stages.iter_mut().map(|(_, schedule)| schedule))
+            .chain(self.state_schedules.iter_mut())
+    }
+
+    /// Sets every schedule's parallel threshold (see
+    /// [`Schedule::set_parallel_threshold`]), those of stages and states
+    /// added later included. `Duration::ZERO` spreads every group of
+    /// systems that can overlap over the thread pool.
+    pub fn set_parallel_threshold(&mut self, parallel_above: Duration) -> &mut Self {
+        self.parallel_above = Some(parallel_above);
+        for schedule in self.schedules_mut() {
+            schedule.set_parallel_threshold(parallel_above);
+        }
+        self
+    }
+
+    /// The world.
+    #[inline]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world, mutably.
+    #[inline]
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// Ends the loop, handing back its world.
+    pub fn into_world(self) -> World {
+        self.world
+    }
+
+    /// The per-frame stages in run order ([`Stage::Startup`], which runs
+    /// once, is not among them).
+    ///
+    /// ```
+    /// use archetable::{GameLoop, Stage};
+    ///
+    /// let mut game = GameLoop::new();
+    /// game.add_stage_after(Stage::Update, "ui");
+    /// let names: Vec<String> = game.stages().map(|s| s.to_string()).collect();
+    /// assert_eq!(names, ["fixed_update", "update", "ui", "late_update"]);
+    /// ```
+    pub fn stages(&self) -> impl Iterator<Item = &Stage> {
+        self.stages.iter().map(|(stage, _)| stage)
+    }
+
+    fn position(&self, stage: &Stage) -> Option<usize> {
+        self.stages.iter().position(|(s, _)| s == stage)
+    }
+
+    #[track_caller]
+    fn position_or_panic(&self, stage: &Stage) -> usize {
+        self.position(stage).unwrap_or_else(|| {
+            let known: Vec<String> = self.stages().map(ToString::to_string).collect();
+            panic!("the game loop has no stage `{stage}` (its stages: startup, {})", known.join(", "))
+        })
+    }
+
+    /// The schedule of `stage`.
+    ///
+    /// # Panics
+    /// If the loop has no such stage.
+    #[track_caller]
+    pub fn stage(&self, stage: impl Into<Stage>) -> &Schedule {
+        let stage = stage.into();
+        if stage == Stage::Startup {
+            return &self.startup;
+        }
+        &self.stages[self.position_or_panic(&stage)].1
+    }
+
+    /// The schedule of `stage`, mutably: to add systems with their
+    /// options, or an `apply_deferred` point.
+    ///
+    /// # Panics
+    /// If the loop has no such stage.
+    #[track_caller]
+    pub fn stage_mut(&mut self, stage: impl Into<Stage>) -> &mut Schedule {
+        let stage = stage.into();
+        if stage == Stage::Startup {
+            return &mut self.startup;
+        }
+        let i = self.position_or_panic(&stage);
+        &mut self.stages[i].1
+    }
+
+    /// Adds `system` to `stage`; configure it through the returned
+    /// [`SystemConfig`] as in a [`Schedule`].
+    ///
+    /// # Panics
+    /// If the loop has no such stage, or as [`Schedule::add_system`].
+    #[track_caller]
+    pub fn add_system<M>(&mut self, stage: impl Into<Stage>, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        self.stage_mut(stage).add_system(system)
+    }
+
+    /// Adds stage `name` to run right after `anchor` each frame; returns
+    /// its schedule. After [`Stage::FixedUpdate`] means once per frame
+    /// after the fixed steps: only `fixed_update` runs at the fixed rate.
+    ///
+    /// # Panics
+    /// If `anchor` is not a per-frame stage of the loop (it is
+    /// [`Stage::Startup`], or unknown), or if a stage of that name exists
+    /// (built-in names included: `"update"` is taken).
+    #[track_caller]
+    pub fn add_stage_after(&mut self, anchor: impl Into<Stage>, name: impl Into<Stage>) -> &mut Schedule {
+        let at = self.insertion_point(anchor.into()) + 1;
+        self.insert_stage(at, name.into())
+    }
+
+    /// Adds stage `name` to run right before `anchor` each frame; returns
+    /// its schedule.
+    ///
+    /// # Panics
+    /// As [`GameLoop::add_stage_after`].
+    #[track_caller]
+    pub fn add_stage_before(&mut self, anchor: impl Into<Stage>, name: impl Into<Stage>) -> &mut Schedule {
+        let at = self.insertion_point(anchor.into());
+        self.insert_stage(at, name.into())
+    }
+
+    #[track_caller]
+    fn insertion_point(&self, anchor: Stage) -> usize {
+        assert!(anchor != Stage::Startup, "stages run each frame, so none can be placed around `startup`");
+        self.position_or_panic(&anchor)
+    }
+
+    #[track_caller]
+    fn insert_stage(&mut self, at: usize, name: Stage) -> &mut Schedule {
+        // By name, so that `Stage::from("update")` cannot stand beside
+        // `Stage::Update` and make messages ambiguous.
+        let label = name.to_string();
+        let taken = label == "startup" || self.stages.iter().any(|(stage, _)| stage.to_string() == label);
+        assert!(!taken, "the game loop already has a stage `{label}`");
+        let schedule = self.new_schedule();
+        self.stages.insert(at, (name, schedule));
+        &mut self.stages[at].1
+    }
+
+    /// The fixed-step clock: the [`FixedTime`] resource.
+    ///
+    /// # Panics
+    /// If it was removed from the world.
+    pub fn fixed_time(&self) -> &FixedTime {
+        self.world.resource::<FixedTime>()
+    }
+
+    /// Sets the fixed step (1/60 s by default) from the next frame on.
+    ///
+    /// # Panics
+    /// If `step` is zero.
+    pub fn set_fixed_step(&mut self, step: Duration) -> &mut Self {
+        self.fixed_mut().set_step(step);
+        self
+    }
+
+    /// Sets the most fixed steps one frame runs (8 by default); the steps
+    /// due beyond it are dropped and counted in [`FixedTime`].
+    ///
+    /// # Panics
+    /// If `max` is zero.
+    pub fn set_max_fixed_steps(&mut self, max: u32) -> &mut Self {
+        self.fixed_mut().set_max_steps_per_frame(max);
+        self
+    }
+
+    fn fixed_mut(&mut self) -> &mut FixedTime {
+        if !self.world.contains_resource::<FixedTime>() {
+            self.world.insert_resource(FixedTime::default());
+        }
+        self.world.resource_mut::<FixedTime>()
+    }
+
+    /// How far the present is between the last fixed step and the next,
+    /// in `[0, 1)`: [`FixedTime::alpha`], for rendering.
+    pub fn alpha(&self) -> f64 {
+        self.world.get_resource::<FixedTime>().map_or(0.0, FixedTime::alpha)
+    }
+
+    /// Makes `S` a state of the game, starting at `initial`: inserts the
+    /// [`State<S>`] and [`NextState<S>`] resources. The `on_enter`
+    /// systems of `initial` run at startup (or, for a state added after
+    /// startup, at the next transition point).
+    pub fn add_state<S: States>(&mut self, initial: S) -> &mut Self {
+        self.world.insert_resource(state::state(initial));
+        self.world.insert_resource(NextState::<S>::default());
+        self.driver::<S>();
+        self
+    }
+
+    /// The current value of state `S`, if it was added.
+    pub fn state<S: States>(&self) -> Option<&S> {
+        self.world.get_resource::<State<S>>().map(State::get)
+    }
+
+    fn driver<S: States>(&mut self) -> &mut Driver<S> {
+        let i = match self.states.iter().position(|d| d.state_type() == TypeId::of::<S>()) {
+            Some(i) => i,
+            None => {
+                self.states.push(Box::new(Driver::<S>::default()));
+                self.states.len() - 1
+            }
+        };
+        self.states[i].as_any_mut().downcast_mut::<Driver<S>>().expect("a driver per state type")
+    }
+
+    fn state_schedule<S: States>(&mut self, state: S, side: Side) -> &mut Schedule {
+        let i = match self.driver::<S>().schedule(&state, side) {
+            Some(i) => i,
+            None => {
+                let i = self.state_schedules.len();
+                let schedule = self.new_schedule();
+                self.state_schedules.push(schedule);
+                self.driver::<S>().set_schedule(state, side, i);
+                i
+            }
+        };
+        &mut self.state_schedules[i]
+    }
+
+    /// Adds `system` to run once each time the game enters `state`: after
+    /// the `on_exit` systems of the state it leaves, with [`State<S>`]
+    /// already `state`. The initial state is entered at startup.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    /// enum Screen { Menu, Playing }
+    /// #[derive(Component)] struct Button;
+    ///
+    /// let mut game = GameLoop::new();
+    /// game.add_state(Screen::Menu);
+    /// game.on_enter(Screen::Menu, |mut commands: Commands| {
+    ///     commands.spawn(Button);
+    /// });
+    /// game.startup();
+    /// assert_eq!(game.world_mut().query::<&Button>().count(), 1);
+    /// ```
+    pub fn on_enter<S: States, M>(&mut self, state: S, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        self.state_schedule(state, Side::Enter).add_system(system)
+    }
+
+    /// Adds `system` to run once each time the game leaves `state`, with
+    /// [`State<S>`] still `state`.
+    pub fn on_exit<S: States, M>(&mut self, state: S, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        self.state_schedule(state, Side::Exit).add_system(system)
+    }
+
+    /// Whether [`startup`](GameLoop::startup) ran.
+    pub fn has_started(&self) -> bool {
+        self.started
+    }
+
+    /// Runs the startup stage, then enters every state's initial value;
+    /// does nothing after the first call. The first
+    /// [`advance`](GameLoop::advance) calls it; call it yourself to set up
+    /// the world before the first frame.
+    pub fn startup(&mut self) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
+        self.startup.run_systems(&mut self.world);
+        if take_clear_request(&mut self.world) {
+            self.clear_world();
+        }
+        self.apply_transitions();
+    }
+
+    /// Runs one frame that took `real_dt` of real time; see
+    /// [`GameLoop`] for what a frame does, in which order.
+    ///
+    /// # Panics
+    /// If a stage cannot be ordered or a system panics (see
+    /// [`Schedule::run`]).
+    pub fn advance(&mut self, real_dt: Duration) {
+        self.startup();
+        let delta = match self.world.get_resource_mut::<Time>() {
+            Some(time) => {
+                time.advance(real_dt);
+                time.delta()
+            }
+            None => {
+                let mut time = Time::default();
+                time.advance(real_dt);
+                let delta = time.delta();
+                self.world.insert_resource(time);
+                delta
+            }
+        };
+        let steps = self.fixed_mut().accumulate(delta);
+        for i in 0..self.stages.len() {
+            match self.stages[i].0 {
+                Stage::FixedUpdate => {
+                    for _ in 0..steps {
+                        self.run_stage(i);
+                        self.fixed_mut().finish_step();
+                    }
+                }
+                Stage::Update => {
+                    self.run_stage(i);
+                    self.apply_transitions();
+                }
+                _ => self.run_stage(i),
+            }
+        }
+        self.world.update_events();
+        if let Some(now) = self.world.check_change_ticks_if_due() {
+            for schedule in self.schedules_mut() {
+                schedule.check_ticks(now);
+            }
+        }
+    }
+
+    fn run_stage(&mut self, i: usize) {
+        self.stages[i].1.run_systems(&mut self.world);
+        if take_clear_request(&mut self.world) {
+            self.clear_world();
+        }
+    }
+
+    fn run_state_schedule(&mut self, i: usize) {
+        self.state_schedules[i].run_systems(&mut self.world);
+        if take_clear_request(&mut self.world) {
+            self.clear_world();
+        }
+    }
+
+    /// The transition point: for each state type in order, exit, switch,
+    /// enter.
+    fn apply_transitions(&mut self) {
+        for d in 0..self.states.len() {
+            let Some(pending) = self.states[d].begin(&mut self.world) else { continue };
+            if let Some(exit) = pending.exit {
+                self.run_state_schedule(exit);
+            }
+            self.states[d].commit(&mut self.world);
+            if let Some(enter) = pending.enter {
+                self.run_state_schedule(enter);
+            }
+        }
+    }
+
+    /// Empties the world between levels, as [`Schedule::clear_world`] does
+    /// for every schedule of the loop at once: drops every pending command,
+    /// despawns every entity (no old handle stays valid), drops queued
+    /// events, keeps resources (states included), then runs the `on_clear`
+    /// hooks of every system: startup's, each stage's in stage order, then
+    /// the `on_enter`/`on_exit` systems' in the order they were added.
+    pub fn clear_world(&mut self) {
+        let GameLoop { world, startup, stages, state_schedules, .. } = self;
+        let mut schedules: Vec<&mut Schedule> = std::iter::once(startup)
+            .chain(stages.iter_mut().map(|(_, schedule)| schedule))
+            .chain(state_schedules.iter_mut())
+            .collect();
+        for schedule in &mut schedules {
+            schedule.prepare_clear(world);
+        }
+        world.clear();
+        world.clear_events();
+        for schedule in &mut schedules {
+            schedule.run_clear_hooks(world);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! States: a user enum whose current value lives in the world, changed
+//! only at the game loop's transition point, with systems that run on
+//! entering and leaving each value.
+
+use std::any::{type_name, Any, TypeId};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::ops::Deref;
+
+use crate::world::World;
+
+/// A type whose values are the states of a game: the menu, playing, game
+/// over. Derive it (`#[derive(States)]`, next to `Clone, PartialEq, Eq,
+/// Hash, Debug`) on an enum, then register it with
+/// [`GameLoop::add_state`](crate::GameLoop::add_state).
+///
+/// ```
+/// use archetable::States;
+///
+/// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// enum Screen { Menu, Playing, GameOver }
+/// ```
+pub trait States: Clone + Eq + Hash + Debug + Send + Sync + 'static {}
+
+/// The current value of state `S`: a resource that
+/// [`GameLoop::add_state`](crate::GameLoop::add_state) inserts. Read it
+/// with `Res<State<S>>`; change it through [`NextState`].
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// enum Screen { Menu, Playing }
+///
+/// let mut game = GameLoop::new();
+/// game.add_state(Screen::Menu);
+/// assert_eq!(*game.world().resource::<State<Screen>>().get(), Screen::Menu);
+/// assert!(*game.world().resource::<State<Screen>>() == Screen::Menu);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State<S: States> {
+    current: S,
+}
+
+impl<S: States> State<S> {
+    /// The current state.
+    #[inline]
+    pub fn get(&self) -> &S {
+        &self.current
+    }
+}
+
+impl<S: States> Deref for State<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.current
+    }
+}
+
+impl<S: States> PartialEq<S> for State<S> {
+    fn eq(&self, other: &S) -> bool {
+        self.current == *other
+    }
+}
+
+/// A request to change state `S`: a resource that
+/// [`GameLoop::add_state`](crate::GameLoop::add_state) inserts. Systems
+/// call [`set`](NextState::set) through `ResMut<NextState<S>>`; the game
+/// loop applies the request at its transition point, right after the
+/// `update` stage (see [`GameLoop`](crate::GameLoop)).
+///
+/// The last request of a frame wins. A request for the state the game is
+/// already in does nothing: no `on_exit`, no `on_enter`.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// enum Screen { Menu, Playing }
+///
+/// fn start(mut next: ResMut<NextState<Screen>>) {
+///     next.set(Screen::Playing);
+/// }
+///
+/// let mut game = GameLoop::new();
+/// game.add_state(Screen::Menu);
+/// game.add_system(Stage::Update, start);
+/// game.advance(std::time::Duration::from_millis(16));
+/// assert_eq!(game.state::<Screen>(), Some(&Screen::Playing));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextState<S: States> {
+    next: Option<S>,
+}
+
+impl<S: States> Default for NextState<S> {
+    fn default() -> Self {
+        NextState { next: None }
+    }
+}
+
+impl<S: States> NextState<S> {
+    /// Asks for a change to `state` at the next transition point, replacing
+    /// any earlier request.
+    pub fn set(&mut self, state: S) {
+        self.next = Some(state);
+    }
+
+    /// The state asked for, if any.
+    pub fn pending(&self) -> Option<&S> {
+        self.next.as_ref()
+    }
+
+    /// Withdraws the request.
+    pub fn reset(&mut self) {
+        self.next = None;
+    }
+
+    fn take(&mut self) -> Option<S> {
+        self.next.take()
+    }
+}
+
+/// A run condition that holds while state `S` is `state`: use it with
+/// [`SystemConfig::run_if`](crate::SystemConfig::run_if). False when the
+/// world has no `State<S>`.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// enum Screen { Menu, Playing }
+/// #[derive(Default)] struct Ticks(u32);
+///
+/// let mut game = GameLoop::new();
+/// game.add_state(Screen::Menu);
+/// game.world_mut().init_resource::<Ticks>();
+/// game.add_system(Stage::Update, |mut t: ResMut<Ticks>| t.0 += 1).run_if(in_state(Screen::Playing));
+/// game.advance(std::time::Duration::from_millis(16));
+/// assert_eq!(game.world().resource::<Ticks>().0, 0);
+/// ```
+pub fn in_state<S: States>(state: S) -> impl FnMut(&World) -> bool + Send + 'static {
+    move |world: &World| world.get_resource::<State<S>>().is_some_and(|current| current.current == state)
+}
+
+/// What one state type's transition asks the game loop to run: indices
+/// into the loop's state schedules.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Pending {
+    pub exit: Option<usize>,
+    pub enter: Option<usize>,
+}
+
+/// The type-erased transition logic of one state type.
+pub(super) trait StateDriver: Send + Sync {
+    fn state_type(&self) -> TypeId;
+
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+
+    /// Takes the pending change of state, if any, and says which schedules
+    /// to run: the first call enters the current state; later calls apply
+    /// a `NextState` request for another state. Call
+    /// [`StateDriver::commit`] between the exit and the enter schedule.
+    fn begin(&mut self, world: &mut World) -> Option<Pending>;
+
+    /// Makes the state asked for by the last `begin` the current one.
+    fn commit(&mut self, world: &mut World);
+}
+
+/// The transitions of state type `S`: its `on_enter` and `on_exit`
+/// schedules, by value.
+pub(super) struct Driver<S: States> {
+    /// Whether the state's first value was entered.
+    entered: bool,
+    on_enter: Vec<(S, usize)>,
+    on_exit: Vec<(S, usize)>,
+    /// The state being entered, between `begin` and `commit`.
+    next: Option<S>,
+}
+
+impl<S: States> Default for Driver<S> {
+    fn default() -> Self {
+        Driver { entered: false, on_enter: Vec::new(), on_exit: Vec::new(), next: None }
+    }
+}
+
+/// Which side of a transition a schedule runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Side {
+    Enter,
+    Exit,
+}
+
+impl<S: States> Driver<S> {
+    /// The schedule index of (`state`, `side`), if it has one.
+    pub fn schedule(&self, state: &S, side: Side) -> Option<usize> {
+        let list = match side {
+            Side::Enter => &self.on_enter,
+            Side::Exit => &self.on_exit,
+        };
+        list.iter().find(|(s, _)| s == state).map(|&(_, i)| i)
+    }
+
+    /// Records that (`state`, `side`) runs schedule `index`.
+    pub fn set_schedule(&mut self, state: S, side: Side, index: usize) {
+        match side {
+            Side::Enter => self.on_enter.push((state, index)),
+            Side::Exit => self.on_exit.push((state, index)),
+        }
+    }
+}
+
+impl<S: States> StateDriver for Driver<S> {
+    fn state_type(&self) -> TypeId {
+        TypeId::of::<S>()
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn begin(&mut self, world: &mut World) -> Option<Pending> {
+        let Some(state) = world.get_resource::<State<S>>() else {
+            panic!(
+                "the game loop has on_enter/on_exit systems for state `{}` but its world has no `State<{0}>`: \
+                 call `GameLoop::add_state` with the initial state",
+                type_name::<S>()
+            );
+        };
+        let current = state.current.clone();
+        if !self.entered {
+            self.entered = true;
+            return Some(Pending { exit: None, enter: self.schedule(&current, Side::Enter) });
+        }
+        let next = world.get_resource_mut::<NextState<S>>()?.take()?;
+        if next == current {
+            return None;
+        }
+        let pending = Pending { exit: self.schedule(&current, Side::Exit), enter: self.schedule(&next, Side::Enter) };
+        self.next = Some(next);
+        Some(pending)
+    }
+
+    fn commit(&mut self, world: &mut World) {
+        let Some(next) = self.next.take() else { return };
+        match world.get_resource_mut::<State<S>>() {
+            Some(state) => state.current = next,
+            None => {
+                world.insert_resource(State { current: next });
+            }
+        }
+    }
+}
+
+/// `State<S>` holding `state`.
+pub(super) fn state<S: States>(state: S) -> State<S> {
+    State { current: state }
+}

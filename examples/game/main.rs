@@ -1,22 +1,28 @@
-//! A tiny particle game run by a `Schedule`: particles fly around a walled
-//! arena, freeze when they hit a wall (unless a shield absorbs the hit), age
-//! and vanish, while waves of newcomers arrive. It shows the API a newcomer
-//! needs:
+//! Fireworks in a walled arena, run by a `GameLoop`: rockets climb from the
+//! floor and burst into sparks; sparks fall, bounce off a wall if a shield
+//! absorbs the hit, stick and freeze otherwise, fade and vanish. When the
+//! floor is iced over, the game is over, and the next level starts from a
+//! cleared world. It shows the API a newcomer needs:
 //!
-//! - `#[derive(Component)]`, `#[derive(Bundle)]`, resources and `Time`;
+//! - `#[derive(Component)]`, `#[derive(Bundle)]`, `#[derive(States)]`,
+//!   resources, `Time` and `FixedTime`;
 //! - systems as plain functions: `Query` with filters, `Res`/`ResMut`,
-//!   `Commands` (deferred spawn, insert, remove, despawn), events, `Local`;
-//! - ordering with `.after(..)`, a `.debug()` system that runs while paused,
-//!   slow motion with `Time::set_scale`, per-system timings;
-//! - `Schedule::clear_world` between levels, with an `on_clear` hook that
-//!   sets up the next level.
+//!   `Commands` (deferred spawn, insert, remove, despawn, `clear_world`),
+//!   events, `Local`;
+//! - a `GameLoop`: physics in `fixed_update` at 60 steps a second whatever
+//!   the frame rate, a stage of our own before it, `on_enter`/`on_exit`
+//!   systems and `in_state` conditions for a menu / playing / game-over
+//!   state machine, `.debug()` systems that run while paused, slow motion
+//!   with `Time::set_scale`, a hitch absorbed by the cap on fixed steps,
+//!   drawing between two physics steps with `FixedTime::alpha`.
 //!
 //! The run draws itself (see `pictures.rs`): an animated GIF of the arena,
 //! a PNG every few frames, a strip of four moments and a chart of the
 //! per-frame figures, written into a folder it names at the end. It is
 //! deterministic: the random numbers come from a small xorshift generator
-//! with a fixed seed, and systems that touch the same data always run in
-//! the same order, so the same run gives the same checksum.
+//! with a fixed seed, frame times are made up rather than measured, and
+//! systems that touch the same data always run in the same order, so every
+//! run ends with the same checksum.
 //!
 //! ```text
 //! cargo run --release --example game                      # pictures into target/showcase
@@ -26,13 +32,14 @@
 
 mod pictures;
 
+use std::f32::consts::TAU;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use archetable::prelude::*;
 use pictures::{Figures, Look, Recorder};
 
-/// Where a particle is, in arena units.
+/// Where something is, in arena units (the floor is `y = 0`).
 #[derive(Component, Clone, Copy, Debug)]
 struct Position {
     x: f32,
@@ -46,51 +53,97 @@ struct Velocity {
     y: f32,
 }
 
-/// Seconds left to live.
-#[derive(Component, Clone, Copy, Debug)]
-struct Lifetime(f32);
+/// A rocket on its way up; it bursts when the fuse has burnt down.
+#[derive(Component, Debug)]
+struct Rocket {
+    fuse: f32,
+}
 
-/// Marker: the particle hit a wall and stopped. Frozen particles melt
-/// (age) three times as fast.
+/// A spark of a burst, with the seconds it has left to glow.
+#[derive(Component, Clone, Copy, Debug)]
+struct Spark {
+    life: f32,
+}
+
+/// Marker: the spark hit a wall and stuck. Frozen sparks fade three times
+/// as fast.
 #[derive(Component, Debug)]
 struct Frozen;
 
-/// Absorbs one wall hit (the particle bounces instead of freezing), then
-/// is removed.
+/// Absorbs one wall hit (the spark bounces instead of freezing), then is
+/// removed.
 #[derive(Component, Debug)]
 struct Shield;
 
-/// The components every particle is spawned with.
 #[derive(Bundle)]
-struct Particle {
+struct RocketBundle {
     position: Position,
     velocity: Velocity,
-    lifetime: Lifetime,
+    rocket: Rocket,
 }
 
-/// Sent by `movement` when a particle crosses a wall.
-struct WallHit(Entity);
+#[derive(Bundle)]
+struct SparkBundle {
+    position: Position,
+    velocity: Velocity,
+    spark: Spark,
+}
 
-/// What happened this frame, for the frame line.
+/// Sent by `motion` when a spark reaches a wall; `floor_or_ceiling` says
+/// which way it bounces.
+struct WallHit {
+    spark: Entity,
+    floor_or_ceiling: bool,
+}
+
+/// The screens of the game.
+#[derive(States, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Screen {
+    Menu,
+    Playing,
+    GameOver,
+}
+
+/// What happened this frame, over all its fixed steps.
 #[derive(Default, Debug)]
 struct FrameStats {
-    moved: usize,
+    spawned: usize,
+    despawned: usize,
+    bursts: usize,
     frozen: usize,
     bounced: usize,
-    expired: usize,
-    spawned: usize,
     /// Alive at the end of the frame, counted by `census`.
     alive: usize,
     /// Of those, frozen.
     frozen_now: usize,
 }
 
-const PARTICLES: usize = 4_000;
-/// Particles spawned per frame.
-const WAVE: usize = 120;
+/// The current level and its running totals.
+#[derive(Default, Debug)]
+struct Level {
+    number: u32,
+    bursts: usize,
+    bounced: usize,
+    frozen: usize,
+}
+
+/// Lines for the terminal, printed at the end.
+#[derive(Default)]
+struct Log(Vec<String>);
+
 const ARENA: f32 = 100.0;
-/// The frame time the game loop pretends to take.
-const FRAME: Duration = Duration::from_millis(16);
+const GRAVITY: f32 = -30.0;
+/// Sparks per burst.
+const BURST: usize = 90;
+/// Seconds between two rockets.
+const LAUNCH_EVERY: f32 = 0.25;
+/// Sparks frozen to the walls that end a level.
+const ICED_OVER: usize = 400;
+/// The made-up time of one frame: 30 frames a second, two physics steps
+/// each.
+const FRAME: Duration = Duration::from_nanos(1_000_000_000 / 30);
+/// Frames in the run.
+const FRAMES: u64 = 330;
 
 /// A xorshift64 generator: enough randomness for a demo, and deterministic.
 struct Rng(u64);
@@ -108,111 +161,206 @@ impl Rng {
         let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
         lo + (hi - lo) * unit
     }
+}
 
-    fn particle(&mut self) -> Particle {
-        Particle {
-            position: Position { x: self.range(0.0, ARENA), y: self.range(0.0, ARENA) },
-            velocity: Velocity { x: self.range(-180.0, 180.0), y: self.range(-180.0, 180.0) },
-            lifetime: Lifetime(self.range(0.1, 0.5)),
-        }
+// --- Every frame ------------------------------------------------------------
+
+/// Starts the frame's counters at zero, in a stage of our own before the
+/// physics; `.debug()` runs it while paused too, so a paused frame reports
+/// that nothing happened rather than repeating the last frame's counts.
+fn new_frame(mut stats: ResMut<FrameStats>) {
+    *stats = FrameStats::default();
+}
+
+/// Counts what is alive for the frame's figures (`.debug()`: paused too).
+fn census(mut stats: ResMut<FrameStats>, sparks: Query<Option<&Frozen>, With<Position>>) {
+    for frozen in sparks.iter() {
+        stats.alive += 1;
+        stats.frozen_now += usize::from(frozen.is_some());
     }
 }
 
-/// Spawns `n` particles through `commands`; every fourth one gets a shield.
-fn spawn_particles(commands: &mut Commands, rng: &mut Rng, n: usize) {
-    for i in 0..n {
-        let mut particle = commands.spawn(rng.particle());
-        if i % 4 == 0 {
-            particle.insert(Shield);
-        }
-    }
-}
+// --- Physics: fixed_update, 60 steps a second -------------------------------
 
-/// A wave of newcomers every frame.
-fn spawn_wave(mut commands: Commands, mut rng: ResMut<Rng>, mut stats: ResMut<FrameStats>) {
-    spawn_particles(&mut commands, &mut rng, WAVE);
-    stats.spawned = WAVE;
-}
-
-/// Moves every particle that is not frozen; reports who crossed a wall.
-fn movement(
-    mut particles: Query<(Entity, &mut Position, &Velocity), Without<Frozen>>,
-    time: Res<Time>,
+/// Gravity and motion for everything that is not frozen; sparks that reach
+/// a wall are reported, rockets just stay inside.
+fn motion(
+    mut moving: Query<(Entity, &mut Position, &mut Velocity, Option<&Rocket>), Without<Frozen>>,
+    fixed: Res<FixedTime>,
     mut hits: EventWriter<WallHit>,
-    mut stats: ResMut<FrameStats>,
 ) {
-    let dt = time.delta_secs();
-    stats.moved = 0;
-    for (entity, mut pos, vel) in particles.iter_mut() {
+    let dt = fixed.step_secs();
+    for (entity, mut pos, mut vel, rocket) in moving.iter_mut() {
+        vel.y += GRAVITY * dt;
         pos.x += vel.x * dt;
         pos.y += vel.y * dt;
-        stats.moved += 1;
-        if !(0.0..ARENA).contains(&pos.x) || !(0.0..ARENA).contains(&pos.y) {
+        let off_x = !(0.0..=ARENA).contains(&pos.x);
+        let off_y = !(0.0..=ARENA).contains(&pos.y);
+        if off_x || off_y {
             pos.x = pos.x.clamp(0.0, ARENA);
             pos.y = pos.y.clamp(0.0, ARENA);
-            hits.send(WallHit(entity));
+            if rocket.is_none() {
+                hits.send(WallHit { spark: entity, floor_or_ceiling: off_y });
+            }
         }
     }
 }
 
-/// A shield absorbs the hit and is used up; otherwise the particle freezes.
+/// A shield absorbs the hit and is used up; otherwise the spark freezes.
 fn walls(
     mut hits: EventReader<WallHit>,
     mut shielded: Query<&mut Velocity, With<Shield>>,
     mut commands: Commands,
     mut stats: ResMut<FrameStats>,
 ) {
-    (stats.frozen, stats.bounced) = (0, 0);
-    for WallHit(entity) in hits.read() {
-        if let Ok(mut vel) = shielded.get_mut(*entity) {
-            vel.x = -vel.x;
-            vel.y = -vel.y;
-            commands.entity(*entity).remove::<Shield>();
+    for hit in hits.read() {
+        if let Ok(mut vel) = shielded.get_mut(hit.spark) {
+            if hit.floor_or_ceiling {
+                vel.y *= -0.8;
+            } else {
+                vel.x = -vel.x;
+            }
+            commands.entity(hit.spark).remove::<Shield>();
             stats.bounced += 1;
         } else {
-            commands.entity(*entity).insert(Frozen);
+            commands.entity(hit.spark).insert(Frozen);
             stats.frozen += 1;
         }
     }
 }
 
-/// Everyone ages; frozen particles three times as fast. The expired are
-/// despawned at the end of the frame.
-fn aging(
-    mut lives: Query<(Entity, &mut Lifetime, Option<&Frozen>)>,
-    time: Res<Time>,
+/// Rockets whose fuse has burnt down burst into a ring of sparks; every
+/// fourth spark carries a shield.
+fn fuses(
+    mut rockets: Query<(Entity, &mut Rocket, &Position, &Velocity)>,
+    fixed: Res<FixedTime>,
+    mut rng: ResMut<Rng>,
     mut commands: Commands,
     mut stats: ResMut<FrameStats>,
 ) {
-    let dt = time.delta_secs();
-    stats.expired = 0;
-    for (entity, mut life, frozen) in lives.iter_mut() {
-        life.0 -= if frozen.is_some() { 3.0 * dt } else { dt };
-        if life.0 <= 0.0 {
+    for (entity, mut rocket, pos, vel) in rockets.iter_mut() {
+        rocket.fuse -= fixed.step_secs();
+        if rocket.fuse > 0.0 {
+            continue;
+        }
+        commands.despawn(entity);
+        let speed = rng.range(18.0, 32.0);
+        for i in 0..BURST {
+            let angle = TAU * i as f32 / BURST as f32 + rng.range(0.0, 0.05);
+            let s = speed * rng.range(0.7, 1.0);
+            let mut spark = commands.spawn(SparkBundle {
+                position: *pos,
+                velocity: Velocity { x: 0.3 * vel.x + s * angle.cos(), y: 0.3 * vel.y + s * angle.sin() },
+                spark: Spark { life: rng.range(1.6, 2.6) },
+            });
+            if i % 4 == 0 {
+                spark.insert(Shield);
+            }
+        }
+        stats.bursts += 1;
+        stats.spawned += BURST;
+        stats.despawned += 1;
+    }
+}
+
+/// Sparks fade; frozen ones three times as fast. The faded are despawned.
+fn fading(
+    mut sparks: Query<(Entity, &mut Spark, Option<&Frozen>)>,
+    fixed: Res<FixedTime>,
+    mut commands: Commands,
+    mut stats: ResMut<FrameStats>,
+) {
+    let dt = fixed.step_secs();
+    for (entity, mut spark, frozen) in sparks.iter_mut() {
+        spark.life -= if frozen.is_some() { 3.0 * dt } else { dt };
+        if spark.life <= 0.0 {
             commands.despawn(entity);
-            stats.expired += 1;
+            stats.despawned += 1;
         }
     }
 }
 
-/// Starts the frame's counters at zero; `.debug()` runs it while paused
-/// too, so a paused frame reports that nothing moved rather than repeating
-/// the last frame's counts.
-fn new_frame(mut stats: ResMut<FrameStats>) {
-    *stats = FrameStats::default();
-}
+// --- Update: input, launches, and the state machine -------------------------
 
-/// Counts the particles for the frame's figures; `.debug()` keeps it
-/// running while paused.
-fn census(mut stats: ResMut<FrameStats>, particles: Query<Option<&Frozen>, With<Position>>) {
-    for frozen in particles.iter() {
-        stats.alive += 1;
-        stats.frozen_now += usize::from(frozen.is_some());
+/// Stands in for the player: "presses start" after half a second of menu.
+fn menu(time: Res<Time>, mut waited: Local<f32>, mut next: ResMut<NextState<Screen>>) {
+    *waited += time.delta_secs();
+    if *waited >= 0.5 {
+        *waited = 0.0;
+        next.set(Screen::Playing);
     }
 }
 
-/// A number that depends on every particle's position, bit for bit: the
-/// same run gives the same checksum.
+/// A rocket every `LAUNCH_EVERY` seconds of game time, from the floor.
+fn launch(
+    time: Res<Time>,
+    mut timer: Local<f32>,
+    mut rng: ResMut<Rng>,
+    mut commands: Commands,
+    mut stats: ResMut<FrameStats>,
+) {
+    *timer += time.delta_secs();
+    while *timer >= LAUNCH_EVERY {
+        *timer -= LAUNCH_EVERY;
+        commands.spawn(RocketBundle {
+            position: Position { x: rng.range(20.0, 80.0), y: 0.0 },
+            velocity: Velocity { x: rng.range(-8.0, 8.0), y: rng.range(52.0, 62.0) },
+            rocket: Rocket { fuse: rng.range(1.0, 1.4) },
+        });
+        stats.spawned += 1;
+    }
+}
+
+/// Keeps the level's totals; the game is over once enough sparks have
+/// frozen to the walls.
+fn referee(mut level: ResMut<Level>, stats: Res<FrameStats>, mut next: ResMut<NextState<Screen>>) {
+    level.bursts += stats.bursts;
+    level.bounced += stats.bounced;
+    level.frozen += stats.frozen;
+    if level.frozen >= ICED_OVER {
+        next.set(Screen::GameOver);
+    }
+}
+
+/// Shows the fireworks fade for a second, then asks for a cleared world and
+/// the menu.
+fn game_over(
+    time: Res<Time>,
+    mut waited: Local<f32>,
+    mut commands: Commands,
+    mut next: ResMut<NextState<Screen>>,
+    mut log: ResMut<Log>,
+) {
+    *waited += time.delta_secs();
+    if *waited >= 1.0 {
+        *waited = 0.0;
+        commands.clear_world();
+        next.set(Screen::Menu);
+        log.0.push("game over: the world is cleared, back to the menu".to_string());
+    }
+}
+
+fn start_level(mut level: ResMut<Level>, mut log: ResMut<Log>) {
+    level.number += 1;
+    (level.bursts, level.bounced, level.frozen) = (0, 0, 0);
+    log.0.push(format!("level {}: playing", level.number));
+}
+
+fn end_level(level: Res<Level>, time: Res<Time>, mut log: ResMut<Log>) {
+    log.0.push(format!(
+        "level {}: iced over at {:.1} s of game time: {} bursts, {} sparks frozen, {} bounced",
+        level.number,
+        time.elapsed().as_secs_f32(),
+        level.bursts,
+        level.frozen,
+        level.bounced
+    ));
+}
+
+// --- Pictures and the summary ---------------------------------------------------
+
+/// A number that depends on every entity's handle and position, bit for
+/// bit: the same run gives the same checksum.
 fn checksum(world: &World) -> u64 {
     let mut positions: Vec<(Entity, u64)> = world
         .query::<(Entity, &Position)>()
@@ -224,60 +372,42 @@ fn checksum(world: &World) -> u64 {
         .fold(0u64, |sum, &(e, bits)| (sum ^ bits ^ e.to_bits()).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(5))
 }
 
-/// Draws the arena and keeps the frame's figures.
-fn record(world: &World, schedule: &Schedule, frame: u64, recorder: &mut Recorder) -> std::io::Result<()> {
-    let dots = world.query::<(&Position, Option<&Frozen>, Option<&Shield>)>().map(|(p, frozen, shield)| {
-        let look = match (frozen, shield) {
-            (Some(_), _) => Look::Frozen,
-            (None, Some(_)) => Look::Shielded,
-            (None, None) => Look::Flying,
-        };
-        (p.x, p.y, look)
-    });
+/// Draws the arena (positions moved on by `alpha` of a step, so motion is
+/// smooth between physics steps) and keeps the frame's figures.
+fn record(game: &GameLoop, frame: u64, recorder: &mut Recorder) -> std::io::Result<()> {
+    let world = game.world();
+    let ahead = (game.alpha() as f32) * game.fixed_time().step_secs();
+    let dots = world.query::<(&Position, &Velocity, Option<&Spark>, Option<&Frozen>, Option<&Shield>)>().map(
+        |(p, v, spark, frozen, shield)| {
+            let look = match (spark, frozen, shield) {
+                (None, ..) => Look::Rocket,
+                (Some(_), Some(_), _) => Look::Frozen,
+                (Some(_), None, Some(_)) => Look::Shielded,
+                (Some(s), None, None) if s.life > 1.5 => Look::Hot,
+                (Some(s), None, None) if s.life > 0.7 => Look::Warm,
+                (Some(_), None, None) => Look::Cool,
+            };
+            let (dx, dy) = if frozen.is_some() { (0.0, 0.0) } else { (v.x * ahead, v.y * ahead) };
+            (p.x + dx, p.y + dy, look)
+        },
+    );
     recorder.picture(frame, ARENA, dots)?;
     let stats = world.resource::<FrameStats>();
+    let systems = [Stage::FixedUpdate, Stage::Update]
+        .into_iter()
+        .flat_map(|stage| {
+            game.stage(stage).timings().iter().map(|t| (t.name().to_string(), t.last())).collect::<Vec<_>>()
+        })
+        .collect();
     recorder.figures(Figures {
         frame,
         alive: stats.alive,
         frozen: stats.frozen_now,
         spawned: stats.spawned,
-        despawned: stats.expired,
-        systems: schedule.timings().iter().map(|t| (t.name().to_string(), t.last())).collect(),
+        despawned: stats.despawned,
+        systems,
     });
     Ok(())
-}
-
-/// Totals over some frames, for the summary lines.
-#[derive(Default)]
-struct Totals {
-    frames: u64,
-    paused: u64,
-    slow: u64,
-    spawned: usize,
-    expired: usize,
-}
-
-impl Totals {
-    fn add(&mut self, world: &World) {
-        let (stats, time) = (world.resource::<FrameStats>(), world.resource::<Time>());
-        self.frames += 1;
-        self.paused += u64::from(time.is_paused());
-        self.slow += u64::from(!time.is_paused() && time.scale() != 1.0);
-        self.spawned += stats.spawned;
-        self.expired += stats.expired;
-    }
-
-    fn line(&self, name: &str, world: &World) -> String {
-        format!(
-            "{name}: {} frames ({} paused, {} in slow motion), {} spawned, {} expired, {} alive at the end",
-            self.frames,
-            self.paused,
-            self.slow,
-            self.spawned,
-            self.expired,
-            world.len()
-        )
-    }
 }
 
 /// Where the pictures go: `--out DIR`, or `target/showcase`.
@@ -288,75 +418,96 @@ fn out_dir(args: &[String]) -> PathBuf {
     }
 }
 
+/// What a run leaves behind.
+pub struct Run {
+    /// The lines the game logged, in order.
+    pub log: Vec<String>,
+    /// Physics steps run.
+    pub steps: u64,
+    /// Physics steps dropped by the cap on steps per frame.
+    pub dropped: u64,
+    /// Frames during which the game was paused.
+    pub paused_frames: u32,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// See [`checksum`].
+    pub checksum: u64,
+}
+
+/// Plays the scripted run, drawing it into `out`; `parallel` lets the
+/// loop run systems on threads (the result is the same either way).
+pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
+    let mut game = if parallel { GameLoop::new() } else { GameLoop::single_threaded() };
+    game.set_fixed_step(Duration::from_secs_f64(1.0 / 60.0)).set_max_fixed_steps(4);
+    if parallel {
+        // Parallel even for systems this small, to show it changes nothing.
+        game.set_parallel_threshold(Duration::ZERO);
+    }
+    game.add_state(Screen::Menu);
+    let world = game.world_mut();
+    world.insert_resource(Rng(0x2545_F491_4F6C_DD1D));
+    world.init_resource::<FrameStats>();
+    world.init_resource::<Level>();
+    world.init_resource::<Log>();
+
+    game.add_stage_before(Stage::FixedUpdate, "frame_start").add_system(new_frame).debug();
+    let moved = game.add_system(Stage::FixedUpdate, motion).id();
+    game.add_system(Stage::FixedUpdate, walls).after(moved);
+    game.add_system(Stage::FixedUpdate, fuses).after(walls);
+    game.add_system(Stage::FixedUpdate, fading).after(fuses);
+    game.add_system(Stage::Update, menu).run_if(in_state(Screen::Menu));
+    game.add_system(Stage::Update, launch).run_if(in_state(Screen::Playing));
+    game.add_system(Stage::Update, referee).run_if(in_state(Screen::Playing));
+    game.add_system(Stage::Update, game_over).run_if(in_state(Screen::GameOver));
+    game.add_system(Stage::LateUpdate, census).debug();
+    game.on_enter(Screen::Playing, start_level);
+    game.on_exit(Screen::Playing, end_level);
+
+    let mut recorder = Recorder::new(out, 30, [75, 115, 165, 320])?;
+    let mut paused_frames = 0;
+    for frame in 0..FRAMES {
+        // The run's script: a pause, slow motion, and one long hitch.
+        let time = game.world_mut().resource_mut::<Time>();
+        match frame {
+            60 => time.pause(),
+            68 => time.resume(),
+            90 => time.set_scale(0.25),
+            120 => time.set_scale(1.0),
+            _ => {}
+        }
+        paused_frames += u32::from(time.is_paused());
+        let real_dt = if frame == 140 { Duration::from_millis(400) } else { FRAME };
+        game.advance(real_dt);
+        record(&game, frame, &mut recorder)?;
+    }
+    Ok(Run {
+        log: std::mem::take(&mut game.world_mut().resource_mut::<Log>().0),
+        steps: game.fixed_time().index(),
+        dropped: game.fixed_time().dropped_total(),
+        paused_frames,
+        files: recorder.finish()?,
+        checksum: checksum(game.world()),
+    })
+}
+
+#[allow(dead_code)] // A test includes this file as a module and calls `play`.
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let out = out_dir(&args);
-    let mut recorder = Recorder::new(&out, 15, [8, 45, 75, 112])?;
-
-    let mut world = World::new();
-    world.insert_resource(Rng(0x2545_F491_4F6C_DD1D));
-    world.init_resource::<FrameStats>();
-
-    let mut schedule = Schedule::new();
-    schedule.add_system(new_frame).priority(-10).debug();
-    let moved = schedule.add_system(movement).id();
-    schedule.add_system(walls).after(moved);
-    schedule.add_system(aging).after(walls);
-    schedule.add_system(spawn_wave).priority(-1).on_clear(|world| {
-        // A new level: a fresh swarm, spawned directly into the empty world.
-        let mut queue = CommandQueue::default();
-        let mut rng = world.remove_resource::<Rng>().expect("inserted above");
-        spawn_particles(&mut Commands::new(&mut queue, world), &mut rng, PARTICLES);
-        queue.apply(world);
-        world.insert_resource(rng);
-    });
-    schedule.add_system(census).priority(10).debug();
-
-    // Level 1.
-    let mut queue = CommandQueue::default();
-    let mut rng = world.remove_resource::<Rng>().expect("inserted above");
-    spawn_particles(&mut Commands::new(&mut queue, &world), &mut rng, PARTICLES);
-    queue.apply(&mut world);
-    world.insert_resource(rng);
-
-    let mut level = Totals::default();
-    for frame in 0..90 {
-        match frame {
-            30 => world.resource_mut::<Time>().pause(),
-            40 => {
-                world.resource_mut::<Time>().resume();
-                world.resource_mut::<Time>().set_scale(0.25);
-            }
-            60 => world.resource_mut::<Time>().set_scale(1.0),
-            _ => {}
-        }
-        world.resource_mut::<Time>().advance(FRAME);
-        schedule.run(&mut world);
-        level.add(&world);
-        record(&world, &schedule, frame, &mut recorder)?;
+    let run = play(&out, true)?;
+    for line in &run.log {
+        println!("{line}");
     }
-    println!("{}", level.line("level 1", &world));
-
-    // Level 2: every entity goes, old handles stay stale, hooks set it up.
-    schedule.clear_world(&mut world);
-    let mut level = Totals::default();
-    for frame in 90..120 {
-        world.resource_mut::<Time>().advance(FRAME);
-        schedule.run(&mut world);
-        level.add(&world);
-        record(&world, &schedule, frame, &mut recorder)?;
-    }
-    println!("{}", level.line("level 2", &world));
-
-    let report = schedule.command_report();
-    println!("last frame: {} commands applied, {} skipped", report.applied(), report.skipped());
-    let files = recorder.finish()?;
+    println!(
+        "{FRAMES} frames ({} paused), {} physics steps; the 400 ms hitch dropped {} of them",
+        run.paused_frames, run.steps, run.dropped
+    );
     if args.iter().any(|a| a == "--readme") {
         let picture = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("showcase.png");
         std::fs::copy(out.join("strip.png"), &picture)?;
         println!("refreshed {}", picture.display());
     }
-    println!("{} pictures and a chart in {}", files.len() - 1, out.display());
-    println!("(run checksum {:016x})", checksum(&world));
+    println!("{} pictures and a chart in {}", run.files.len() - 1, out.display());
+    println!("(run checksum {:016x})", run.checksum);
     Ok(())
 }

@@ -15,28 +15,47 @@ const SIZE: usize = 240;
 /// Pixels between the picture's edge and the arena's wall.
 const BORDER: usize = 4;
 
-/// How a dot is drawn: one colour per particle state.
+/// How a dot is drawn: one colour per state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Look {
-    /// Flying freely.
-    Flying,
-    /// Flying, with a shield that absorbs the next wall hit.
+    /// A rocket on its way up (drawn larger).
+    Rocket,
+    /// A fresh spark.
+    Hot,
+    /// A spark halfway through its life.
+    Warm,
+    /// A spark about to fade.
+    Cool,
+    /// A spark with a shield that absorbs the next wall hit.
     Shielded,
-    /// Stopped at a wall, melting.
+    /// A spark stuck to a wall.
     Frozen,
 }
 
 /// The palette, by index: background, wall, then one colour per [`Look`].
-const PALETTE: [[u8; 3]; 5] = [[14, 17, 28], [92, 104, 140], [255, 168, 58], [96, 224, 255], [214, 236, 255]];
+const PALETTE: [[u8; 3]; 8] = [
+    [12, 14, 26],
+    [92, 104, 140],
+    [255, 255, 255],
+    [255, 236, 140],
+    [255, 150, 40],
+    [200, 50, 40],
+    [90, 220, 255],
+    [170, 200, 255],
+];
 const BACKGROUND: u8 = 0;
 const WALL: u8 = 1;
 
 impl Look {
     fn index(self) -> u8 {
+        self as u8 + 2
+    }
+
+    /// Pixels per side of the dot.
+    fn size(self) -> usize {
         match self {
-            Look::Flying => 2,
-            Look::Shielded => 3,
-            Look::Frozen => 4,
+            Look::Rocket => 3,
+            _ => 2,
         }
     }
 }
@@ -78,6 +97,14 @@ impl Recorder {
     /// `every` frames, and the frames in `strip_frames` kept for the strip.
     pub fn new(dir: &Path, every: u64, strip_frames: [u64; 4]) -> io::Result<Self> {
         fs::create_dir_all(dir)?;
+        // Pictures of an earlier, longer run would be mistaken for this one's.
+        for entry in fs::read_dir(dir)? {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if name.starts_with("arena-") && name.ends_with(".png") {
+                fs::remove_file(&path)?;
+            }
+        }
         let gif_path = dir.join("arena.gif");
         let palette: Vec<u8> = PALETTE.iter().flatten().copied().collect();
         let file = BufWriter::new(File::create(&gif_path)?);
@@ -114,13 +141,13 @@ impl Recorder {
             let px = BORDER + ((x / arena).clamp(0.0, 1.0) * span) as usize;
             // Screen rows grow downwards; the arena's y grows upwards.
             let py = BORDER + ((1.0 - (y / arena).clamp(0.0, 1.0)) * span) as usize;
-            self.dot(px, py, look.index());
+            self.dot(px, py, look);
         }
         let mut gif_frame = gif::Frame {
             width: SIZE as u16,
             height: SIZE as u16,
-            // Hundredths of a second.
-            delay: 5,
+            // Hundredths of a second: 30 frames a second, as the game runs.
+            delay: 3,
             ..gif::Frame::default()
         };
         gif_frame.buffer = std::borrow::Cow::Borrowed(&self.canvas);
@@ -136,11 +163,14 @@ impl Recorder {
         Ok(())
     }
 
-    /// A 2x2 dot, clipped to the arena.
-    fn dot(&mut self, x: usize, y: usize, colour: u8) {
-        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let (x, y) = ((x + dx).min(SIZE - BORDER - 1), (y + dy).min(SIZE - BORDER - 1));
-            self.canvas[y * SIZE + x] = colour;
+    /// A square dot, clipped to the arena.
+    fn dot(&mut self, x: usize, y: usize, look: Look) {
+        let size = look.size();
+        for dy in 0..size {
+            for dx in 0..size {
+                let (x, y) = ((x + dx).min(SIZE - BORDER - 1), (y + dy).min(SIZE - BORDER - 1));
+                self.canvas[y * SIZE + x] = look.index();
+            }
         }
     }
 

@@ -43,7 +43,29 @@ mod ops;
 use components::{live_counts, EXPECTING_PANIC, FAULTS, LEDGER, NEXT_SERIAL};
 use components::{with_kind, Aligned, Big, Bomb, Comp, Ghost, Heap, Marker, Odd, Pair, Small, Tracked};
 pub use components::{Kind, BOMB, CONSTRUCTION, EXHAUSTED, KINDS, QUERY_LOOP};
-pub use ops::{decode, Filter, Op, Shape, Target, MAX_BUNDLE};
+pub use ops::{decode, Filter, Op, Shape, Target, MAX_BUNDLE, PARTNERS};
+
+/// Runs `$body` with `$T` naming the component type of `$kind`, one of
+/// [`PARTNERS`].
+macro_rules! with_partner {
+    ($kind:expr, $T:ident => $body:expr) => {
+        match $kind {
+            Kind::Marker => {
+                type $T = Marker;
+                $body
+            }
+            Kind::Ghost => {
+                type $T = Ghost;
+                $body
+            }
+            Kind::Big => {
+                type $T = Big;
+                $body
+            }
+            other => panic!("{other:?} is not one of the filter partners {PARTNERS:?}"),
+        }
+    };
+}
 
 /// Runs `$body` with `$F` naming the `QueryFilter` type of `$filter`.
 macro_rules! with_filter {
@@ -61,11 +83,11 @@ macro_rules! with_filter {
                 type $F = Without<K>;
                 $body
             }),
-            Filter::Or(a, b) => with_kind!(a, A => with_kind!(b, B => {
+            Filter::Or(a, b) => with_kind!(a, A => with_partner!(b, B => {
                 type $F = Or<(With<A>, With<B>)>;
                 $body
             })),
-            Filter::WithWithout(a, b) => with_kind!(a, A => with_kind!(b, B => {
+            Filter::WithWithout(a, b) => with_kind!(a, A => with_partner!(b, B => {
                 type $F = (With<A>, Without<B>);
                 $body
             })),

@@ -1,5 +1,7 @@
-// The facade's glob import and serde's derives in one file: no item of the
-// facade shadows or clashes with the `serde` crate.
+//! The facade's glob import and serde's derives in one file: no item of the
+//! facade shadows or clashes with the `serde` crate (this file would not
+//! compile, error E0659, if one did).
+
 use archetable::data::SerdeWorldExt;
 use archetable::*;
 use serde::{Deserialize, Serialize};
@@ -9,7 +11,8 @@ struct Position {
     x: f32,
 }
 
-fn main() {
+#[test]
+fn the_glob_import_and_serde_derives_live_side_by_side() {
     let mut world = World::new();
     world.register_serde::<Position>("Position");
     let e = world.spawn(Position { x: 1.0 });

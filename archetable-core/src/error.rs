@@ -73,6 +73,9 @@ pub enum QueryEntityError {
         /// The query's type name.
         query: &'static str,
     },
+    /// A many-entity mutable fetch (`query_many_mut`, `get_many_mut`) named
+    /// this entity more than once: its items would alias.
+    AliasedMutability(Entity),
 }
 
 impl fmt::Display for QueryEntityError {
@@ -81,6 +84,9 @@ impl fmt::Display for QueryEntityError {
             QueryEntityError::NoSuchEntity(e) => EntityError::NoSuchEntity(*e).fmt(f),
             QueryEntityError::QueryDoesNotMatch { entity, query } => {
                 write!(f, "entity {entity} does not match query `{query}`")
+            }
+            QueryEntityError::AliasedMutability(e) => {
+                write!(f, "entity {e} is named more than once in a mutable many-entity fetch")
             }
         }
     }

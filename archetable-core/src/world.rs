@@ -523,6 +523,59 @@ impl World {
         crate::query::query_one_mut::<Q>(self, entity)
     }
 
+    /// The items of the read-only query `Q` for several entities, in the
+    /// order given; an entity may be named more than once.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
+    /// assert_eq!(world.query_many::<&Hp, 2>([b, a]).unwrap(), [&Hp(2), &Hp(1)]);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity, in the order given, that is not alive or does not
+    /// match.
+    pub fn query_many<Q: ReadOnlyQueryData, const N: usize>(
+        &self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many::<N, Q>(self, entities)
+    }
+
+    /// The items of query `Q` for several distinct entities, with mutable
+    /// access, in the order given.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(4)));
+    /// let [mut x, mut y] = world.query_many_mut::<&mut Health, 2>([a, b]).unwrap();
+    /// x.0 -= 3;
+    /// y.0 += 3;
+    /// assert_eq!(world.get::<Health>(b), Some(&Health(7)));
+    /// assert_eq!(
+    ///     world.query_many_mut::<&mut Health, 2>([a, a]).err(),
+    ///     Some(QueryEntityError::AliasedMutability(a))
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
+    /// (checked first); else the first entity, in the order given, that is
+    /// not alive or does not match.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_many_mut<Q: QueryData, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many_mut::<N, Q>(self, entities)
+    }
+
     /// Reserves a handle for an entity to be spawned later, through a shared
     /// borrow (deferred commands use this). The entity becomes live, with
     /// no components, at the next structural change or

@@ -21,5 +21,6 @@ pub use condition::ArchetypeCondition;
 pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch, TickFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TicksFetch, With, Without};
 pub use iter::QueryIter;
-pub(crate) use one::{query_one, query_one_mut};
+pub(crate) use one::{query_many, query_many_mut, query_one, query_one_mut};
+pub(crate) use state::check_distinct;
 pub use state::QueryState;

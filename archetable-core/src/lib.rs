@@ -29,6 +29,7 @@ mod change;
 mod column;
 mod component;
 mod entity;
+mod entity_mut;
 mod entity_ref;
 #[cfg(feature = "serde")]
 mod entity_serde;
@@ -61,6 +62,7 @@ pub use bundle::Bundle;
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
+pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 #[cfg(feature = "serde")]
 pub use entity_serde::ENTITY_SERDE_NAME;

@@ -30,6 +30,7 @@ mod column;
 mod component;
 mod entity;
 mod entity_mut;
+mod entity_ops;
 mod entity_ref;
 #[cfg(feature = "serde")]
 mod entity_serde;
@@ -66,6 +67,7 @@ pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 #[cfg(feature = "serde")]
 pub use entity_serde::ENTITY_SERDE_NAME;
+pub use error::SpawnAtError;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
 pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};

@@ -12,7 +12,7 @@ use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes};
 use crate::entity_ref::EntityRef;
-use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
+use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
 use crate::event::{Event, Events};
 use crate::hooks::Hooks;
 use crate::pool::{FromPools, PooledBundle, Pools};
@@ -574,6 +574,18 @@ impl World {
         entities: [Entity; N],
     ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
         crate::query::query_many_mut::<N, Q>(self, entities)
+    }
+
+    /// Makes the exact handle `entity` live, without components, in the
+    /// empty table (see `Entities::claim` for the rule).
+    pub(crate) fn claim_entity(&mut self, entity: Entity) -> Result<(), SpawnAtError> {
+        self.flush();
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        archetype.reserve(1);
+        let row = Row(archetype.len() as u32);
+        self.entities.claim(entity, EntityLocation { archetype: ArchetypeId::EMPTY, row })?;
+        archetype.push_entity(entity);
+        Ok(())
     }
 
     /// Reserves a handle for an entity to be spawned later, through a shared

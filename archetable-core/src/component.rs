@@ -75,6 +75,11 @@ pub struct ComponentInfo {
     track_changes: bool,
     /// The reset of a pooled type: `T::POOL`'s, so it resets this type.
     pool: Option<unsafe fn(*mut u8)>,
+    /// Registers the type in another world's registry, so a value moved
+    /// out type-erased (`World::take`) can be stored there.
+    register: fn(&mut Components) -> ComponentId,
+    /// Whether the type has engine hooks ([`Component::ENGINE_HOOKS`]).
+    engine_hooked: bool,
 }
 
 impl ComponentInfo {
@@ -87,6 +92,8 @@ impl ComponentInfo {
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
             pool: T::POOL.map(crate::pool::PoolFns::erased),
+            register: Components::register::<T>,
+            engine_hooked: T::ENGINE_HOOKS.is_some(),
         }
     }
 
@@ -133,6 +140,19 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn pool_reset(&self) -> Option<unsafe fn(*mut u8)> {
         self.pool
+    }
+
+    /// The function that registers this type in a registry (another
+    /// world's) and returns its id there.
+    #[inline]
+    pub(crate) fn register_fn(&self) -> fn(&mut Components) -> ComponentId {
+        self.register
+    }
+
+    /// Whether the type has engine hooks ([`Component::ENGINE_HOOKS`]).
+    #[inline]
+    pub(crate) fn engine_hooked(&self) -> bool {
+        self.engine_hooked
     }
 
     /// The type's name, as given by `std::any::type_name`.

@@ -58,8 +58,8 @@ mod world;
 #[cfg(test)]
 mod world_tests;
 
-pub use builder::EntityBuilder;
-pub use bundle::Bundle;
+pub use builder::{BuiltBundle, EntityBuilder};
+pub use bundle::{Bundle, SpawnBundle};
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};

@@ -246,6 +246,29 @@ pub(crate) fn take<B: Bundle>(
     Ok(value)
 }
 
+/// Moves every component of the entity at `location` into `builder` (type-
+/// erased, one copy per value) and removes its row, whose hole the last row
+/// fills. Returns the entity moved into the row, if any, for the caller to
+/// record. The entity's slot must already be freed.
+pub(crate) fn take_all(
+    archetypes: &mut Archetypes,
+    components: &Components,
+    location: EntityLocation,
+    builder: &mut EntityBuilder,
+) -> Option<Entity> {
+    let archetype = archetypes.get_mut(location.archetype);
+    // Room first: once values start moving, nothing may panic.
+    builder.reserve_raw(archetype.components().iter().map(|&id| components.info(id)));
+    // SAFETY: `location.row` is the entity's live row; `push_raw` moves each
+    // value into the builder, which holds none of these types (an
+    // archetype has each once, and the builder was empty), and cannot
+    // allocate or panic after `reserve_raw` made room for all of them.
+    unsafe {
+        archetype.take_row(location.row, |id, value| builder.push_raw(components.info(id), value));
+    }
+    archetype.entities().get(location.row.index()).copied()
+}
+
 /// Records a row move in the entity table: `entity` went from `from` to
 /// `to`, and `filler`, if any, took its old row.
 #[inline]

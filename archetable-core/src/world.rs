@@ -5,8 +5,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
-use crate::builder::EntityBuilder;
-use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
+use crate::builder::{BuiltBundle, EntityBuilder};
+use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
@@ -118,7 +118,8 @@ impl World {
     }
 
     /// Spawns an entity with the components of `bundle`: one component, a
-    /// tuple, or a `#[derive(Bundle)]` struct.
+    /// tuple, a `#[derive(Bundle)]` struct, or a [`BuiltBundle`] (from
+    /// [`EntityBuilder::build`] or [`World::take`]).
     ///
     /// Runs the components' `on_add`, then `on_insert` hooks, if any (see
     /// [`World::register_component_hooks`]).
@@ -129,7 +130,14 @@ impl World {
     /// billion reuses, so only a world that keeps billions of entities alive
     /// gets there. Either panic happens before any entity or table changes:
     /// the bundle is dropped and the world's entities stay as they were.
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+    #[inline]
+    pub fn spawn<B: SpawnBundle>(&mut self, bundle: B) -> Entity {
+        bundle.spawn_in(self)
+    }
+
+    /// [`World::spawn`] of a static bundle.
+    #[inline]
+    pub(crate) fn spawn_bundle<B: Bundle>(&mut self, bundle: B) -> Entity {
         if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.spawn_hooked(bundle);
         }
@@ -306,6 +314,52 @@ impl World {
         }
         archetype.remove_row(location.row, &mut self.pools, &self.components);
         Ok(())
+    }
+
+    /// Moves every component of `entity` out into a [`BuiltBundle`] and
+    /// despawns it, running the despawn hooks as [`World::despawn`] does
+    /// (the values are still in place while they run). The bundle spawns
+    /// into any world with [`World::spawn`], this one or another; types the
+    /// other world has not seen are registered there. Change ticks are not
+    /// carried: the spawn stamps its own.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut level = World::new();
+    /// let hero = level.spawn((Hp(7), Name("hero")));
+    /// let mut next_level = World::new();
+    /// let hero_there = next_level.spawn(level.take(hero).unwrap());
+    /// assert!(!level.contains(hero));
+    /// assert_eq!(next_level.get::<Name>(hero_there), Some(&Name("hero")));
+    /// ```
+    pub fn take(&mut self, entity: Entity) -> Result<BuiltBundle, EntityError> {
+        if self.hooks.is_active() {
+            return self.take_hooked(entity);
+        }
+        self.take_unhooked(entity)
+    }
+
+    /// [`World::take`] without running hooks.
+    pub(crate) fn take_unhooked(&mut self, entity: Entity) -> Result<BuiltBundle, EntityError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let mut taken = EntityBuilder::new().build();
+        // Room first, so nothing fails once the entity starts to go.
+        taken
+            .builder_mut()
+            .reserve_raw(self.archetypes[location.archetype].components().iter().map(|&id| self.components.info(id)));
+        self.entities.free(entity);
+        self.removals.sync(&self.components);
+        if self.removals.any() {
+            self.removals.record(self.archetypes[location.archetype].components(), entity);
+        }
+        let filler = structural::take_all(&mut self.archetypes, &self.components, location, taken.builder_mut());
+        if let Some(filler) = filler {
+            self.entities.set_location(filler.index(), location);
+        }
+        Ok(taken)
     }
 
     /// Whether `entity` is alive in this world.

@@ -5,9 +5,10 @@ use std::slice;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::change::RunTicks;
+use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
-use crate::query::state::init_checked;
+use crate::query::state::{init_checked, QueryState};
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
@@ -249,5 +250,43 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 return acc;
             }
         }
+    }
+}
+
+/// The iterator of [`QueryState::iter_many`](crate::QueryState::iter_many)
+/// and [`Query::iter_many`](crate::Query::iter_many): the read-only items
+/// of the listed entities that match, in list order, skipping the others.
+pub struct QueryManyIter<'w, 's, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> {
+    world: &'w World,
+    state: &'s QueryState<Q, F>,
+    entities: I,
+    ticks: RunTicks,
+}
+
+impl<'w, 's, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIter<'w, 's, Q, F, I> {
+    /// # Safety
+    /// `state.update(world)` has run, and nothing mutates the components
+    /// `Q` reads while `'w` lasts.
+    pub(crate) unsafe fn new(world: &'w World, state: &'s QueryState<Q, F>, entities: I, ticks: RunTicks) -> Self {
+        QueryManyIter { world, state, entities, ticks }
+    }
+}
+
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> Iterator for QueryManyIter<'w, '_, Q, F, I> {
+    type Item = Q::Item<'w>;
+
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        for entity in self.entities.by_ref() {
+            // SAFETY: `Q` is read-only, the state is up to date and nothing
+            // mutates what `Q` reads while `'w` lasts (from `new`).
+            if let Ok(item) = unsafe { self.state.get_unchecked_at(self.world, entity, self.ticks) } {
+                return Some(item);
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.entities.size_hint().1)
     }
 }

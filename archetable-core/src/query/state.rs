@@ -12,7 +12,7 @@ use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
-use crate::query::iter::QueryIter;
+use crate::query::iter::{QueryIter, QueryManyIter};
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.
@@ -168,6 +168,37 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let ticks = self.lookup_ticks(world);
         // SAFETY: the exclusive borrow of the world covers `'w`.
         unsafe { self.get_unchecked_at(world, entity, ticks) }
+    }
+
+    /// The items of the listed entities that match, read-only, in list
+    /// order; handles that are stale or do not match are skipped, and one
+    /// listed twice is visited twice.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component)] struct Name;
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(1));
+    /// let b = world.spawn(Name);
+    /// let c = world.spawn(Hp(3));
+    /// let mut state = QueryState::<&Hp>::new(&mut world);
+    /// let listed: Vec<u32> = state.iter_many(&world, [c, b, a]).map(|hp| hp.0).collect();
+    /// assert_eq!(listed, [3, 1]);
+    /// ```
+    pub fn iter_many<'w, 's, I: IntoIterator<Item = Entity>>(
+        &'s mut self,
+        world: &'w World,
+        entities: I,
+    ) -> QueryManyIter<'w, 's, Q, F, I::IntoIter>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: updated above; `Q` is read-only and the world is borrowed
+        // shared for `'w`.
+        unsafe { QueryManyIter::new(world, self, entities.into_iter(), ticks) }
     }
 
     /// The query's items for several entities at once, read-only, in the

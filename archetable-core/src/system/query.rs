@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryManyIter, QueryState, ReadOnlyQueryData};
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::World;
@@ -117,6 +117,35 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
         // SAFETY: as for `iter_mut`.
         unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// The items of the listed entities that match, read-only, in list
+    /// order, skipping stale handles and those that do not match.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// # #[derive(Default)] struct Watch(Vec<Entity>, u32);
+    /// fn total(hp: Query<&Hp>, mut watch: ResMut<Watch>) {
+    ///     watch.1 = hp.iter_many(watch.0.clone()).map(|hp| hp.0).sum();
+    /// }
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(2));
+    /// let gone = world.spawn(Hp(50));
+    /// world.despawn(gone).unwrap();
+    /// world.insert_resource(Watch(vec![a, gone, a], 0));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(total);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Watch>().1, 4);
+    /// ```
+    pub fn iter_many<I: IntoIterator<Item = Entity>>(&self, entities: I) -> QueryManyIter<'_, 's, Q, F, I::IntoIter>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`; the state was updated when the system
+        // started.
+        unsafe { QueryManyIter::new(self.world, self.state, entities.into_iter(), self.state.ticks()) }
     }
 
     /// The items of several entities, read-only, in the order given; an

@@ -1,12 +1,13 @@
 //! World operations on entities chosen by handle or by predicate rather than
 //! spawned fresh: `spawn_at` for handles that come from elsewhere, and
-//! `despawn_where` and `retain` for despawning by filter or by test.
+//! `despawn_where` and `retain` for despawning by filter or by test, and
+//! `insert_batch` for inserting into many entities at once.
 
 use crate::archetype::Row;
 use crate::bundle::Bundle;
 use crate::entity::{Entity, EntityLocation};
 use crate::entity_ref::EntityRef;
-use crate::error::SpawnAtError;
+use crate::error::{EntityError, SpawnAtError};
 use crate::query::QueryFilter;
 use crate::world::World;
 
@@ -113,6 +114,42 @@ impl World {
             }
         }
         self.despawn_all(doomed)
+    }
+
+    /// Inserts many bundles at once, each into its entity, as
+    /// [`World::insert`] does one by one (hooks included, in list order),
+    /// but with each table the entities move to grown once for all of
+    /// them. An entity listed twice gets both bundles, the later one
+    /// overwriting.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Speed(u32);
+    /// let mut world = World::new();
+    /// let entities: Vec<Entity> = world.spawn_batch((0..100).map(Hp)).collect();
+    /// world.insert_batch(entities.iter().map(|&e| (e, Speed(2)))).unwrap();
+    /// assert_eq!(world.query::<(&Hp, &Speed)>().count(), 100);
+    /// ```
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] for the first listed entity that is not
+    /// alive, checked before anything is inserted: then nothing is, and
+    /// the bundles are dropped. An entity that a hook's commands despawn
+    /// during the batch is skipped, its bundle dropped.
+    pub fn insert_batch<B: Bundle>(&mut self, batch: impl IntoIterator<Item = (Entity, B)>) -> Result<(), EntityError> {
+        self.flush();
+        let batch: Vec<(Entity, B)> = batch.into_iter().collect();
+        if let Some(&(missing, _)) = batch.iter().find(|(entity, _)| !self.contains(*entity)) {
+            return Err(EntityError::NoSuchEntity(missing));
+        }
+        let entities: Vec<Entity> = batch.iter().map(|&(entity, _)| entity).collect();
+        self.reserve_insert_targets::<B>(&entities);
+        for (entity, bundle) in batch {
+            // Only a hook's commands can have despawned it since the check.
+            let _ = self.insert(entity, bundle);
+        }
+        Ok(())
     }
 
     /// Despawns each of `entities` that is still alive when its turn comes;

@@ -630,6 +630,29 @@ impl World {
         crate::query::query_many_mut::<N, Q>(self, entities)
     }
 
+    /// Makes room, in each table that inserting bundle `B` into `entities`
+    /// (all alive) moves them to, for all the rows it receives, so that it
+    /// grows once.
+    pub(crate) fn reserve_insert_targets<B: Bundle>(&mut self, entities: &[Entity]) {
+        let mut per_source = vec![0usize; self.archetypes.len()];
+        for &entity in entities {
+            if let Some(location) = self.entities.get(entity) {
+                per_source[location.archetype.index()] += 1;
+            }
+        }
+        let info = self.bundles.register::<B>(&mut self.components);
+        for (source, &count) in per_source.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let source = self.archetypes.as_slice()[source].id();
+            let target = self.archetypes.insert_edge(source, info, &self.components);
+            if target != source {
+                self.archetypes.get_mut(target).reserve(count);
+            }
+        }
+    }
+
     /// Makes the exact handle `entity` live, without components, in the
     /// empty table (see `Entities::claim` for the rule).
     pub(crate) fn claim_entity(&mut self, entity: Entity) -> Result<(), SpawnAtError> {

@@ -356,21 +356,51 @@ pub struct BuiltBundle {
 
 impl BuiltBundle {
     /// Number of components held.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::EntityBuilder;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add(Hp(1));
+    /// assert_eq!(builder.build().len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.builder.len()
     }
 
     /// Whether no component is held.
+    ///
+    /// ```
+    /// # use archetable::EntityBuilder;
+    /// assert!(EntityBuilder::new().build().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.builder.is_empty()
     }
 
     /// Whether a `T` is held.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// assert!(world.take(e).unwrap().has::<Hp>());
+    /// ```
     pub fn has<T: Component>(&self) -> bool {
         self.builder.has::<T>()
     }
 
     /// The `T` held, if any.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// assert_eq!(world.take(e).unwrap().get::<Hp>(), Some(&Hp(1)));
+    /// ```
     pub fn get<T: Component>(&self) -> Option<&T> {
         self.builder.get::<T>()
     }

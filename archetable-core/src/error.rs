@@ -96,6 +96,18 @@ impl Error for QueryEntityError {}
 
 /// [`World::spawn_at`](crate::World::spawn_at) refused a handle; nothing
 /// was changed.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// let e = world.spawn(Hp(1));
+/// world.despawn(e).unwrap();
+/// assert_eq!(
+///     world.spawn_at(e, Hp(2)),
+///     Err(SpawnAtError::StaleGeneration { entity: e, current: 2 })
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpawnAtError {
     /// The entity is alive already.

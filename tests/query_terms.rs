@@ -141,3 +141,45 @@ fn system_query_iter_many() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Watch>().1, [3, 2, 2]);
 }
+
+#[test]
+fn iter_many_mut_visits_each_listed_match_one_at_a_time() {
+    let mut world = World::new();
+    let a = world.spawn(Hp(1));
+    let b = world.spawn(Sword(0));
+    let c = world.spawn((Hp(10), Shield));
+    let gone = world.spawn(Hp(4));
+    world.despawn(gone).unwrap();
+    let mut state = QueryState::<(Entity, &mut Hp), Without<Shield>>::new(&mut world);
+    let mut visited = Vec::new();
+    let mut iter = state.iter_many_mut(&mut world, [a, b, c, gone, a]);
+    while let Some((e, mut hp)) = iter.fetch_next() {
+        hp.0 += 1;
+        visited.push((e, hp.0));
+    }
+    assert_eq!(visited, [(a, 2), (a, 3)]);
+    assert_eq!(world.get::<Hp>(c), Some(&Hp(10)));
+}
+
+#[derive(Default)]
+struct Hits(Vec<Entity>);
+
+fn hit(mut hp: Query<&mut Hp>, hits: Res<Hits>) {
+    let mut iter = hp.iter_many_mut(hits.0.iter().copied());
+    while let Some(mut hp) = iter.fetch_next() {
+        hp.0 -= 1;
+    }
+}
+
+#[test]
+fn system_query_iter_many_mut() {
+    let mut world = World::new();
+    let a = world.spawn(Hp(5));
+    let b = world.spawn(Hp(5));
+    let bare = world.spawn(Shield);
+    world.insert_resource(Hits(vec![a, bare, a, b, a]));
+    let mut schedule = Schedule::new();
+    schedule.add_system(hit);
+    schedule.run(&mut world);
+    assert_eq!((world.get::<Hp>(a), world.get::<Hp>(b)), (Some(&Hp(2)), Some(&Hp(4))));
+}

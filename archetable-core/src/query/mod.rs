@@ -21,7 +21,7 @@ pub use access::Access;
 pub use condition::ArchetypeCondition;
 pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch, TickFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TicksFetch, With, Without};
-pub use iter::{QueryIter, QueryManyIter};
+pub use iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 pub(crate) use one::{query_many, query_many_mut, query_one, query_one_mut};
 pub use presence::{AnyOf, Has};
 pub(crate) use state::check_distinct;

@@ -12,7 +12,7 @@ use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
-use crate::query::iter::{QueryIter, QueryManyIter};
+use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.
@@ -199,6 +199,35 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: updated above; `Q` is read-only and the world is borrowed
         // shared for `'w`.
         unsafe { QueryManyIter::new(world, self, entities.into_iter(), ticks) }
+    }
+
+    /// The items of the listed entities that match, with mutable access,
+    /// one at a time through [`QueryManyIterMut::fetch_next`]; handles
+    /// that are stale or do not match are skipped, and one listed twice is
+    /// visited twice.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(1));
+    /// let mut state = QueryState::<&mut Hp>::new(&mut world);
+    /// let mut iter = state.iter_many_mut(&mut world, [a, a]);
+    /// while let Some(mut hp) = iter.fetch_next() {
+    ///     hp.0 += 1;
+    /// }
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(3)));
+    /// ```
+    pub fn iter_many_mut<'w, 's, I: IntoIterator<Item = Entity>>(
+        &'s mut self,
+        world: &'w mut World,
+        entities: I,
+    ) -> QueryManyIterMut<'w, 's, Q, F, I::IntoIter> {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: updated above; the exclusive borrow of the world covers
+        // `'w`, and `new` refused conflicting access.
+        unsafe { QueryManyIterMut::new(world, self, entities.into_iter(), ticks) }
     }
 
     /// The query's items for several entities at once, read-only, in the

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryManyIter, QueryState, ReadOnlyQueryData};
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryState, ReadOnlyQueryData};
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::World;
@@ -146,6 +146,37 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
         // SAFETY: as for `iter`; the state was updated when the system
         // started.
         unsafe { QueryManyIter::new(self.world, self.state, entities.into_iter(), self.state.ticks()) }
+    }
+
+    /// The items of the listed entities that match, with mutable access,
+    /// one at a time through [`QueryManyIterMut::fetch_next`], skipping
+    /// stale handles and those that do not match.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Default)] struct Hit(Vec<Entity>);
+    /// fn damage(mut hp: Query<&mut Hp>, hit: Res<Hit>) {
+    ///     let mut iter = hp.iter_many_mut(hit.0.iter().copied());
+    ///     while let Some(mut hp) = iter.fetch_next() {
+    ///         hp.0 -= 1;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(5));
+    /// world.insert_resource(Hit(vec![a, a]));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(damage);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(3)));
+    /// ```
+    pub fn iter_many_mut<I: IntoIterator<Item = Entity>>(
+        &mut self,
+        entities: I,
+    ) -> QueryManyIterMut<'_, 's, Q, F, I::IntoIter> {
+        // SAFETY: as for `iter_mut`; the state was updated when the system
+        // started.
+        unsafe { QueryManyIterMut::new(self.world, self.state, entities.into_iter(), self.state.ticks()) }
     }
 
     /// The items of several entities, read-only, in the order given; an

@@ -196,3 +196,46 @@ fn a_taken_bundle_goes_back_into_a_builder() {
     assert_eq!((world.get::<Hp>(f), world.has::<Marker>(f)), (Some(&Hp(5)), true));
     assert_eq!(world.get::<Name>(f), Some(&Name("a".into())));
 }
+
+/// The item lies in the inventory of the entity it names.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Inventory))]
+struct InInventory(Entity);
+
+/// The items in an entity's inventory; kept by the engine.
+#[derive(Component, Debug)]
+#[component(relationship_target(source = InInventory))]
+struct Inventory(Vec<Entity>);
+
+#[test]
+fn relationship_lists_are_left_behind_and_sources_rechecked() {
+    let mut source = World::new();
+    let parent = source.spawn(Name("parent".into()));
+    let child = source.spawn((Name("child".into()), ChildOf(parent)));
+    let hero = source.spawn(Hp(1));
+    let sword = source.spawn(InInventory(hero));
+    let mut target = World::new();
+    target.spawn(Marker);
+
+    // A parent leaves its `Children` behind; its child is orphaned as by a despawn.
+    let taken = source.take(parent).unwrap();
+    assert!(!taken.has::<Children>());
+    assert_eq!(taken.get::<Name>(), Some(&Name("parent".into())));
+    assert!(!source.has::<ChildOf>(child));
+    let moved = target.spawn(taken);
+    assert!(!target.has::<Children>(moved));
+
+    // A derived relationship target likewise.
+    let taken = source.take(hero).unwrap();
+    assert!(!taken.has::<Inventory>());
+    assert!(!source.has::<InInventory>(sword));
+    target.spawn(taken);
+
+    // A source keeps its relationship, checked against the new world.
+    let inner = source.spawn((Name("inner".into()), ChildOf(child)));
+    let taken = source.take(inner).unwrap();
+    assert_eq!(taken.get::<ChildOf>().map(|c| c.0), Some(child));
+    assert!(source.children(child).is_empty());
+    source.check_invariants().unwrap();
+    target.check_invariants().unwrap();
+}

@@ -321,7 +321,12 @@ impl World {
     /// (the values are still in place while they run). The bundle spawns
     /// into any world with [`World::spawn`], this one or another; types the
     /// other world has not seen are registered there. Change ticks are not
-    /// carried: the spawn stamps its own.
+    /// carried: the spawn stamps its own. A relationship's list of sources
+    /// ([`Children`](crate::Children), a derive's `relationship_target`) is
+    /// left behind and dropped: the engine keeps it from the sources, and
+    /// rebuilds it wherever they are. A relationship source
+    /// ([`ChildOf`](crate::ChildOf)) is carried like any component, and
+    /// the world that spawns it checks its target as for any insert.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -346,19 +351,23 @@ impl World {
         self.flush();
         let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let mut taken = EntityBuilder::new().build();
+        let mut left_behind = EntityBuilder::new();
         // Room first, so nothing fails once the entity starts to go.
-        taken
-            .builder_mut()
-            .reserve_raw(self.archetypes[location.archetype].components().iter().map(|&id| self.components.info(id)));
+        let infos = self.archetypes[location.archetype].components().iter().map(|&id| self.components.info(id));
+        taken.builder_mut().reserve_raw(infos.clone().filter(|info| !info.engine_kept()));
+        left_behind.reserve_raw(infos.filter(|info| info.engine_kept()));
         self.entities.free(entity);
         self.removals.sync(&self.components);
         if self.removals.any() {
             self.removals.record(self.archetypes[location.archetype].components(), entity);
         }
-        let filler = structural::take_all(&mut self.archetypes, &self.components, location, taken.builder_mut());
+        let (archetypes, components) = (&mut self.archetypes, &self.components);
+        let filler = structural::take_all(archetypes, components, location, taken.builder_mut(), &mut left_behind);
         if let Some(filler) = filler {
             self.entities.set_location(filler.index(), location);
         }
+        // The tables are consistent: destructors may run now.
+        drop(left_behind);
         Ok(taken)
     }
 

@@ -914,6 +914,9 @@ impl Harness {
                     "step {step}: {e} reported no match"
                 )
             }
+            Err(error @ QueryEntityError::AliasedMutability(_)) => {
+                panic!("step {step}: a one-entity fetch reported {error}")
+            }
         }
     }
 
@@ -986,6 +989,9 @@ impl Harness {
                 }
                 Err(QueryEntityError::QueryDoesNotMatch { entity, .. }) => {
                     assert!(entity == e && !want && self.model.contains_key(&e), "step {step}: QueryState::get({e})")
+                }
+                Err(error @ QueryEntityError::AliasedMutability(_)) => {
+                    panic!("step {step}: QueryState::get({e}) reported {error}")
                 }
             }
         }

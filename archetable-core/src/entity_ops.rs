@@ -25,6 +25,10 @@ impl World {
     /// name a new entity. A generation newer than the slot's is taken as it
     /// is; the slot's later handles continue from it.
     ///
+    /// The entity table grows to the handle's index (12 bytes a slot), and
+    /// taking a slot from inside the table scans the free list: bound the
+    /// indices that come from an untrusted peer.
+    ///
     /// ```
     /// # use archetable::prelude::*;
     /// # use archetable::SpawnAtError;

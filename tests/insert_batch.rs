@@ -100,3 +100,34 @@ fn the_target_table_grows_once() {
     assert_eq!(table_bytes(&batched), 1000 * (4 + 4 + 8));
     assert!(table_bytes(&single) > table_bytes(&batched));
 }
+
+/// Despawns the entity named in its `Doomed` when `Speed` is added.
+#[derive(Component)]
+struct Doomed(Entity);
+
+#[test]
+fn an_entity_a_hook_despawns_mid_batch_is_skipped() {
+    let mut world = logging_world();
+    world.register_component_hooks::<Speed>().on_add(|w, e| {
+        if let Some(victim) = w.get::<Doomed>(e).map(|d| d.0) {
+            w.commands().despawn(victim);
+        }
+    });
+    let victim = world.spawn(Hp(2));
+    let killer = world.spawn((Hp(1), Doomed(victim)));
+    let bystander = world.spawn(Hp(3));
+    world.resource_mut::<Log>().0.clear();
+    world.insert_batch([(killer, Speed(1)), (victim, Speed(2)), (bystander, Speed(3))]).unwrap();
+    assert!(!world.contains(victim));
+    assert_eq!((world.get::<Speed>(killer), world.get::<Speed>(bystander)), (Some(&Speed(1)), Some(&Speed(3))));
+    assert_eq!(
+        world.resource::<Log>().0,
+        [
+            format!("add {killer}"),
+            format!("insert {killer}"),
+            format!("add {bystander}"),
+            format!("insert {bystander}")
+        ]
+    );
+    world.check_invariants().unwrap();
+}

@@ -131,3 +131,18 @@ fn an_entity_a_hook_despawns_mid_batch_is_skipped() {
     );
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn tables_that_lead_to_one_target_reserve_together() {
+    // Inserting (Speed, Flying) moves rows of (Hp) and of (Hp, Flying) to
+    // the one table (Hp, Flying, Speed).
+    let mut world = World::new();
+    let plain: Vec<Entity> = world.spawn_batch((0..600).map(Hp)).collect();
+    let fliers: Vec<Entity> = world.spawn_batch((0..400).map(|i| (Hp(i), Flying))).collect();
+    let pairs = plain.iter().chain(&fliers).map(|&e| (e, (Speed(1), Flying)));
+    world.insert_batch(pairs).unwrap();
+    let target: Vec<_> = world.archetypes().as_slice().iter().filter(|t| t.len() == 1000).collect();
+    assert_eq!(target.len(), 1);
+    assert_eq!(target[0].allocated_bytes(), 1000 * (4 + 4 + 8), "grown once, for both tables' rows");
+    world.check_invariants().unwrap();
+}

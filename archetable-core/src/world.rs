@@ -650,15 +650,24 @@ impl World {
             }
         }
         let info = self.bundles.register::<B>(&mut self.components);
+        // Several tables may lead to one target: sum their rows first.
+        let mut per_target: Vec<(ArchetypeId, usize)> = Vec::new();
         for (source, &count) in per_source.iter().enumerate() {
             if count == 0 {
                 continue;
             }
             let source = self.archetypes.as_slice()[source].id();
             let target = self.archetypes.insert_edge(source, info, &self.components);
-            if target != source {
-                self.archetypes.get_mut(target).reserve(count);
+            if target == source {
+                continue;
             }
+            match per_target.iter_mut().find(|(t, _)| *t == target) {
+                Some((_, total)) => *total += count,
+                None => per_target.push((target, count)),
+            }
+        }
+        for (target, count) in per_target {
+            self.archetypes.get_mut(target).reserve(count);
         }
     }
 

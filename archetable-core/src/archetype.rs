@@ -224,6 +224,30 @@ impl Archetype {
         });
     }
 
+    /// Removes `row` without dropping its values: first hands `out` each
+    /// component's id and the address of the row's value, to move it out;
+    /// then the last row moves into the hole (the caller records that move
+    /// in the entity table).
+    ///
+    /// # Safety
+    /// - `row` is in bounds;
+    /// - `out` moves each value out (or leaves it to leak), never drops it
+    ///   in place, and does not panic: the values count as moved out once
+    ///   it has been called.
+    pub(crate) unsafe fn take_row(&mut self, row: Row, mut out: impl FnMut(ComponentId, *const u8)) {
+        let r = row.index();
+        debug_assert!(r < self.entities.len());
+        for (column, &id) in self.columns.iter().zip(self.components.iter()) {
+            // SAFETY: `r` is in bounds of every column (caller, invariant).
+            out(id, unsafe { column.ptr_at(r) });
+        }
+        self.entities.swap_remove(r);
+        for column in self.columns.iter_mut() {
+            // SAFETY: `r` is in bounds, and `out` moved the value out.
+            unsafe { column.swap_remove_forget(r) };
+        }
+    }
+
     /// [`Archetype::remove_row`] for a table with pooled columns. First,
     /// with no user code: each pooled value with room in its pool moves
     /// straight there from row `r` (the last row fills the hole), and every

@@ -16,7 +16,7 @@ use std::any::TypeId;
 use std::ptr::NonNull;
 
 use crate::column::{drop_ptr, Panics};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::error::EntityError;
 use crate::world::World;
@@ -133,6 +133,70 @@ impl EntityBuilder {
         self.entries.push(entry);
         self.engine_hooked |= T::ENGINE_HOOKS.is_some();
         self
+    }
+
+    /// Makes room for one value of each of `infos` after the values held,
+    /// so that [`EntityBuilder::push_raw`] for them does not allocate.
+    pub(crate) fn reserve_raw<'a>(&mut self, infos: impl Iterator<Item = &'a ComponentInfo> + Clone) {
+        let mut end = self.len;
+        let mut align = self.align;
+        for info in infos.clone() {
+            let layout = info.layout();
+            let offset = end.next_multiple_of(layout.align());
+            end = offset.checked_add(layout.size()).expect("entity builder larger than the address space");
+            align = align.max(layout.align());
+        }
+        if end > self.capacity || align > self.align {
+            self.grow(end, align);
+        }
+        self.entries.reserve(infos.count());
+    }
+
+    /// Moves in the value at `src`, of the component `info` describes
+    /// (registered in another world, perhaps), after the values held.
+    ///
+    /// # Safety
+    /// - `src` points to a valid, aligned value of `info`'s type, which the
+    ///   caller treats as moved out afterwards;
+    /// - the builder holds no value of that type;
+    /// - room was made by [`EntityBuilder::reserve_raw`] for this value and
+    ///   those pushed after it, so nothing allocates (or panics).
+    pub(crate) unsafe fn push_raw(&mut self, info: &ComponentInfo, src: *const u8) {
+        debug_assert!(self.entries.iter().all(|e| e.type_id != info.type_id()));
+        let layout = info.layout();
+        let offset = self.len.next_multiple_of(layout.align());
+        let end = offset + layout.size();
+        debug_assert!(end <= self.capacity, "push_raw without reserve_raw");
+        let entry =
+            Entry { type_id: info.type_id(), offset, layout, drop: info.drop_fn(), register: info.register_fn() };
+        // SAFETY: `offset .. end` lies in the buffer (reserved by the
+        // caller) and is aligned for the type (the buffer's alignment is at
+        // least its, from `reserve_raw`); nothing lives there yet, and
+        // `src` is a valid value of the type, outside the buffer.
+        unsafe { std::ptr::copy_nonoverlapping(src, self.ptr(&entry), layout.size()) };
+        self.len = end;
+        self.entries.push(entry);
+        self.engine_hooked |= info.engine_hooked();
+    }
+
+    /// Hands the values over to a [`BuiltBundle`] that
+    /// [`World::spawn`] takes like any bundle; the builder is left empty,
+    /// without memory.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::EntityBuilder;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut world = World::new();
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add(Hp(3)).add(Name("ogre"));
+    /// let e = world.spawn(builder.build());
+    /// assert_eq!((world.get::<Hp>(e), world.get::<Name>(e)), (Some(&Hp(3)), Some(&Name("ogre"))));
+    /// assert!(builder.is_empty());
+    /// ```
+    pub fn build(&mut self) -> BuiltBundle {
+        BuiltBundle { builder: std::mem::take(self) }
     }
 
     /// Whether the builder holds a `T`.
@@ -266,6 +330,106 @@ impl Drop for EntityBuilder {
 impl std::fmt::Debug for EntityBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EntityBuilder").field("components", &self.entries.len()).field("bytes", &self.len).finish()
+    }
+}
+
+/// Components assembled at run time, as one value: made by
+/// [`EntityBuilder::build`] or moved out of an entity by [`World::take`],
+/// and spawned by [`World::spawn`] like a tuple (one table move, the hooks
+/// of a tuple of the same components). The values live in one buffer, with
+/// no box per component; dropping it drops them.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+/// let mut world = World::new();
+/// let e = world.spawn(Hp(3));
+/// let taken = world.take(e).unwrap();
+/// assert_eq!((taken.len(), taken.get::<Hp>()), (1, Some(&Hp(3))));
+/// let mut other = World::new();
+/// let moved = other.spawn(taken);
+/// assert_eq!(other.get::<Hp>(moved), Some(&Hp(3)));
+/// ```
+pub struct BuiltBundle {
+    builder: EntityBuilder,
+}
+
+impl BuiltBundle {
+    /// Number of components held.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::EntityBuilder;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add(Hp(1));
+    /// assert_eq!(builder.build().len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.builder.len()
+    }
+
+    /// Whether no component is held.
+    ///
+    /// ```
+    /// # use archetable::EntityBuilder;
+    /// assert!(EntityBuilder::new().build().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.builder.is_empty()
+    }
+
+    /// Whether a `T` is held.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// assert!(world.take(e).unwrap().has::<Hp>());
+    /// ```
+    pub fn has<T: Component>(&self) -> bool {
+        self.builder.has::<T>()
+    }
+
+    /// The `T` held, if any.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// assert_eq!(world.take(e).unwrap().get::<Hp>(), Some(&Hp(1)));
+    /// ```
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        self.builder.get::<T>()
+    }
+
+    /// The values, back in a builder, to add to or change.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component)] struct Ghost;
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(3));
+    /// let mut builder = world.take(e).unwrap().into_builder();
+    /// builder.add(Ghost);
+    /// let ghost = world.spawn(builder.build());
+    /// assert!(world.has::<Ghost>(ghost) && world.has::<Hp>(ghost));
+    /// ```
+    pub fn into_builder(self) -> EntityBuilder {
+        self.builder
+    }
+
+    pub(crate) fn builder_mut(&mut self) -> &mut EntityBuilder {
+        &mut self.builder
+    }
+}
+
+impl std::fmt::Debug for BuiltBundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltBundle").field("components", &self.builder.len()).finish()
     }
 }
 

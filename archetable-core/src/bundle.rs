@@ -77,6 +77,54 @@ pub unsafe trait Bundle: Send + Sync + 'static {
         Self: Sized;
 }
 
+/// What [`World::spawn`](crate::World::spawn) takes: every [`Bundle`]
+/// (components, tuples, `#[derive(Bundle)]` structs), whose component list
+/// is known at compile time, and a [`BuiltBundle`](crate::BuiltBundle),
+/// whose components are chosen at run time. Sealed: implement [`Bundle`].
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # use archetable::{EntityBuilder, SpawnBundle};
+/// # #[derive(Component)] struct Hp(u32);
+/// fn spawn_two(world: &mut World, a: impl SpawnBundle, b: impl SpawnBundle) -> [Entity; 2] {
+///     [world.spawn(a), world.spawn(b)]
+/// }
+/// let mut world = World::new();
+/// let mut builder = EntityBuilder::new();
+/// builder.add(Hp(2));
+/// spawn_two(&mut world, Hp(1), builder.build());
+/// assert_eq!(world.len(), 2);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "not a bundle of components",
+    note = "a bundle is a component, a tuple of bundles, a struct with `#[derive(Bundle)]`, or an `EntityBuilder`'s `build()`"
+)]
+pub trait SpawnBundle: sealed::Sealed {
+    /// Spawns the components as a new entity of `world`.
+    #[doc(hidden)]
+    fn spawn_in(self, world: &mut crate::World) -> crate::Entity;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<B: super::Bundle> Sealed for B {}
+    impl Sealed for crate::builder::BuiltBundle {}
+}
+
+impl<B: Bundle> SpawnBundle for B {
+    #[inline(always)]
+    fn spawn_in(self, world: &mut crate::World) -> crate::Entity {
+        world.spawn_bundle(self)
+    }
+}
+
+impl SpawnBundle for crate::builder::BuiltBundle {
+    fn spawn_in(mut self, world: &mut crate::World) -> crate::Entity {
+        world.spawn_built(self.builder_mut())
+    }
+}
+
 /// Receives the component values of a bundle, in its component order.
 /// Implemented by the world; bundles call it from [`Bundle::write_components`].
 pub trait ComponentWriter {

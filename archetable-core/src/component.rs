@@ -49,6 +49,14 @@ pub trait Component: Send + Sync + 'static {
     /// exact this way. Set by the derive's relationship options.
     #[doc(hidden)]
     const ENGINE_HOOKS: Option<fn(&mut crate::World)> = None;
+
+    /// Whether the engine derives this component's value from other
+    /// components (a relationship's list of sources), so that
+    /// [`World::take`](crate::World::take) leaves it behind: the world that
+    /// spawns the taken entity rebuilds it. Set by the derive's
+    /// `relationship_target` option.
+    #[doc(hidden)]
+    const ENGINE_KEPT: bool = false;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -75,6 +83,13 @@ pub struct ComponentInfo {
     track_changes: bool,
     /// The reset of a pooled type: `T::POOL`'s, so it resets this type.
     pool: Option<unsafe fn(*mut u8)>,
+    /// Registers the type in another world's registry, so a value moved
+    /// out type-erased (`World::take`) can be stored there.
+    register: fn(&mut Components) -> ComponentId,
+    /// Whether the type has engine hooks ([`Component::ENGINE_HOOKS`]).
+    engine_hooked: bool,
+    /// Whether the engine keeps the value ([`Component::ENGINE_KEPT`]).
+    engine_kept: bool,
 }
 
 impl ComponentInfo {
@@ -87,6 +102,11 @@ impl ComponentInfo {
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
             pool: T::POOL.map(crate::pool::PoolFns::erased),
+            register: Components::register::<T>,
+            engine_hooked: T::ENGINE_HOOKS.is_some(),
+            // `Children`'s impl lives with the hierarchy and does not say
+            // `ENGINE_KEPT` itself (yet); it is the engine's own list.
+            engine_kept: T::ENGINE_KEPT || TypeId::of::<T>() == TypeId::of::<crate::Children>(),
         }
     }
 
@@ -133,6 +153,26 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn pool_reset(&self) -> Option<unsafe fn(*mut u8)> {
         self.pool
+    }
+
+    /// The function that registers this type in a registry (another
+    /// world's) and returns its id there.
+    #[inline]
+    pub(crate) fn register_fn(&self) -> fn(&mut Components) -> ComponentId {
+        self.register
+    }
+
+    /// Whether the type has engine hooks ([`Component::ENGINE_HOOKS`]).
+    #[inline]
+    pub(crate) fn engine_hooked(&self) -> bool {
+        self.engine_hooked
+    }
+
+    /// Whether the engine keeps the value from other components
+    /// ([`Component::ENGINE_KEPT`]): a relationship's list of sources.
+    #[inline]
+    pub(crate) fn engine_kept(&self) -> bool {
+        self.engine_kept
     }
 
     /// The type's name, as given by `std::any::type_name`.

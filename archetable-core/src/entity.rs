@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::{ArchetypeId, Row};
-use crate::error::AllocatorStateError;
+use crate::error::{AllocatorStateError, SpawnAtError};
 
 /// A handle to an entity: an index into the world's entity table plus the
 /// generation of that slot when the entity was spawned.
@@ -271,6 +271,77 @@ impl Entities {
             }
             Entity::new(index, NonZeroU32::MIN)
         }
+    }
+
+    /// Makes the exact handle `entity` live at `location`, for handles that
+    /// come from elsewhere (`World::spawn_at`). The slot must be free (on
+    /// the free list) with a generation no later than the handle's, or past
+    /// the end of the table: the slots skipped to reach it go on the free
+    /// list, the lowest on top. A free slot whose generation is later than
+    /// the handle's is refused: this allocator handed that handle (or a
+    /// later one) out before, and stale copies of it may be around.
+    ///
+    /// ```text
+    ///   slots: [ 0: live ][ 1: free gen 2 ]    free: [ 1 ]
+    ///   claim(4v1):  slots 2, 3 free gen 1, slot 4 live gen 1; free: [ 1, 3, 2 ]
+    ///   claim(1v5):  slot 1 live gen 5 (taken out of the free list in place)
+    /// ```
+    ///
+    /// Costs a scan of the free list from the top when the slot is inside
+    /// the table.
+    pub fn claim(&mut self, entity: Entity, location: EntityLocation) -> Result<(), SpawnAtError> {
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        let index = entity.index as usize;
+        if index >= self.slots.len() {
+            if index >= self.max_slots as usize {
+                return Err(SpawnAtError::IndexOutOfRange(entity));
+            }
+            let old = self.slots.len();
+            self.slots.reserve(index + 1 - old);
+            self.free.reserve(index - old);
+            self.slots
+                .extend((old..index).map(|_| Slot { generation: NonZeroU32::MIN, location: EntityLocation::VACANT }));
+            self.slots.push(Slot { generation: entity.generation, location });
+            // Fits: `index < max_slots <= u32::MAX`.
+            self.free.extend((old..index).rev().map(|i| i as u32));
+            self.live += 1;
+            if !self.txns.is_empty() {
+                self.allocated.push(entity.index);
+            }
+            return Ok(());
+        }
+        let slot = self.slots[index];
+        if slot.location != EntityLocation::VACANT {
+            let occupant = Entity::new(entity.index, slot.generation);
+            return Err(if occupant == entity {
+                SpawnAtError::AlreadyAlive(entity)
+            } else {
+                SpawnAtError::SlotOccupied { requested: entity, occupant }
+            });
+        }
+        let stale = SpawnAtError::StaleGeneration { entity, current: slot.generation.get() };
+        if entity.generation < slot.generation {
+            return Err(stale);
+        }
+        // Not on the free list: a retired slot, whose last handle was used.
+        let Some(position) = self.free.iter().rposition(|&i| i == entity.index) else { return Err(stale) };
+        // Open transactions remember the free entries from `position` up,
+        // as if popped, so that a rollback puts the list back in order.
+        let (txns, free, slots) = (&mut self.txns, &self.free, &self.slots);
+        for txn in txns.iter_mut() {
+            while txn.low_water > position {
+                txn.low_water -= 1;
+                let i = free[txn.low_water];
+                txn.originals.push((i, slots[i as usize].generation));
+            }
+        }
+        if !self.txns.is_empty() {
+            self.allocated.push(entity.index);
+        }
+        self.free.remove(position);
+        self.slots[index] = Slot { generation: entity.generation, location };
+        self.live += 1;
+        Ok(())
     }
 
     /// Records, for the open transactions, that the free entry `index` at

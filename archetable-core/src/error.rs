@@ -73,6 +73,9 @@ pub enum QueryEntityError {
         /// The query's type name.
         query: &'static str,
     },
+    /// A many-entity mutable fetch (`query_many_mut`, `get_many_mut`) named
+    /// this entity more than once: its items would alias.
+    AliasedMutability(Entity),
 }
 
 impl fmt::Display for QueryEntityError {
@@ -82,11 +85,70 @@ impl fmt::Display for QueryEntityError {
             QueryEntityError::QueryDoesNotMatch { entity, query } => {
                 write!(f, "entity {entity} does not match query `{query}`")
             }
+            QueryEntityError::AliasedMutability(e) => {
+                write!(f, "entity {e} is named more than once in a mutable many-entity fetch")
+            }
         }
     }
 }
 
 impl Error for QueryEntityError {}
+
+/// [`World::spawn_at`](crate::World::spawn_at) refused a handle; nothing
+/// was changed.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// let e = world.spawn(Hp(1));
+/// world.despawn(e).unwrap();
+/// assert_eq!(
+///     world.spawn_at(e, Hp(2)),
+///     Err(SpawnAtError::StaleGeneration { entity: e, current: 2 })
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpawnAtError {
+    /// The entity is alive already.
+    AlreadyAlive(Entity),
+    /// Another generation of the slot is alive: `occupant`.
+    SlotOccupied {
+        /// The handle asked for.
+        requested: Entity,
+        /// The live entity in its slot.
+        occupant: Entity,
+    },
+    /// The slot's next generation is later than the handle's, or the slot
+    /// is retired: this world handed the handle out before, and stale
+    /// copies of it may still be held, so it is not brought back.
+    StaleGeneration {
+        /// The handle asked for.
+        entity: Entity,
+        /// The generation the slot would give its next entity.
+        current: u32,
+    },
+    /// The index is past the last one the world can hold.
+    IndexOutOfRange(Entity),
+}
+
+impl fmt::Display for SpawnAtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpawnAtError::AlreadyAlive(e) => write!(f, "entity {e} is already alive"),
+            SpawnAtError::SlotOccupied { requested, occupant } => {
+                write!(f, "cannot spawn {requested}: its slot holds the live entity {occupant}")
+            }
+            SpawnAtError::StaleGeneration { entity, current } => write!(
+                f,
+                "cannot spawn {entity}: its slot is at generation {current}, so the handle was already used here"
+            ),
+            SpawnAtError::IndexOutOfRange(e) => write!(f, "cannot spawn {e}: the index is past the entity limit"),
+        }
+    }
+}
+
+impl Error for SpawnAtError {}
 
 /// An [`AllocatorState`](crate::AllocatorState) that cannot be restored:
 /// it contradicts itself or the list of live entities, or the world is not

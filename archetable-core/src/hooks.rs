@@ -606,6 +606,20 @@ impl World {
         })
     }
 
+    /// [`World::take`] with hooks registered: the despawn hooks, then the
+    /// values move out.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_hooked(&mut self, entity: Entity) -> Result<crate::builder::BuiltBundle, EntityError> {
+        self.flush();
+        let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        self.with_hooks(|world| {
+            world.fire_despawn(entity, location.archetype);
+            // Hooks cannot move rows, so the entity is still where it was.
+            world.take_unhooked(entity)
+        })
+    }
+
     /// [`World::clear`] with hooks registered: the despawn hooks of every
     /// entity that has a hooked component, then the clear.
     #[cold]

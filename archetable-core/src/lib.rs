@@ -29,6 +29,8 @@ mod change;
 mod column;
 mod component;
 mod entity;
+mod entity_mut;
+mod entity_ops;
 mod entity_ref;
 #[cfg(feature = "serde")]
 mod entity_serde;
@@ -57,14 +59,16 @@ mod world;
 #[cfg(test)]
 mod world_tests;
 
-pub use builder::EntityBuilder;
-pub use bundle::Bundle;
+pub use builder::{BuiltBundle, EntityBuilder};
+pub use bundle::{Bundle, SpawnBundle};
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
+pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 #[cfg(feature = "serde")]
 pub use entity_serde::ENTITY_SERDE_NAME;
+pub use error::SpawnAtError;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
 pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
@@ -72,6 +76,7 @@ pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationshi
 pub use hooks::{ComponentHooks, HookWorld};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use query::{AnyOf, Has, QueryManyIter, QueryManyIterMut};
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,

@@ -246,6 +246,42 @@ pub(crate) fn take<B: Bundle>(
     Ok(value)
 }
 
+/// Moves every component of the entity at `location` into `builder` (type-
+/// erased, one copy per value) and removes its row, whose hole the last row
+/// fills. Components the engine keeps from others (relationship lists) go
+/// to `left_behind` instead, for the caller to drop once the tables are
+/// consistent. Returns the entity moved into the row, if any, for the
+/// caller to record. The entity's slot must already be freed.
+pub(crate) fn take_all(
+    archetypes: &mut Archetypes,
+    components: &Components,
+    location: EntityLocation,
+    builder: &mut EntityBuilder,
+    left_behind: &mut EntityBuilder,
+) -> Option<Entity> {
+    let archetype = archetypes.get_mut(location.archetype);
+    // Room first: once values start moving, nothing may panic.
+    let infos = archetype.components().iter().map(|&id| components.info(id));
+    builder.reserve_raw(infos.clone().filter(|info| !info.engine_kept()));
+    left_behind.reserve_raw(infos.filter(|info| info.engine_kept()));
+    // SAFETY: `location.row` is the entity's live row; `push_raw` moves each
+    // value into one of the builders, which hold none of these types (an
+    // archetype has each once, and both builders start without them), and
+    // cannot allocate or panic after `reserve_raw` made room for exactly
+    // the values each receives.
+    unsafe {
+        archetype.take_row(location.row, |id, value| {
+            let info = components.info(id);
+            if info.engine_kept() {
+                left_behind.push_raw(info, value);
+            } else {
+                builder.push_raw(info, value);
+            }
+        });
+    }
+    archetype.entities().get(location.row.index()).copied()
+}
+
 /// Records a row move in the entity table: `entity` went from `from` to
 /// `to`, and `filler`, if any, took its old row.
 #[inline]

@@ -5,14 +5,14 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
-use crate::builder::EntityBuilder;
-use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles};
+use crate::builder::{BuiltBundle, EntityBuilder};
+use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes};
 use crate::entity_ref::EntityRef;
-use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
+use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
 use crate::event::{Event, Events};
 use crate::hooks::Hooks;
 use crate::pool::{FromPools, PooledBundle, Pools};
@@ -118,7 +118,8 @@ impl World {
     }
 
     /// Spawns an entity with the components of `bundle`: one component, a
-    /// tuple, or a `#[derive(Bundle)]` struct.
+    /// tuple, a `#[derive(Bundle)]` struct, or a [`BuiltBundle`] (from
+    /// [`EntityBuilder::build`] or [`World::take`]).
     ///
     /// Runs the components' `on_add`, then `on_insert` hooks, if any (see
     /// [`World::register_component_hooks`]).
@@ -129,7 +130,14 @@ impl World {
     /// billion reuses, so only a world that keeps billions of entities alive
     /// gets there. Either panic happens before any entity or table changes:
     /// the bundle is dropped and the world's entities stay as they were.
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+    #[inline]
+    pub fn spawn<B: SpawnBundle>(&mut self, bundle: B) -> Entity {
+        bundle.spawn_in(self)
+    }
+
+    /// [`World::spawn`] of a static bundle.
+    #[inline]
+    pub(crate) fn spawn_bundle<B: Bundle>(&mut self, bundle: B) -> Entity {
         if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.spawn_hooked(bundle);
         }
@@ -306,6 +314,61 @@ impl World {
         }
         archetype.remove_row(location.row, &mut self.pools, &self.components);
         Ok(())
+    }
+
+    /// Moves every component of `entity` out into a [`BuiltBundle`] and
+    /// despawns it, running the despawn hooks as [`World::despawn`] does
+    /// (the values are still in place while they run). The bundle spawns
+    /// into any world with [`World::spawn`], this one or another; types the
+    /// other world has not seen are registered there. Change ticks are not
+    /// carried: the spawn stamps its own. A relationship's list of sources
+    /// ([`Children`](crate::Children), a derive's `relationship_target`) is
+    /// left behind and dropped: the engine keeps it from the sources, and
+    /// rebuilds it wherever they are. A relationship source
+    /// ([`ChildOf`](crate::ChildOf)) is carried like any component, and
+    /// the world that spawns it checks its target as for any insert.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut level = World::new();
+    /// let hero = level.spawn((Hp(7), Name("hero")));
+    /// let mut next_level = World::new();
+    /// let hero_there = next_level.spawn(level.take(hero).unwrap());
+    /// assert!(!level.contains(hero));
+    /// assert_eq!(next_level.get::<Name>(hero_there), Some(&Name("hero")));
+    /// ```
+    pub fn take(&mut self, entity: Entity) -> Result<BuiltBundle, EntityError> {
+        if self.hooks.is_active() {
+            return self.take_hooked(entity);
+        }
+        self.take_unhooked(entity)
+    }
+
+    /// [`World::take`] without running hooks.
+    pub(crate) fn take_unhooked(&mut self, entity: Entity) -> Result<BuiltBundle, EntityError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let mut taken = EntityBuilder::new().build();
+        let mut left_behind = EntityBuilder::new();
+        // Room first, so nothing fails once the entity starts to go.
+        let infos = self.archetypes[location.archetype].components().iter().map(|&id| self.components.info(id));
+        taken.builder_mut().reserve_raw(infos.clone().filter(|info| !info.engine_kept()));
+        left_behind.reserve_raw(infos.filter(|info| info.engine_kept()));
+        self.entities.free(entity);
+        self.removals.sync(&self.components);
+        if self.removals.any() {
+            self.removals.record(self.archetypes[location.archetype].components(), entity);
+        }
+        let (archetypes, components) = (&mut self.archetypes, &self.components);
+        let filler = structural::take_all(archetypes, components, location, taken.builder_mut(), &mut left_behind);
+        if let Some(filler) = filler {
+            self.entities.set_location(filler.index(), location);
+        }
+        // The tables are consistent: destructors may run now.
+        drop(left_behind);
+        Ok(taken)
     }
 
     /// Whether `entity` is alive in this world.
@@ -521,6 +584,103 @@ impl World {
     /// If `Q` would alias a component (`(&mut A, &A)`).
     pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
         crate::query::query_one_mut::<Q>(self, entity)
+    }
+
+    /// The items of the read-only query `Q` for several entities, in the
+    /// order given; an entity may be named more than once.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
+    /// assert_eq!(world.query_many::<&Hp, 2>([b, a]).unwrap(), [&Hp(2), &Hp(1)]);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity, in the order given, that is not alive or does not
+    /// match.
+    pub fn query_many<Q: ReadOnlyQueryData, const N: usize>(
+        &self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many::<N, Q>(self, entities)
+    }
+
+    /// The items of query `Q` for several distinct entities, with mutable
+    /// access, in the order given.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(4)));
+    /// let [mut x, mut y] = world.query_many_mut::<&mut Health, 2>([a, b]).unwrap();
+    /// x.0 -= 3;
+    /// y.0 += 3;
+    /// assert_eq!(world.get::<Health>(b), Some(&Health(7)));
+    /// assert_eq!(
+    ///     world.query_many_mut::<&mut Health, 2>([a, a]).err(),
+    ///     Some(QueryEntityError::AliasedMutability(a))
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
+    /// (checked first); else the first entity, in the order given, that is
+    /// not alive or does not match.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_many_mut<Q: QueryData, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many_mut::<N, Q>(self, entities)
+    }
+
+    /// Makes room, in each table that inserting bundle `B` into `entities`
+    /// (all alive) moves them to, for all the rows it receives, so that it
+    /// grows once.
+    pub(crate) fn reserve_insert_targets<B: Bundle>(&mut self, entities: &[Entity]) {
+        let mut per_source = vec![0usize; self.archetypes.len()];
+        for &entity in entities {
+            if let Some(location) = self.entities.get(entity) {
+                per_source[location.archetype.index()] += 1;
+            }
+        }
+        let info = self.bundles.register::<B>(&mut self.components);
+        // Several tables may lead to one target: sum their rows first.
+        let mut per_target: Vec<(ArchetypeId, usize)> = Vec::new();
+        for (source, &count) in per_source.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let source = self.archetypes.as_slice()[source].id();
+            let target = self.archetypes.insert_edge(source, info, &self.components);
+            if target == source {
+                continue;
+            }
+            match per_target.iter_mut().find(|(t, _)| *t == target) {
+                Some((_, total)) => *total += count,
+                None => per_target.push((target, count)),
+            }
+        }
+        for (target, count) in per_target {
+            self.archetypes.get_mut(target).reserve(count);
+        }
+    }
+
+    /// Makes the exact handle `entity` live, without components, in the
+    /// empty table (see `Entities::claim` for the rule).
+    pub(crate) fn claim_entity(&mut self, entity: Entity) -> Result<(), SpawnAtError> {
+        self.flush();
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        archetype.reserve(1);
+        let row = Row(archetype.len() as u32);
+        self.entities.claim(entity, EntityLocation { archetype: ArchetypeId::EMPTY, row })?;
+        archetype.push_entity(entity);
+        Ok(())
     }
 
     /// Reserves a handle for an entity to be spawned later, through a shared

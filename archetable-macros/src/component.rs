@@ -130,6 +130,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             const ENGINE_HOOKS: ::core::option::Option<fn(&mut #engine::World)> = ::core::option::Option::Some(#install);
         )
     });
+    let engine_kept = options.relationship_target.is_some().then(|| {
+        quote!(
+            const ENGINE_KEPT: bool = true;
+        )
+    });
     let tracked = options.track_changes.then(|| {
         quote! {
             #[automatically_derived]
@@ -142,6 +147,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             #track
             #pool
             #engine_hooks
+            #engine_kept
         }
         #tracked
         #relation

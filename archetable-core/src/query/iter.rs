@@ -5,9 +5,10 @@ use std::slice;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::change::RunTicks;
+use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
-use crate::query::state::init_checked;
+use crate::query::state::{init_checked, QueryState};
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
@@ -249,5 +250,94 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 return acc;
             }
         }
+    }
+}
+
+/// The iterator of [`QueryState::iter_many`](crate::QueryState::iter_many)
+/// and [`Query::iter_many`](crate::Query::iter_many): the read-only items
+/// of the listed entities that match, in list order, skipping the others.
+pub struct QueryManyIter<'w, 's, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> {
+    world: &'w World,
+    state: &'s QueryState<Q, F>,
+    entities: I,
+    ticks: RunTicks,
+}
+
+impl<'w, 's, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIter<'w, 's, Q, F, I> {
+    /// # Safety
+    /// `state.update(world)` has run, and nothing mutates the components
+    /// `Q` reads while `'w` lasts.
+    pub(crate) unsafe fn new(world: &'w World, state: &'s QueryState<Q, F>, entities: I, ticks: RunTicks) -> Self {
+        QueryManyIter { world, state, entities, ticks }
+    }
+}
+
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, I: Iterator<Item = Entity>> Iterator for QueryManyIter<'w, '_, Q, F, I> {
+    type Item = Q::Item<'w>;
+
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        for entity in self.entities.by_ref() {
+            // SAFETY: `Q` is read-only, the state is up to date and nothing
+            // mutates what `Q` reads while `'w` lasts (from `new`).
+            if let Ok(item) = unsafe { self.state.get_unchecked_at(self.world, entity, self.ticks) } {
+                return Some(item);
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.entities.size_hint().1)
+    }
+}
+
+/// The lending iterator of
+/// [`QueryState::iter_many_mut`](crate::QueryState::iter_many_mut) and
+/// [`Query::iter_many_mut`](crate::Query::iter_many_mut): the items of the
+/// listed entities that match, with mutable access, one at a time. Each
+/// item borrows the iterator, so an entity listed twice is never fetched
+/// twice at once; hence `fetch_next` in a `while let` loop instead of
+/// `Iterator`.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+/// let mut world = World::new();
+/// let a = world.spawn(Hp(1));
+/// let b = world.spawn(Hp(5));
+/// let mut state = QueryState::<&mut Hp>::new(&mut world);
+/// let mut iter = state.iter_many_mut(&mut world, [a, b, a]);
+/// while let Some(mut hp) = iter.fetch_next() {
+///     hp.0 *= 2;
+/// }
+/// assert_eq!((world.get::<Hp>(a), world.get::<Hp>(b)), (Some(&Hp(4)), Some(&Hp(10))));
+/// ```
+pub struct QueryManyIterMut<'w, 's, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> {
+    world: &'w World,
+    state: &'s QueryState<Q, F>,
+    entities: I,
+    ticks: RunTicks,
+}
+
+impl<'w, 's, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIterMut<'w, 's, Q, F, I> {
+    /// # Safety
+    /// `state.update(world)` has run, and for `'w` nothing else borrows the
+    /// components `Q` writes, and nothing writes the ones it reads.
+    pub(crate) unsafe fn new(world: &'w World, state: &'s QueryState<Q, F>, entities: I, ticks: RunTicks) -> Self {
+        QueryManyIterMut { world, state, entities, ticks }
+    }
+
+    /// The item of the next listed entity that matches, skipping the
+    /// others; `None` at the end of the list.
+    pub fn fetch_next(&mut self) -> Option<Q::Item<'_>> {
+        for entity in self.entities.by_ref() {
+            // SAFETY: the state is up to date and the access is exclusive
+            // for `'w` (from `new`); the item borrows `self` mutably, so no
+            // other item of this iterator lives while it does.
+            if let Ok(item) = unsafe { self.state.get_unchecked_at(self.world, entity, self.ticks) } {
+                return Some(item);
+            }
+        }
+        None
     }
 }

@@ -12,7 +12,7 @@ use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
-use crate::query::iter::QueryIter;
+use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.
@@ -170,6 +170,164 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_unchecked_at(world, entity, ticks) }
     }
 
+    /// The items of the listed entities that match, read-only, in list
+    /// order; handles that are stale or do not match are skipped, and one
+    /// listed twice is visited twice.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component)] struct Name;
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(1));
+    /// let b = world.spawn(Name);
+    /// let c = world.spawn(Hp(3));
+    /// let mut state = QueryState::<&Hp>::new(&mut world);
+    /// let listed: Vec<u32> = state.iter_many(&world, [c, b, a]).map(|hp| hp.0).collect();
+    /// assert_eq!(listed, [3, 1]);
+    /// ```
+    pub fn iter_many<'w, 's, I: IntoIterator<Item = Entity>>(
+        &'s mut self,
+        world: &'w World,
+        entities: I,
+    ) -> QueryManyIter<'w, 's, Q, F, I::IntoIter>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: updated above; `Q` is read-only and the world is borrowed
+        // shared for `'w`.
+        unsafe { QueryManyIter::new(world, self, entities.into_iter(), ticks) }
+    }
+
+    /// The items of the listed entities that match, with mutable access,
+    /// one at a time through [`QueryManyIterMut::fetch_next`]; handles
+    /// that are stale or do not match are skipped, and one listed twice is
+    /// visited twice.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(1));
+    /// let mut state = QueryState::<&mut Hp>::new(&mut world);
+    /// let mut iter = state.iter_many_mut(&mut world, [a, a]);
+    /// while let Some(mut hp) = iter.fetch_next() {
+    ///     hp.0 += 1;
+    /// }
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(3)));
+    /// ```
+    pub fn iter_many_mut<'w, 's, I: IntoIterator<Item = Entity>>(
+        &'s mut self,
+        world: &'w mut World,
+        entities: I,
+    ) -> QueryManyIterMut<'w, 's, Q, F, I::IntoIter> {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: updated above; the exclusive borrow of the world covers
+        // `'w`, and `new` refused conflicting access.
+        unsafe { QueryManyIterMut::new(world, self, entities.into_iter(), ticks) }
+    }
+
+    /// The query's items for several entities at once, read-only, in the
+    /// order given. An entity may be named more than once.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
+    /// let mut state = QueryState::<&Hp>::new(&mut world);
+    /// assert_eq!(state.get_many(&world, [b, a, b]).unwrap(), [&Hp(2), &Hp(1), &Hp(2)]);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity, in the order given, that is not alive or does not
+    /// match.
+    pub fn get_many<'w, const N: usize>(
+        &mut self,
+        world: &'w World,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
+        unsafe { self.get_many_unchecked_at(world, entities, ticks) }
+    }
+
+    /// The query's items for several distinct entities at once, with
+    /// mutable access, in the order given: two entities' `&mut Health` side
+    /// by side, for example.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(4)));
+    /// let mut state = QueryState::<&mut Health>::new(&mut world);
+    /// let [mut x, mut y] = state.get_many_mut(&mut world, [a, b]).unwrap();
+    /// std::mem::swap(&mut x.0, &mut y.0);
+    /// assert_eq!((world.get::<Health>(a), world.get::<Health>(b)), (Some(&Health(4)), Some(&Health(10))));
+    /// assert_eq!(
+    ///     state.get_many_mut(&mut world, [a, a]).err(),
+    ///     Some(QueryEntityError::AliasedMutability(a))
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
+    /// (checked first); else the first entity, in the order given, that is
+    /// not alive or does not match.
+    pub fn get_many_mut<'w, const N: usize>(
+        &mut self,
+        world: &'w mut World,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], QueryEntityError> {
+        self.update(world);
+        let ticks = self.lookup_ticks(world);
+        check_distinct(&entities)?;
+        // SAFETY: the exclusive borrow of the world covers `'w`, and the
+        // entities are distinct, so their rows are.
+        unsafe { self.get_many_unchecked_at(world, entities, ticks) }
+    }
+
+    /// The items of several entities, fetched one after the other.
+    ///
+    /// # Safety
+    /// `update(world)` has run; unless `Q` is read-only, the caller has
+    /// exclusive access to the world for `'w` and `entities` are distinct.
+    pub(crate) unsafe fn get_many_unchecked_at<'w, const N: usize>(
+        &self,
+        world: &'w World,
+        entities: [Entity; N],
+        ticks: RunTicks,
+    ) -> Result<[Q::Item<'w>; N], QueryEntityError> {
+        let mut error = None;
+        let items: [Option<Q::Item<'w>>; N] = std::array::from_fn(|i| {
+            if error.is_some() {
+                return None;
+            }
+            // SAFETY: forwarded contract; distinct entities live in distinct
+            // rows, and `fetch` touches only its own row, so no two items
+            // alias.
+            match unsafe { self.get_unchecked_at(world, entities[i], ticks) } {
+                Ok(item) => Some(item),
+                Err(e) => {
+                    error = Some(e);
+                    None
+                }
+            }
+        });
+        match error {
+            Some(error) => Err(error),
+            None => Ok(items.map(|item| item.expect("every item was fetched"))),
+        }
+    }
+
     /// # Safety
     /// `update(world)` has run; unless `Q` is read-only, the caller has
     /// exclusive access to the world for `'w`.
@@ -182,11 +340,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_unchecked_at(world, entity, self.ticks) }
     }
 
+    /// The ticks system queries fetch with.
+    #[inline]
+    pub(crate) fn ticks(&self) -> RunTicks {
+        self.ticks
+    }
+
     /// [`QueryState::get_unchecked`] with the given ticks.
     ///
     /// # Safety
     /// As for [`QueryState::get_unchecked`].
-    unsafe fn get_unchecked_at<'w>(
+    pub(crate) unsafe fn get_unchecked_at<'w>(
         &self,
         world: &'w World,
         entity: Entity,
@@ -364,6 +528,17 @@ impl<Q: QueryData, F: QueryFilter> fmt::Debug for QueryState<Q, F> {
             .field("matched_archetypes", &self.matched.len())
             .finish()
     }
+}
+
+/// Refuses a list of entities that names one twice, for the many-entity
+/// mutable fetches; quadratic, for the short lists they take.
+pub(crate) fn check_distinct(entities: &[Entity]) -> Result<(), QueryEntityError> {
+    for (i, &entity) in entities.iter().enumerate() {
+        if entities[..i].contains(&entity) {
+            return Err(QueryEntityError::AliasedMutability(entity));
+        }
+    }
+    Ok(())
 }
 
 /// Builds the states of query `Q` with filter `F`, registering the component

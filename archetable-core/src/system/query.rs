@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryState, ReadOnlyQueryData};
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::World;
@@ -117,6 +117,137 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
         // SAFETY: as for `iter_mut`.
         unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// The items of the listed entities that match, read-only, in list
+    /// order, skipping stale handles and those that do not match.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// # #[derive(Default)] struct Watch(Vec<Entity>, u32);
+    /// fn total(hp: Query<&Hp>, mut watch: ResMut<Watch>) {
+    ///     watch.1 = hp.iter_many(watch.0.clone()).map(|hp| hp.0).sum();
+    /// }
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(2));
+    /// let gone = world.spawn(Hp(50));
+    /// world.despawn(gone).unwrap();
+    /// world.insert_resource(Watch(vec![a, gone, a], 0));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(total);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Watch>().1, 4);
+    /// ```
+    pub fn iter_many<I: IntoIterator<Item = Entity>>(&self, entities: I) -> QueryManyIter<'_, 's, Q, F, I::IntoIter>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`; the state was updated when the system
+        // started.
+        unsafe { QueryManyIter::new(self.world, self.state, entities.into_iter(), self.state.ticks()) }
+    }
+
+    /// The items of the listed entities that match, with mutable access,
+    /// one at a time through [`QueryManyIterMut::fetch_next`], skipping
+    /// stale handles and those that do not match.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Default)] struct Hit(Vec<Entity>);
+    /// fn damage(mut hp: Query<&mut Hp>, hit: Res<Hit>) {
+    ///     let mut iter = hp.iter_many_mut(hit.0.iter().copied());
+    ///     while let Some(mut hp) = iter.fetch_next() {
+    ///         hp.0 -= 1;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(5));
+    /// world.insert_resource(Hit(vec![a, a]));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(damage);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(3)));
+    /// ```
+    pub fn iter_many_mut<I: IntoIterator<Item = Entity>>(
+        &mut self,
+        entities: I,
+    ) -> QueryManyIterMut<'_, 's, Q, F, I::IntoIter> {
+        // SAFETY: as for `iter_mut`; the state was updated when the system
+        // started.
+        unsafe { QueryManyIterMut::new(self.world, self.state, entities.into_iter(), self.state.ticks()) }
+    }
+
+    /// The items of several entities, read-only, in the order given; an
+    /// entity may be named more than once.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// # #[derive(Default)] struct Pair(Vec<Entity>, u32);
+    /// fn sum(hp: Query<&Hp>, mut pair: ResMut<Pair>) {
+    ///     let [a, b] = hp.get_many([pair.0[0], pair.0[1]]).unwrap();
+    ///     pair.1 = a.0 + b.0;
+    /// }
+    /// let mut world = World::new();
+    /// let handles = vec![world.spawn(Hp(2)), world.spawn(Hp(3))];
+    /// world.insert_resource(Pair(handles, 0));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(sum);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Pair>().1, 5);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity, in the order given, that is not alive or does not
+    /// match.
+    pub fn get_many<const N: usize>(&self, entities: [Entity; N]) -> Result<[Q::Item<'_>; N], QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`.
+        unsafe { self.state.get_many_unchecked_at(self.world, entities, self.state.ticks()) }
+    }
+
+    /// The items of several distinct entities, with mutable access, in the
+    /// order given.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
+    /// # #[derive(Component)] struct Target(Entity);
+    /// // Each attacker moves a point of health from its target to itself.
+    /// fn drain(attackers: Query<(Entity, &Target)>, mut health: Query<&mut Health>) {
+    ///     for (attacker, target) in attackers.iter() {
+    ///         if let Ok([mut me, mut them]) = health.get_many_mut([attacker, target.0]) {
+    ///             them.0 -= 1;
+    ///             me.0 += 1;
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let victim = world.spawn(Health(5));
+    /// let attacker = world.spawn((Health(1), Target(victim)));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(drain);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Health>(victim), Some(&Health(4)));
+    /// assert_eq!(world.get::<Health>(attacker), Some(&Health(2)));
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
+    /// (checked first); else the first entity, in the order given, that is
+    /// not alive or does not match.
+    pub fn get_many_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::check_distinct(&entities)?;
+        // SAFETY: as for `iter_mut`; the entities are distinct, so are their
+        // rows, and each item touches only its own row.
+        unsafe { self.state.get_many_unchecked_at(self.world, entities, self.state.ticks()) }
     }
 
     /// Whether `entity` matches the query.

@@ -936,6 +936,9 @@ impl Harness {
                     "step {step}: {e} reported no match"
                 )
             }
+            Err(error @ QueryEntityError::AliasedMutability(_)) => {
+                panic!("step {step}: a one-entity fetch reported {error}")
+            }
         }
     }
 
@@ -1008,6 +1011,9 @@ impl Harness {
                 }
                 Err(QueryEntityError::QueryDoesNotMatch { entity, .. }) => {
                     assert!(entity == e && !want && self.model.contains_key(&e), "step {step}: QueryState::get({e})")
+                }
+                Err(error @ QueryEntityError::AliasedMutability(_)) => {
+                    panic!("step {step}: QueryState::get({e}) reported {error}")
                 }
             }
         }

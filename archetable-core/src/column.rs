@@ -535,10 +535,10 @@ impl Panics {
     /// from another panic (this runs in a drop guard), the kept one is
     /// dropped instead: a second unwinding would abort.
     pub fn finish(self) {
-        if let Some(payload) = self.0 {
-            if !std::thread::panicking() {
-                resume_unwind(payload);
-            }
+        if let Some(payload) = self.0
+            && !std::thread::panicking()
+        {
+            resume_unwind(payload);
         }
     }
 }

@@ -43,7 +43,7 @@ impl<'w> EntityRef<'w> {
     }
 
     /// The type names of the entity's components, in component id order.
-    pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w {
+    pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w + use<'w> {
         let components = self.world.components();
         self.archetype().components().iter().map(move |&id| components.name(id))
     }

@@ -124,7 +124,7 @@ impl<E> Default for EventCursor<E> {
 impl<E: Event> EventCursor<E> {
     /// The events sent since the last read, oldest first; moves the cursor
     /// past them.
-    pub fn read<'a>(&mut self, events: &'a Events<E>) -> impl DoubleEndedIterator<Item = &'a E> {
+    pub fn read<'a>(&mut self, events: &'a Events<E>) -> impl DoubleEndedIterator<Item = &'a E> + use<'a, E> {
         if self.next < events.older_start {
             self.missed += events.older_start - self.next;
             self.next = events.older_start;

@@ -50,7 +50,7 @@ impl RemovalLog {
 
     /// The removals a reader at `cursor` has not seen, and moves the cursor
     /// past them.
-    pub fn read(&self, cursor: &mut u64) -> impl Iterator<Item = Entity> + '_ {
+    pub fn read(&self, cursor: &mut u64) -> impl Iterator<Item = Entity> + '_ + use<'_> {
         let unread = self.unread(*cursor);
         *cursor = self.end();
         let from_older = unread.saturating_sub(self.newer.len());

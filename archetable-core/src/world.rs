@@ -307,10 +307,10 @@ impl World {
         }
         // The last row moves into the hole: record that before any component
         // destructor runs, so the tables stay consistent even if one panics.
-        if let Some(&last) = archetype.entities().last() {
-            if last != entity {
-                self.entities.set_location(last.index(), location);
-            }
+        if let Some(&last) = archetype.entities().last()
+            && last != entity
+        {
+            self.entities.set_location(last.index(), location);
         }
         archetype.remove_row(location.row, &mut self.pools, &self.components);
         Ok(())

@@ -146,7 +146,7 @@ impl Plan {
                         result
                     } else {
                         catch_unwind(AssertUnwindSafe(|| {
-                            for (&i, _) in group.systems.iter().zip(&active).filter(|(_, &a)| a) {
+                            for (&i, _) in group.systems.iter().zip(&active).filter(|&(_, &a)| a) {
                                 run_exclusive(&mut entries[i], world);
                             }
                         }))
@@ -243,7 +243,7 @@ impl Group {
     fn worth_parallel(&self, entries: &[Entry], active: &[bool], parallel_above: Duration) -> bool {
         let mut count = 0;
         let mut last = Duration::ZERO;
-        for (&i, _) in self.systems.iter().zip(active).filter(|(_, &a)| a) {
+        for (&i, _) in self.systems.iter().zip(active).filter(|&(_, &a)| a) {
             let timing = &entries[i].timing;
             if timing.runs == 0 {
                 return true;

@@ -41,7 +41,7 @@ pub struct EventReader<'w, 's, E: Event> {
 
 impl<'w, E: Event> EventReader<'w, '_, E> {
     /// The events not read yet, oldest first; marks them read.
-    pub fn read(&mut self) -> impl DoubleEndedIterator<Item = &'w E> {
+    pub fn read(&mut self) -> impl DoubleEndedIterator<Item = &'w E> + use<'w, E> {
         self.cursor.read(self.events)
     }
 

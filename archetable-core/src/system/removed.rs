@@ -48,7 +48,7 @@ pub struct RemovedComponents<'w, 's, T: Component> {
 impl<T: Component> RemovedComponents<'_, '_, T> {
     /// The entities that lost a `T` since the last read, oldest first. They
     /// may be despawned, or alive without a `T`, or have a `T` again.
-    pub fn read(&mut self) -> impl Iterator<Item = Entity> + '_ {
+    pub fn read(&mut self) -> impl Iterator<Item = Entity> + '_ + use<'_, T> {
         let cursor = &mut *self.cursor;
         self.log.into_iter().flat_map(move |log| log.read(cursor))
     }

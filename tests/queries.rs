@@ -80,7 +80,7 @@ fn query_fetches_exact_values() {
     let got: BTreeMap<Entity, (Pos, Vel)> =
         world.query::<(Entity, &Pos, &Vel)>().map(|(e, p, v)| (e, (*p, *v))).collect();
     let want: BTreeMap<Entity, (Pos, Vel)> =
-        expected.iter().filter(|(_, &i)| i % 3 != 2).map(|(&e, &i)| (e, (Pos(i, -i), Vel(i * 2, 1)))).collect();
+        expected.iter().filter(|&(_, &i)| i % 3 != 2).map(|(&e, &i)| (e, (Pos(i, -i), Vel(i * 2, 1)))).collect();
     assert_eq!(got, want);
 
     let all: BTreeMap<Entity, Pos> = world.query::<(Entity, &Pos)>().map(|(e, p)| (e, *p)).collect();

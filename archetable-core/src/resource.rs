@@ -35,6 +35,12 @@ impl ResourceId {
 
 struct Slot {
     value: Option<UnsafeCell<Box<dyn Any + Send + Sync>>>,
+    /// The type's name and id, for listing what the world holds.
+    name: &'static str,
+    type_id: TypeId,
+    /// Kept by the engine for a frame or two (event queues): not part of a
+    /// game's state.
+    transient: bool,
 }
 
 /// The world's resources, by type.
@@ -59,7 +65,7 @@ impl Resources {
         let next = ResourceId(u32::try_from(self.slots.len()).expect("more than u32::MAX resource types"));
         let slots = &mut self.slots;
         *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
-            slots.push(Slot { value: None });
+            slots.push(Slot { value: None, name: type_name::<T>(), type_id: TypeId::of::<T>(), transient: false });
             next
         })
     }
@@ -137,6 +143,18 @@ impl Resources {
         // SAFETY: the caller promises that this is the only borrow.
         let value: &mut (dyn Any + Send + Sync) = unsafe { &mut **cell.get() };
         Some(downcast_mut(value))
+    }
+
+    /// Marks resource `id` as the engine's bookkeeping (an event queue),
+    /// left out of [`Resources::present`].
+    pub fn mark_transient(&mut self, id: ResourceId) {
+        self.slots[id.index()].transient = true;
+    }
+
+    /// The type id and name of every resource that holds a value, event
+    /// queues aside, in registration order.
+    pub fn present(&self) -> impl Iterator<Item = (TypeId, &'static str)> + '_ {
+        self.slots.iter().filter(|slot| slot.value.is_some() && !slot.transient).map(|slot| (slot.type_id, slot.name))
     }
 
     /// Number of resource types registered (with or without a value).

@@ -820,6 +820,24 @@ impl World {
         self.resources.get_mut()
     }
 
+    /// The type id and Rust type name of every resource the world holds,
+    /// in the order the types were first registered; event queues, which
+    /// the engine keeps, are left out. Saves use it to name the resources
+    /// they could not write.
+    ///
+    /// ```
+    /// use archetable::World;
+    ///
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(3));
+    /// let names: Vec<&str> = world.resource_types().map(|(_, name)| name).collect();
+    /// assert!(names.iter().any(|name| name.ends_with("Score")));
+    /// ```
+    pub fn resource_types(&self) -> impl Iterator<Item = (std::any::TypeId, &'static str)> + '_ {
+        self.resources.present()
+    }
+
     pub(crate) fn resources(&self) -> &Resources {
         &self.resources
     }
@@ -836,6 +854,7 @@ impl World {
         let id = self.resources.register::<Events<E>>();
         if !self.resources.contains_id(id) {
             self.resources.insert(Events::<E>::default());
+            self.resources.mark_transient(id);
         }
         if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
             self.event_updaters.push((id, |world| {

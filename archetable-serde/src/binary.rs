@@ -107,7 +107,7 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     append(&ResourceMap(&resources), &mut out).map_err(encode)?;
     let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
     append(&skipped, &mut out).map_err(encode)?;
-    Ok(Saved { data: out, skipped: plan.skipped })
+    Ok(Saved { data: out, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 
 /// The trees of the registered resources the world has.

@@ -47,6 +47,21 @@ pub struct Saved<T> {
     /// Component types found on entities but not registered, so not saved.
     /// Empty when everything was saved. The save lists them too.
     pub skipped: Vec<SkippedComponent>,
+    /// The Rust type names of the world's resources that are not
+    /// registered for saving, so are not in the save (a world loaded from
+    /// it will not have them). Event queues are not counted.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// struct Unsaved;
+    /// let mut world = World::new();
+    /// world.insert_resource(Unsaved);
+    /// let saved = world.save_json().unwrap();
+    /// assert_eq!(saved.skipped_resources.len(), 1);
+    /// assert!(saved.skipped_resources[0].ends_with("Unsaved"));
+    /// ```
+    pub skipped_resources: Vec<String>,
 }
 
 /// A component type that was not saved because it is not registered.
@@ -74,6 +89,7 @@ pub(crate) struct Plan<'r> {
     pub archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
     pub names: Vec<&'r str>,
     pub skipped: Vec<SkippedComponent>,
+    pub skipped_resources: Vec<String>,
 }
 
 pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
@@ -108,7 +124,15 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         }
         archetypes.push((index, entries));
     }
-    Plan { archetypes, names, skipped }
+    let skipped_resources = world
+        .resource_types()
+        // The registry itself is kept as a resource: it is the save's own
+        // tool, not game state.
+        .filter(|&(type_id, _)| type_id != std::any::TypeId::of::<SerdeRegistry>())
+        .filter(|&(type_id, _)| !registry.resources().iter().any(|entry| entry.type_id == type_id))
+        .map(|(_, name)| name.to_owned())
+        .collect();
+    Plan { archetypes, names, skipped, skipped_resources }
 }
 
 /// Writes `world` in `format`.
@@ -125,7 +149,7 @@ pub(crate) fn save<T>(
         return Err(error);
     }
     let data = result.map_err(|message| SaveError::Encode { format, message })?;
-    Ok(Saved { data, skipped: plan.skipped })
+    Ok(Saved { data, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 
 /// The whole save, written field by field from the world.

@@ -49,6 +49,14 @@ impl Movers {
         self.query.iter_mut(&mut self.world).for_each(|(mut position, velocity)| step(&mut position, velocity));
     }
 
+    /// [`Movers::step`] written as a plain `for` loop.
+    #[inline]
+    pub fn step_for(&mut self) {
+        for (mut position, velocity) in self.query.iter_mut(&mut self.world) {
+            step(&mut position, velocity);
+        }
+    }
+
     /// Sum of every matched position's coordinates, to compare engines.
     pub fn position_sum(&mut self) -> f64 {
         self.query.iter_mut(&mut self.world).map(|(p, _)| p.0.iter().sum::<f32>() as f64).sum()
@@ -74,6 +82,14 @@ impl Frag {
     #[inline]
     pub fn step(&mut self) {
         self.query.iter_mut(&mut self.world).for_each(|mut data| data.0 *= 2.0);
+    }
+
+    /// [`Frag::step`] written as a plain `for` loop.
+    #[inline]
+    pub fn step_for(&mut self) {
+        for mut data in self.query.iter_mut(&mut self.world) {
+            data.0 *= 2.0;
+        }
     }
 
     /// Sum of every `Data`.
@@ -261,6 +277,16 @@ pub fn simple_iter() -> Box<dyn Routine> {
 /// Doubles `Data` over 26 small archetypes.
 pub fn frag_iter() -> Box<dyn Routine> {
     Box::new(Steady::new(Frag::new(), Frag::step))
+}
+
+/// Steps 10,000 bodies in a `for` loop.
+pub fn simple_iter_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(Movers::new(spawn_bodies(crate::N)), Movers::step_for))
+}
+
+/// Doubles `Data` over 26 small archetypes in a `for` loop.
+pub fn frag_iter_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(Frag::new(), Frag::step_for))
 }
 
 /// Inverts matrices of 1,000 bodies.

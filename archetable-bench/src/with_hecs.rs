@@ -41,6 +41,20 @@ pub fn step_movers(world: &mut World) {
         .for_each(|(position, velocity)| step(position, velocity));
 }
 
+/// [`step_movers`] written as a plain `for` loop.
+pub fn step_movers_for(world: &mut World) {
+    for (position, velocity) in world.query_mut::<(&mut Position, &Velocity)>() {
+        step(position, velocity);
+    }
+}
+
+/// [`frag_step`] written as a plain `for` loop.
+pub fn frag_step_for(world: &mut World) {
+    for data in world.query_mut::<&mut frag::Data>() {
+        data.0 *= 2.0;
+    }
+}
+
 /// Sum of the coordinates of every position that has a velocity.
 pub fn position_sum(world: &mut World) -> f64 {
     let mut sum = 0.0;
@@ -201,6 +215,16 @@ pub fn simple_iter() -> Box<dyn Routine> {
 /// Doubles `Data` over 26 small archetypes.
 pub fn frag_iter() -> Box<dyn Routine> {
     Box::new(Steady::new(frag::hecs_world(), frag_step))
+}
+
+/// Steps 10,000 bodies in a `for` loop.
+pub fn simple_iter_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(spawn_bodies(crate::N), step_movers_for))
+}
+
+/// Doubles `Data` over 26 small archetypes in a `for` loop.
+pub fn frag_iter_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(frag::hecs_world(), frag_step_for))
 }
 
 /// Inverts matrices of 1,000 bodies.

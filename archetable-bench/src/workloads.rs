@@ -75,7 +75,7 @@ pub struct Workload {
     /// Where the report shows it.
     pub section: Section,
     /// The workload this one is a variant of, if any: the report divides
-    /// archetable' time on this one by archetable' time on that one (`tracked_iter` by
+    /// archetable's time on this one by archetable's time on that one (`tracked_iter` by
     /// `simple_iter`: the price of change tracking).
     pub baseline: Option<&'static str>,
     /// Builds the routine of one implementation: `None` where it has none
@@ -143,6 +143,20 @@ pub fn workloads() -> Vec<Workload> {
             routine: |i| per_implementation!(i, simple_iter),
         },
         Workload {
+            name: "simple_iter_for",
+            about: "simple_iter written as a plain `for` loop over the query (the floor is simple_iter's)",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("simple_iter"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::simple_iter_for()),
+                Implementation::Hecs => Some(with_hecs::simple_iter_for()),
+                Implementation::Bevy => Some(with_bevy::simple_iter_for()),
+                Implementation::Raw => Some(raw::simple_iter()),
+            },
+        },
+        Workload {
             name: "tracked_iter",
             about: "simple_iter with Position and Velocity tracking changes (`#[component(track_changes)]`) on archetable; \
                     bevy_ecs always tracks, so its cell is its simple_iter; hecs does not track",
@@ -194,6 +208,20 @@ pub fn workloads() -> Vec<Workload> {
             section: Section::Suite,
             baseline: None,
             routine: |i| per_implementation!(i, frag_iter),
+        },
+        Workload {
+            name: "frag_iter_for",
+            about: "frag_iter written as a plain `for` loop over the query (the floor is frag_iter's)",
+            iteration: true,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("frag_iter"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::frag_iter_for()),
+                Implementation::Hecs => Some(with_hecs::frag_iter_for()),
+                Implementation::Bevy => Some(with_bevy::frag_iter_for()),
+                Implementation::Raw => Some(raw::frag_iter()),
+            },
         },
         Workload {
             name: "heavy_compute",

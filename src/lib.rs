@@ -28,6 +28,7 @@ pub mod prelude {
         IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
+    pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

@@ -75,6 +75,8 @@ pub struct ComponentInfo {
     track_changes: bool,
     /// The reset of a pooled type: `T::POOL`'s, so it resets this type.
     pool: Option<unsafe fn(*mut u8)>,
+    /// Hands out the type's lifecycle events (`OnAdd<T>`, ...).
+    lifecycle: crate::observer::LifecycleFn,
 }
 
 impl ComponentInfo {
@@ -87,6 +89,7 @@ impl ComponentInfo {
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
             pool: T::POOL.map(crate::pool::PoolFns::erased),
+            lifecycle: crate::observer::lifecycle_event::<T>,
         }
     }
 
@@ -133,6 +136,12 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn pool_reset(&self) -> Option<unsafe fn(*mut u8)> {
         self.pool
+    }
+
+    /// The type's lifecycle events, for triggering them.
+    #[inline]
+    pub(crate) fn lifecycle(&self) -> crate::observer::LifecycleFn {
+        self.lifecycle
     }
 
     /// The type's name, as given by `std::any::type_name`.

@@ -33,6 +33,7 @@
 //! prefab spawns place each entity whole (one table move) and run the hooks
 //! of a tuple of its components, a load once all its entities are in place.
 
+use std::any::Any;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,6 +46,7 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, EntityError, QueryEntityError};
 use crate::event::Event;
+use crate::observer::Delivery;
 use crate::query::{QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::resource::Resource;
 use crate::system::{CommandQueue, Commands};
@@ -196,6 +198,9 @@ pub(crate) struct Hooks {
     queue: Mutex<CommandQueue>,
     /// Whether a world method up the stack is applying `queue`.
     applying: bool,
+    /// The observers (see `observer/`): lifecycle events are triggered
+    /// beside the hooks, and entity observers go with their entity.
+    pub(crate) observers: crate::observer::Observers,
 }
 
 impl Hooks {
@@ -222,6 +227,17 @@ impl Hooks {
 
     fn queue(&mut self) -> &mut CommandQueue {
         self.queue.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes the world take the hooked paths from now on.
+    pub(crate) fn activate(&mut self) {
+        self.active = true;
+    }
+
+    /// Queues `commands` with the hooks' commands, to apply after the world
+    /// operation under way.
+    pub(crate) fn defer(&mut self, commands: &mut CommandQueue) {
+        self.queue().append(commands);
     }
 }
 
@@ -615,7 +631,7 @@ impl World {
         self.with_hooks(|world| {
             for a in 0..world.archetypes().len() {
                 let archetype = &world.archetypes().as_slice()[a];
-                if !archetype.components().iter().any(|&id| world.hooks.has_removal(id)) {
+                if !archetype.components().iter().any(|&id| world.reacts_to_removal(id)) {
                     continue;
                 }
                 let id = archetype.id();
@@ -626,6 +642,7 @@ impl World {
                 }
             }
             world.clear_unhooked();
+            world.detach_all_observers();
         });
     }
 
@@ -643,6 +660,7 @@ impl World {
                 self.fire(kind, id, entity);
             }
         }
+        self.detach_observers(entity);
     }
 
     /// Installs the engine hooks ([`Component::ENGINE_HOOKS`]) of the
@@ -695,6 +713,37 @@ impl World {
                 resume_unwind(payload);
             }
         }
+        if !self.hooks.observers.is_empty() {
+            self.fire_observers(kind, id, entity);
+        }
+    }
+
+    /// Triggers the lifecycle event of `kind` for component `id` at
+    /// `entity` (`OnAdd<T>`, ...), if anything observes it.
+    #[cold]
+    #[inline(never)]
+    fn fire_observers(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
+        let lifecycle = self.components().info(id).lifecycle();
+        lifecycle(kind, &mut |event, name| {
+            self.run_observers(event, name, Some(entity), Delivery::AfterOperation);
+        });
+    }
+
+    /// Whether despawning an entity with component `id` has anything to
+    /// run: a hook, or an observer of a lifecycle event a despawn triggers.
+    fn reacts_to_removal(&self, id: ComponentId) -> bool {
+        if self.hooks.has_removal(id) {
+            return true;
+        }
+        if self.hooks.observers.is_empty() {
+            return false;
+        }
+        let lifecycle = self.components().info(id).lifecycle();
+        let mut watched = false;
+        for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
+            lifecycle(kind, &mut |event, _| watched |= self.hooks.observers.watches(Any::type_id(event)));
+        }
+        watched
     }
 
     /// Ends a world operation that ran hooks: applies the commands they

@@ -38,6 +38,7 @@ mod game_loop;
 mod graph;
 mod hierarchy;
 mod hooks;
+pub mod observer;
 #[allow(unsafe_code)]
 mod pool;
 #[allow(unsafe_code)]
@@ -70,6 +71,7 @@ pub use event::{Event, EventCursor, Events};
 pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
 pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
 pub use hooks::{ComponentHooks, HookWorld};
+pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use resource::{Resource, ResourceId};
@@ -77,8 +79,8 @@ pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
-    RemovedComponents, Res, ResMut, System, SystemParam,
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoObserver, IntoSystem,
+    Local, Query, RemovedComponents, Res, ResMut, System, SystemParam,
 };
 pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};

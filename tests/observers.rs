@@ -306,3 +306,181 @@ fn a_panicking_observer_leaves_the_world_consistent() {
     assert_eq!(world.query::<&Hp>().map(|hp| hp.0).collect::<Vec<_>>(), [-1]);
     assert_eq!(world.query::<&Debris>().count(), 2);
 }
+
+// ---------------------------------------------------------------------
+// Lifecycle events
+
+#[derive(Component, Debug, PartialEq)]
+struct A(u32);
+
+#[derive(Component, Debug, PartialEq)]
+struct B(u32);
+
+#[derive(Component, Debug, PartialEq)]
+struct C;
+
+/// Logs every hook and every lifecycle observer of `T` under `name`.
+fn watch<T: Component>(world: &mut World, name: &'static str) {
+    world
+        .register_component_hooks::<T>()
+        .on_add(move |w, _| w.resource_mut::<Log>().0.push(format!("hook add {name}")))
+        .on_insert(move |w, _| w.resource_mut::<Log>().0.push(format!("hook insert {name}")))
+        .on_replace(move |w, _| w.resource_mut::<Log>().0.push(format!("hook replace {name}")))
+        .on_remove(move |w, _| w.resource_mut::<Log>().0.push(format!("hook remove {name}")))
+        .on_despawn(move |w, _| w.resource_mut::<Log>().0.push(format!("hook despawn {name}")));
+    world.observe(move |_: Trigger<OnAdd<T>>, mut log: ResMut<Log>| log.0.push(format!("observer add {name}")));
+    world.observe(move |_: Trigger<OnInsert<T>>, mut log: ResMut<Log>| log.0.push(format!("observer insert {name}")));
+    world.observe(move |_: Trigger<OnReplace<T>>, mut log: ResMut<Log>| log.0.push(format!("observer replace {name}")));
+    world.observe(move |_: Trigger<OnRemove<T>>, mut log: ResMut<Log>| log.0.push(format!("observer remove {name}")));
+    world.observe(move |_: Trigger<OnDespawn<T>>, mut log: ResMut<Log>| log.0.push(format!("observer despawn {name}")));
+}
+
+fn take_log(world: &mut World) -> Vec<String> {
+    std::mem::take(&mut world.resource_mut::<Log>().0)
+}
+
+#[test]
+fn lifecycle_observers_run_after_the_hooks_of_each_component() {
+    let mut world = world_with_log();
+    watch::<A>(&mut world, "A");
+    watch::<B>(&mut world, "B");
+    watch::<C>(&mut world, "C");
+
+    let e = world.spawn((A(1), B(1)));
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "hook add A",
+            "observer add A",
+            "hook add B",
+            "observer add B",
+            "hook insert A",
+            "observer insert A",
+            "hook insert B",
+            "observer insert B",
+        ]
+    );
+
+    world.insert(e, (A(2), C)).unwrap();
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "hook replace A",
+            "observer replace A",
+            "hook add C",
+            "observer add C",
+            "hook insert A",
+            "observer insert A",
+            "hook insert C",
+            "observer insert C",
+        ]
+    );
+
+    world.remove::<(C, B)>(e).unwrap();
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "hook replace C",
+            "observer replace C",
+            "hook replace B",
+            "observer replace B",
+            "hook remove C",
+            "observer remove C",
+            "hook remove B",
+            "observer remove B"
+        ]
+    );
+
+    world.insert(e, B(3)).unwrap();
+    take_log(&mut world);
+    world.despawn(e).unwrap();
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "hook despawn A",
+            "observer despawn A",
+            "hook despawn B",
+            "observer despawn B",
+            "hook replace A",
+            "observer replace A",
+            "hook replace B",
+            "observer replace B",
+            "hook remove A",
+            "observer remove A",
+            "hook remove B",
+            "observer remove B",
+        ]
+    );
+}
+
+#[test]
+fn lifecycle_observers_see_the_entity_and_its_values() {
+    let mut world = world_with_log();
+    world.observe(|t: Trigger<OnAdd<A>>, a: Query<&A>, mut log: ResMut<Log>| {
+        let e = t.target().unwrap();
+        log.0.push(format!("add {e} {}", a.get(e).unwrap().0));
+    });
+    world.observe(|t: Trigger<OnRemove<A>>, a: Query<&A>, mut log: ResMut<Log>| {
+        let e = t.target().unwrap();
+        log.0.push(format!("remove {e} {}", a.get(e).unwrap().0));
+    });
+    let e = world.spawn(A(7));
+    world.insert(e, A(8)).unwrap();
+    let f = world.spawn((B(0), A(9)));
+    world.clear();
+    assert_eq!(
+        take_log(&mut world),
+        [format!("add {e} 7"), format!("add {f} 9"), format!("remove {e} 8"), format!("remove {f} 9")]
+    );
+}
+
+#[test]
+fn a_lifecycle_observers_commands_apply_right_after_the_operation() {
+    let mut world = world_with_log();
+    world.observe(|t: Trigger<OnAdd<A>>, b: Query<&B>, mut commands: Commands, mut log: ResMut<Log>| {
+        let e = t.target().unwrap();
+        log.0.push(format!("has B during the spawn: {}", b.contains(e)));
+        commands.entity(e).insert(C);
+    });
+    world.observe(|_: Trigger<OnAdd<C>>, mut log: ResMut<Log>| log.0.push("C added".into()));
+    let e = world.spawn((A(1), B(1)));
+    assert!(world.has::<C>(e));
+    assert_eq!(take_log(&mut world), ["has B during the spawn: true", "C added"]);
+}
+
+#[test]
+fn an_entity_observer_sees_its_own_entitys_lifecycle_events() {
+    let mut world = world_with_log();
+    let e = world.spawn(A(1));
+    let other = world.spawn(A(2));
+    let id = world
+        .entity_observe(e, |t: Trigger<OnRemove<A>>, mut log: ResMut<Log>| {
+            log.0.push(format!("own remove {}", t.target().unwrap()))
+        })
+        .unwrap();
+    world.observe(|t: Trigger<OnRemove<A>>, mut log: ResMut<Log>| {
+        log.0.push(format!("global remove {}", t.target().unwrap()))
+    });
+    world.despawn(other).unwrap();
+    world.despawn(e).unwrap();
+    assert_eq!(
+        take_log(&mut world),
+        [format!("global remove {other}"), format!("own remove {e}"), format!("global remove {e}")]
+    );
+    assert!(!world.contains_observer(id));
+}
+
+#[test]
+fn a_lifecycle_observer_of_one_type_ignores_the_others() {
+    #[derive(Default)]
+    struct Count(u32);
+    let mut world = World::new();
+    world.init_resource::<Count>();
+    world.observe(|_: Trigger<OnAdd<B>>, mut n: ResMut<Count>| n.0 += 1);
+    world.spawn(A(0));
+    world.spawn((A(0), C));
+    let e = world.spawn(B(0));
+    world.insert(e, B(1)).unwrap();
+    world.spawn_batch((0..3).map(B)).for_each(drop);
+    assert_eq!(world.resource::<Count>().0, 4);
+}

@@ -506,7 +506,9 @@ impl World {
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::All);
+            world.fire_required(HookKind::Add, bundle, entity, ArchetypeId::EMPTY);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, ArchetypeId::EMPTY);
         });
     }
 
@@ -523,7 +525,9 @@ impl World {
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_unhooked(entity, bundle)?;
             world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, info, entity, before);
             world.fire_bundle(HookKind::Insert, info, entity, Which::All);
+            world.fire_required(HookKind::Insert, info, entity, before);
             Ok(())
         })
     }
@@ -546,7 +550,9 @@ impl World {
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_built_unhooked(entity, builder)?;
             world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, bundle, entity, before);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, before);
             Ok(())
         })
     }
@@ -563,7 +569,9 @@ impl World {
     pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, bundle, entity, before);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, before);
         });
     }
 
@@ -686,6 +694,18 @@ impl World {
                 Which::NotIn(archetype) => !self.archetypes()[archetype].contains(id),
             };
             if selected {
+                self.fire(kind, id, entity);
+            }
+        }
+    }
+
+    /// Runs the `kind` hooks of the required components that inserting
+    /// `bundle` into `entity`, which was in `before`, added (those `before`
+    /// lacks), in requirement order, after the bundle's own.
+    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+        for i in 0..self.bundle_info(bundle).required().len() {
+            let id = self.bundle_info(bundle).required()[i].id;
+            if !self.archetypes()[before].contains(id) {
                 self.fire(kind, id, entity);
             }
         }

@@ -44,6 +44,7 @@ mod pool;
 #[allow(unsafe_code)]
 pub mod query;
 mod removed;
+mod required;
 #[allow(unsafe_code)]
 mod resource;
 mod schedule;
@@ -74,6 +75,7 @@ pub use hooks::{ComponentHooks, HookWorld};
 pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use required::Requires;
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,

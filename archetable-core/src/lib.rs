@@ -53,6 +53,7 @@ mod structural;
 #[allow(unsafe_code)]
 pub mod system;
 mod time;
+mod trace;
 mod transaction;
 mod tuples;
 mod world;

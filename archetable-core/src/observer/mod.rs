@@ -400,6 +400,7 @@ impl World {
         let Some(mut system) = self.hooks.observers.slots.get_mut(&id).and_then(|slot| slot.system_mut().take()) else {
             return;
         };
+        let _span = crate::trace::span!("observer", system.name());
         let mut commands = CommandQueue::default();
         let result = catch_unwind(AssertUnwindSafe(|| system.run(self, event, target, &mut commands)));
         if result.is_err() {

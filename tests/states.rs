@@ -30,7 +30,8 @@ fn log(name: &'static str) -> impl FnMut(ResMut<Log>) + Send + 'static {
 }
 
 /// Logs `name` with the current screen, as the system sees it.
-fn log_screen(name: &'static str) -> impl FnMut(ResMut<Log>, Res<State<Screen>>) + Send + 'static {
+fn log_screen(name: impl Into<String>) -> impl FnMut(ResMut<Log>, Res<State<Screen>>) + Send + 'static {
+    let name = name.into();
     move |mut log: ResMut<Log>, screen: Res<State<Screen>>| log.0.push(format!("{name} in {:?}", screen.get()))
 }
 
@@ -48,7 +49,7 @@ fn screens() -> GameLoop {
     game.world_mut().init_resource::<Log>();
     game.add_state(Screen::Menu);
     for screen in [Screen::Menu, Screen::Playing, Screen::GameOver] {
-        let name = |side: &str| -> &'static str { format!("{side} {screen:?}").leak() };
+        let name = |side: &str| format!("{side} {screen:?}");
         game.on_enter(screen, log_screen(name("enter")));
         game.on_exit(screen, log_screen(name("exit")));
     }

@@ -188,8 +188,6 @@ pub(crate) fn insert<B: Bundle>(
     let (src, dst, edges) = archetypes.pair_mut(source, target);
     let edge = edges.inserting(info.id());
     let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
-    // Grow first: once the row is started, nothing may panic.
-    dst.reserve(1);
     // SAFETY: `location.row` is the entity's live row; the insert edge's map
     // sends every source column to the target column of the same component
     // (no `NO_COLUMN`: the target has every source component); the columns
@@ -436,8 +434,6 @@ unsafe fn insert_raw(
         let (src, dst, edges) = archetypes.pair_mut(source, target);
         let edge = edges.inserting(info.id());
         let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
-        // Grow first: once the row is started, nothing may panic.
-        dst.reserve(1);
         // SAFETY: as in `insert`: the edge's map sends every source column
         // to the target column of the same component; the columns it does
         // not name are the bundle's new components and its new required

@@ -20,6 +20,12 @@
 //! Commands that hooks queue apply right after the operation, before the
 //! world method returns; during `clear`, an entity they spawn is cleared too.
 //!
+//! Observers of the lifecycle events (`OnAdd<T>`, ... in `observer/`) run
+//! at the same moments: for each component, its hooks of one kind, then its
+//! observers of that kind, then the next component. Their commands wait
+//! with the hooks' commands. Required components (`required.rs`) that a
+//! spawn or insert adds come after the bundle's own, in each kind.
+//!
 //! Within one kind, `spawn`, `insert` and `remove` go through the components
 //! in the bundle's order (as written in the tuple or struct); `despawn` and
 //! `clear` in component id order (the order the world first saw the types).
@@ -418,6 +424,11 @@ impl World {
     /// a second hook of a kind keeps the first: both run, in registration
     /// order. `spawn_batch` runs each entity's hooks before spawning the
     /// next.
+    ///
+    /// Observers of the lifecycle events of the same names
+    /// ([`OnAdd<T>`](crate::OnAdd), ...) run right after each component's
+    /// hooks of that kind; components a spawn or insert adds because the
+    /// bundle's components require them come after the bundle's own.
     ///
     /// If a hook panics, the panic leaves the world method that ran it. The
     /// world stays consistent: the operation is complete if the hook ran

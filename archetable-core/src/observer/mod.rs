@@ -226,6 +226,20 @@ impl World {
     /// How deeply triggers may nest (an observer whose commands trigger an
     /// event, whose observer triggers another...): the trigger past this
     /// depth panics, naming its event type.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// struct Echo(u32);
+    /// let mut world = World::new();
+    /// world.observe(|t: Trigger<Echo>, mut commands: Commands| {
+    ///     if t.0 > 0 {
+    ///         commands.trigger(Echo(t.0 - 1)); // nested in this trigger
+    ///     }
+    /// });
+    /// world.trigger(Echo(World::MAX_TRIGGER_DEPTH - 1)); // 64 nested: fine
+    /// let deeper = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Echo(64))));
+    /// assert!(deeper.is_err());
+    /// ```
     pub const MAX_TRIGGER_DEPTH: u32 = 64;
 
     /// Registers a global observer: it runs on every event of its type
@@ -331,12 +345,36 @@ impl World {
 
     /// Removes an observer; returns whether it was registered. An observer
     /// that removes itself (through its commands) finishes its run.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Count(u32);
+    /// struct Tick;
+    /// let mut world = World::new();
+    /// world.init_resource::<Count>();
+    /// let id = world.observe(|_: Trigger<Tick>, mut n: ResMut<Count>| n.0 += 1);
+    /// world.trigger(Tick);
+    /// assert!(world.remove_observer(id));
+    /// world.trigger(Tick);
+    /// assert_eq!(world.resource::<Count>().0, 1);
+    /// ```
     pub fn remove_observer(&mut self, id: ObserverId) -> bool {
         self.hooks.observers.remove(id).is_some()
     }
 
     /// Whether observer `id` is registered in this world (an entity
     /// observer goes when its entity does).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// struct Hit;
+    /// let mut world = World::new();
+    /// let e = world.spawn(());
+    /// let id = world.entity_observe(e, |_: Trigger<Hit>| {}).unwrap();
+    /// assert!(world.contains_observer(id));
+    /// world.clear();
+    /// assert!(!world.contains_observer(id));
+    /// ```
     pub fn contains_observer(&self, id: ObserverId) -> bool {
         self.hooks.observers.slots.contains_key(&id)
     }
@@ -344,6 +382,17 @@ impl World {
     /// Triggers `event` without a target: runs every global observer of its
     /// type now, in registration order, each followed by its commands.
     /// Nothing happens if there is none. See [`World::observe`].
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// struct Save { slot: u8 }
+    /// #[derive(Default)] struct Saved(Vec<u8>);
+    /// let mut world = World::new();
+    /// world.init_resource::<Saved>();
+    /// world.observe(|t: Trigger<Save>, mut saved: ResMut<Saved>| saved.0.push(t.slot));
+    /// world.trigger(Save { slot: 2 });
+    /// assert_eq!(world.resource::<Saved>().0, [2]);
+    /// ```
     ///
     /// # Panics
     /// If an observer panics (the world stays consistent, see the [module
@@ -357,6 +406,19 @@ impl World {
     /// Triggers `event` at each of `targets` in turn: for each, the
     /// observers attached to that entity, then the global ones, each with
     /// the target in [`Trigger::target`]. See [`World::entity_observe`].
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Log(Vec<String>);
+    /// struct Poke;
+    /// let mut world = World::new();
+    /// world.init_resource::<Log>();
+    /// let (a, b) = (world.spawn(()), world.spawn(()));
+    /// world.observe(|t: Trigger<Poke>, mut log: ResMut<Log>| log.0.push(format!("global {}", t.target().unwrap())));
+    /// world.entity_observe(b, |_: Trigger<Poke>, mut log: ResMut<Log>| log.0.push("b's own".into())).unwrap();
+    /// world.trigger_targets(Poke, [a, b]);
+    /// assert_eq!(world.resource::<Log>().0, [format!("global {a}"), "b's own".into(), format!("global {b}")]);
+    /// ```
     ///
     /// # Panics
     /// As [`World::trigger`].

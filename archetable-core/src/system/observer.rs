@@ -77,6 +77,11 @@ crate::tuples::all_tuples!(impl_observer_function);
 /// parameters are system parameters (`Query`, `Res`, `ResMut`, `Commands`,
 /// `Local`, ...). `Marker` only tells the implementations apart.
 ///
+/// An observer has no `&mut World` parameter: it runs in the middle of a
+/// trigger, which may be in the middle of a world operation (lifecycle
+/// events). For world access, record a closure with
+/// [`Commands::add`](crate::Commands::add).
+///
 /// ```
 /// use archetable::prelude::*;
 ///

@@ -75,6 +75,8 @@ mod tests {
 
     fn movement() {}
     fn physics() {}
+    struct Ping;
+    fn on_ping(_: crate::Trigger<Ping>) {}
 
     #[test]
     fn a_frame_shows_its_stages_schedules_and_systems() {
@@ -85,6 +87,8 @@ mod tests {
             game.add_system(Stage::FixedUpdate, physics);
             game.set_fixed_step(Duration::from_millis(100));
             game.advance(Duration::from_millis(100));
+            game.world_mut().observe(on_ping);
+            game.world_mut().trigger(Ping);
         });
         let opened = spans.opened.lock().unwrap().clone();
         let want = [
@@ -99,6 +103,7 @@ mod tests {
             "system movement",
             "stage late_update",
             "schedule run 0",
+            "observer on_ping",
         ];
         assert_eq!(opened, want);
     }

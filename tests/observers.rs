@@ -484,3 +484,38 @@ fn a_lifecycle_observer_of_one_type_ignores_the_others() {
     world.spawn_batch((0..3).map(B)).for_each(drop);
     assert_eq!(world.resource::<Count>().0, 4);
 }
+
+#[test]
+fn an_observer_registered_during_a_trigger_first_runs_on_the_next_one() {
+    let mut world = world_with_log();
+    world.observe(|_: Trigger<Explode>, mut commands: Commands, mut log: ResMut<Log>, mut done: Local<bool>| {
+        log.0.push("first".into());
+        if !std::mem::replace(&mut *done, true) {
+            commands.add(|world: &mut World| {
+                world.observe(|_: Trigger<Explode>, mut log: ResMut<Log>| log.0.push("late".into()));
+            });
+        }
+    });
+    world.trigger(Explode { power: 0 });
+    assert_eq!(take_log(&mut world), ["first"]);
+    world.trigger(Explode { power: 0 });
+    assert_eq!(take_log(&mut world), ["first", "late"]);
+}
+
+#[test]
+fn an_entity_observer_that_despawns_its_entity_finishes_and_goes() {
+    let mut world = world_with_log();
+    let e = world.spawn(Hp(1));
+    let own = world
+        .entity_observe(e, |t: Trigger<Explode>, mut commands: Commands, mut log: ResMut<Log>| {
+            log.0.push("own".into());
+            commands.despawn(t.target().unwrap());
+        })
+        .unwrap();
+    world.observe(|t: Trigger<Explode>, hp: Query<&Hp>, mut log: ResMut<Log>| {
+        log.0.push(format!("global sees it alive: {}", hp.contains(t.target().unwrap())));
+    });
+    world.trigger_targets(Explode { power: 0 }, [e, e]);
+    assert_eq!(take_log(&mut world), ["own", "global sees it alive: false", "global sees it alive: false"]);
+    assert!(!world.contains_observer(own));
+}

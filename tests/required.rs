@@ -280,3 +280,26 @@ fn required_values_are_dropped_once_and_a_panicking_constructor_changes_nothing(
     assert_eq!(DROPS.load(Ordering::SeqCst), 4);
     world.check_invariants().unwrap();
 }
+
+#[derive(Component, Default, Debug, PartialEq)]
+#[component(track_changes)]
+struct Tracked(u8);
+
+#[derive(Component)]
+#[component(requires(Tracked))]
+struct WantsTracked;
+
+#[test]
+fn a_required_component_counts_as_added() {
+    #[derive(Default)]
+    struct Seen(Vec<Entity>);
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(|added: Query<Entity, Added<Tracked>>, mut seen: ResMut<Seen>| seen.0.extend(added.iter()));
+    schedule.run(&mut world);
+    let e = world.spawn(WantsTracked);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [e]);
+}

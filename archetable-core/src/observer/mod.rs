@@ -10,7 +10,10 @@
 //! observers attached to that entity ([`World::entity_observe`]), then the
 //! global ones, each in registration order, with the target in
 //! [`Trigger::target`]. [`Commands::trigger`](crate::Commands::trigger)
-//! does the same when the command applies.
+//! does the same when the command applies. The list of observers is taken
+//! when each target's turn starts: an observer registered meanwhile (by an
+//! observer's commands) first runs on the next trigger, and one removed
+//! meanwhile (its entity despawned) does not run again.
 //!
 //! Each observer is a system: its parameters were checked for aliasing when
 //! it was registered (`error[E0002]`, as for

@@ -278,6 +278,17 @@ fn required_values_are_dropped_once_and_a_panicking_constructor_changes_nothing(
     assert_eq!(panic.downcast_ref::<&str>(), Some(&"no fragile today"));
     assert_eq!(components_of(&world, g), ["Mass"]);
     assert_eq!(DROPS.load(Ordering::SeqCst), 4);
+
+    // Through a builder: its values stay its own when a constructor panics.
+    let mut builder = EntityBuilder::new();
+    builder.add(Counted::default()).add(NeedsFragile);
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert_built(g, &mut builder))).is_err());
+    assert!(catch_unwind(AssertUnwindSafe(|| world.spawn_built(&mut builder))).is_err());
+    assert_eq!((builder.len(), DROPS.load(Ordering::SeqCst)), (2, 4));
+    drop(builder);
+    assert_eq!(DROPS.load(Ordering::SeqCst), 5);
+    assert_eq!(components_of(&world, g), ["Mass"]);
+    assert_eq!(world.len(), 1);
     world.check_invariants().unwrap();
 }
 

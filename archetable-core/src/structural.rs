@@ -352,12 +352,18 @@ pub(crate) fn insert_built(
     let (ids, values) = builder.prepare(components);
     let bundle = bundles.register_dynamic(ids, components);
     let info = bundles.get(bundle);
+    // Required values are built while the builder still owns its values:
+    // if a constructor panics, the builder drops them as usual.
+    let target = archetypes.insert_edge(location.archetype, info, components);
+    let edge = archetypes.edges(location.archetype).inserting(info.id());
+    let required =
+        if target == location.archetype || edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // The builder lets go of its values first: from here on each one is
     // moved into a column, or released after a swap, exactly once, even if
     // a release panics.
     builder.forget_values();
-    // SAFETY: as in `spawn_built`.
-    unsafe { insert_raw(&values, info, archetypes, entities, components, entity, location, tick, pools) };
+    // SAFETY: as in `spawn_built`; `required` was built for this insert.
+    unsafe { insert_raw(&values, info, required, archetypes, entities, components, entity, location, tick, pools) };
     builder.return_pointers(values);
     bundle
 }
@@ -407,6 +413,8 @@ unsafe fn spawn_raw(
 /// swapped with the old one, and the old values released (dropped, or
 /// reset and pooled) once the tables are consistent. The old values are
 /// released from `values`' memory, which the caller then treats as empty.
+/// `required` holds the values of the required components the insert adds
+/// ([`required_values`] on its edge).
 ///
 /// # Safety
 /// As for [`spawn_raw`].
@@ -415,6 +423,7 @@ unsafe fn spawn_raw(
 unsafe fn insert_raw(
     values: &[*mut u8],
     info: &BundleInfo,
+    required: Vec<Box<dyn RequiredValue>>,
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &Components,
@@ -428,12 +437,13 @@ unsafe fn insert_raw(
     let target = archetypes.insert_edge(source, info, components);
     let (columns, row, edge) = if target == source {
         // The entity has every component, required ones included.
+        debug_assert!(required.is_empty());
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         (archetype.columns_mut(), location.row, edges.inserting(info.id()))
     } else {
         let (src, dst, edges) = archetypes.pair_mut(source, target);
         let edge = edges.inserting(info.id());
-        let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
+        assert_eq!(required.len(), edge.required.len(), "required values built for another insert");
         // SAFETY: as in `insert`: the edge's map sends every source column
         // to the target column of the same component; the columns it does
         // not name are the bundle's new components and its new required

@@ -29,6 +29,7 @@ pub mod prelude {
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
+    pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

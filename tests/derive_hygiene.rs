@@ -109,3 +109,25 @@ fn states_derive_works_without_prelude() {
     ::std::assert_eq!(game.state::<Screen>(), ::std::option::Option::Some(&Screen::Playing));
     ::std::assert_eq!(game.state::<Phase<u8>>(), ::std::option::Option::Some(&Phase::Wait(1)));
 }
+
+#[derive(Component, ::std::default::Default, ::std::fmt::Debug, ::std::cmp::PartialEq)]
+struct Mass(u32);
+
+#[derive(Component)]
+#[component(requires(Mass, Vel = Vel(0.5)))]
+struct Rock;
+
+/// A generic component whose requirement is given by value.
+#[derive(Component)]
+#[component(requires(Mass = Mass(7)))]
+struct Heavy<T: ::std::marker::Send + ::std::marker::Sync + 'static>(T);
+
+#[test]
+fn requires_works_without_prelude() {
+    let mut world = ::archetable::World::new();
+    let rock = world.spawn(Rock);
+    ::std::assert_eq!(world.get::<Mass>(rock), ::std::option::Option::Some(&Mass(0)));
+    ::std::assert_eq!(world.get::<Vel>(rock).map(|v| v.0), ::std::option::Option::Some(0.5));
+    let heavy = world.spawn(Heavy(1u8));
+    ::std::assert_eq!(world.get::<Mass>(heavy), ::std::option::Option::Some(&Mass(7)));
+}

@@ -4,6 +4,7 @@
 use std::any::TypeId;
 
 use crate::component::{Component, ComponentId, Components, TypeIdMap};
+use crate::required::RequiredComponent;
 
 /// A set of components that are spawned, inserted or removed together.
 ///
@@ -224,8 +225,12 @@ pub struct BundleInfo {
     type_id: TypeId,
     /// The components in component order.
     components: Box<[ComponentId]>,
-    /// The components sorted by id: the signature of the bundle's spawn archetype.
+    /// The components sorted by id.
     sorted: Box<[ComponentId]>,
+    /// The components the bundle's components require that it does not
+    /// hold itself (see `required.rs`): a spawn or insert adds those the
+    /// entity lacks.
+    required: Box<[RequiredComponent]>,
 }
 
 impl BundleInfo {
@@ -251,6 +256,14 @@ impl BundleInfo {
     #[inline]
     pub fn sorted_components(&self) -> &[ComponentId] {
         &self.sorted
+    }
+
+    /// The components that spawning or inserting the bundle adds besides
+    /// its own, where the entity lacks them: what its components require
+    /// ([`Component::REQUIRES`]), transitively, nearest first.
+    #[inline]
+    pub(crate) fn required(&self) -> &[RequiredComponent] {
+        &self.required
     }
 }
 
@@ -287,7 +300,7 @@ impl Bundles {
 
     /// The id of the run-time bundle of `ids` (distinct components, in
     /// this order), registering it first if needed.
-    pub fn register_dynamic(&mut self, ids: &[ComponentId]) -> BundleId {
+    pub fn register_dynamic(&mut self, ids: &[ComponentId], components: &Components) -> BundleId {
         if let Some(&id) = self.dynamic.get(ids) {
             return id;
         }
@@ -300,6 +313,7 @@ impl Bundles {
             type_id: TypeId::of::<crate::builder::EntityBuilder>(),
             components: ids.into(),
             sorted: sorted.into_boxed_slice(),
+            required: crate::required::of_bundle(components, ids),
         });
         self.dynamic.insert(ids.into(), id);
         id
@@ -319,11 +333,13 @@ impl Bundles {
             );
         }
         let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
+        let required = crate::required::of_bundle(components, &ids);
         self.infos.push(BundleInfo {
             id,
             type_id: TypeId::of::<B>(),
             components: ids.into_boxed_slice(),
             sorted: sorted.into_boxed_slice(),
+            required,
         });
         self.by_type.insert(TypeId::of::<B>(), id);
         id

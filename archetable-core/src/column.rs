@@ -118,6 +118,12 @@ impl Column {
         }
     }
 
+    /// The type of the values the column stores.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
     /// A column that keeps no change ticks even if the type tracks changes:
     /// storage outside the tables (pools), which nothing queries.
     pub fn without_ticks(info: &ComponentInfo) -> Self {

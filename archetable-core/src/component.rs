@@ -4,10 +4,13 @@
 use std::alloc::Layout;
 use std::any::TypeId;
 use std::fmt;
+use std::sync::Arc;
 
 use std::hash::{BuildHasherDefault, Hasher};
 
 use hashbrown::HashMap;
+
+use crate::required::RequiredComponent;
 
 /// A type that can be stored on entities.
 ///
@@ -57,6 +60,25 @@ pub trait Component: Send + Sync + 'static {
     /// `relationship_target` option.
     #[doc(hidden)]
     const ENGINE_KEPT: bool = false;
+    /// The components this one requires: spawning or inserting it also
+    /// inserts each of them that the entity lacks, in the same table move,
+    /// built by the constructor given (requirements of requirements
+    /// included). Set by `#[component(requires(Transform, Velocity =
+    /// Velocity::ZERO))]`: a bare type is built by its `Default`.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component, Default, Debug, PartialEq)] struct Health(u32);
+    /// #[derive(Component)] #[component(requires(Health = Health(100)))] struct Player;
+    ///
+    /// let mut world = World::new();
+    /// let p = world.spawn(Player);
+    /// assert_eq!(world.get::<Health>(p), Some(&Health(100)));
+    /// let q = world.spawn((Player, Health(5))); // a value given wins
+    /// assert_eq!(world.get::<Health>(q), Some(&Health(5)));
+    /// ```
+    const REQUIRES: Option<fn(&mut crate::Requires)> = None;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -90,6 +112,10 @@ pub struct ComponentInfo {
     engine_hooked: bool,
     /// Whether the engine keeps the value ([`Component::ENGINE_KEPT`]).
     engine_kept: bool,
+    /// Hands out the type's lifecycle events (`OnAdd<T>`, ...).
+    lifecycle: crate::observer::LifecycleFn,
+    /// The components the type requires, transitively, nearest first.
+    required: Arc<[RequiredComponent]>,
 }
 
 impl ComponentInfo {
@@ -107,6 +133,8 @@ impl ComponentInfo {
             // `Children`'s impl lives with the hierarchy and does not say
             // `ENGINE_KEPT` itself (yet); it is the engine's own list.
             engine_kept: T::ENGINE_KEPT || TypeId::of::<T>() == TypeId::of::<crate::Children>(),
+            lifecycle: crate::observer::lifecycle_event::<T>,
+            required: Arc::new([]),
         }
     }
 
@@ -175,6 +203,35 @@ impl ComponentInfo {
         self.engine_kept
     }
 
+    /// The components the type requires (`#[component(requires(..))]`),
+    /// transitively, nearest first.
+    #[inline]
+    pub(crate) fn required(&self) -> &[RequiredComponent] {
+        &self.required
+    }
+
+    /// Whether the type requires other components
+    /// ([`Component::REQUIRES`]).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// #[derive(Component, Default)] struct Mass(f32);
+    /// #[derive(Component)] #[component(requires(Mass))] struct Body;
+    /// let mut world = World::new();
+    /// let body = world.register_component::<Body>();
+    /// assert!(world.components().info(body).has_required());
+    /// ```
+    #[inline]
+    pub fn has_required(&self) -> bool {
+        !self.required.is_empty()
+    }
+
+    /// The type's lifecycle events, for triggering them.
+    #[inline]
+    pub(crate) fn lifecycle(&self) -> crate::observer::LifecycleFn {
+        self.lifecycle
+    }
+
     /// The type's name, as given by `std::any::type_name`.
     #[inline]
     pub fn name(&self) -> &'static str {
@@ -203,17 +260,31 @@ pub struct Components {
 
 impl Components {
     /// The id of `T`, registering it first if this is its first appearance.
+    ///
+    /// # Panics
+    /// If `T`'s required components ([`Component::REQUIRES`]) form a cycle;
+    /// nothing is registered then.
+    #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
-        let next = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
-        let infos = &mut self.infos;
-        let mut fresh = false;
-        let id = *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
-            infos.push(ComponentInfo::of::<T>(next));
-            fresh = true;
-            next
-        });
-        if let (true, Some(hooks)) = (fresh, T::ENGINE_HOOKS) {
+        match self.by_type.get(&TypeId::of::<T>()) {
+            Some(&id) => id,
+            None => self.register_new::<T>(),
+        }
+    }
+
+    #[cold]
+    fn register_new<T: Component>(&mut self) -> ComponentId {
+        // Walked first, so that a cycle panics before anything changes.
+        let closure = T::REQUIRES.map(crate::required::closure::<T>);
+        let id = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
+        self.infos.push(ComponentInfo::of::<T>(id));
+        self.by_type.insert(TypeId::of::<T>(), id);
+        if let Some(hooks) = T::ENGINE_HOOKS {
             self.pending_hooks.push(hooks);
+        }
+        if let Some(closure) = closure {
+            let required = crate::required::register(self, closure);
+            self.infos[id.index()].required = required;
         }
         id
     }

@@ -23,6 +23,9 @@ pub(crate) struct InsertEdge {
     pub existed: Box<[bool]>,
     /// No bundle component exists in the source: every value is appended.
     pub adds_only: bool,
+    /// The bundle's required components the source lacks, which the insert
+    /// adds: (index in the bundle's required list, target column).
+    pub required: Box<[(u32, u32)]>,
 }
 
 /// What removing one bundle from one archetype does.
@@ -118,6 +121,7 @@ impl Archetypes {
     fn new_insert_edge(&mut self, source: ArchetypeId, bundle: &BundleInfo, components: &Components) -> ArchetypeId {
         let mut signature = self.get(source).components().to_vec();
         signature.extend_from_slice(bundle.sorted_components());
+        signature.extend(bundle.required().iter().map(|r| r.id));
         signature.sort_unstable();
         signature.dedup();
         let target_id = self.get_or_create(signature.into_boxed_slice(), components);
@@ -129,6 +133,10 @@ impl Archetypes {
             columns: bundle.components().iter().map(|&c| column_of(target, c)).collect(),
             adds_only: !existed.contains(&true),
             existed,
+            required: (bundle.required().iter().enumerate())
+                .filter(|(_, r)| !src.contains(r.id))
+                .map(|(i, r)| (i as u32, column_of(target, r.id)))
+                .collect(),
         };
         self.edges_mut(source).insert.insert(bundle.id(), edge);
         target_id
@@ -183,7 +191,9 @@ impl Edges {
             let bundle = bundles.get(BundleId::from_index(b));
             let fail = |what: &str| Err(format!("insert edge of bundle {b} out of {:?}: {what}", source.id()));
             let target = archetypes.get(edge.target);
-            let mut want: Vec<ComponentId> = source.components().iter().chain(bundle.components()).copied().collect();
+            let required = bundle.required().iter().map(|r| r.id);
+            let mut want: Vec<ComponentId> =
+                source.components().iter().chain(bundle.components()).copied().chain(required).collect();
             want.sort_unstable();
             want.dedup();
             if target.components() != want.as_slice() {
@@ -195,7 +205,13 @@ impl Edges {
                 && bundle.components().iter().zip(edge.columns.iter()).all(|(&c, &to)| column_holds(target, to, c));
             let existed_ok = edge.existed.len() == bundle.components().len()
                 && bundle.components().iter().zip(edge.existed.iter()).all(|(&c, &e)| e == source.contains(c));
-            if !moves_ok || !columns_ok || !existed_ok || edge.adds_only == edge.existed.contains(&true) {
+            let added: Vec<(u32, u32)> = (bundle.required().iter().enumerate())
+                .filter(|(_, r)| !source.contains(r.id))
+                .map(|(i, r)| (i as u32, target.column_index(r.id).map_or(NO_COLUMN, |c| c as u32)))
+                .collect();
+            let required_ok = *edge.required == *added;
+            if !moves_ok || !columns_ok || !existed_ok || !required_ok || edge.adds_only == edge.existed.contains(&true)
+            {
                 return fail("column maps disagree with the signatures");
             }
         }

@@ -20,6 +20,12 @@
 //! Commands that hooks queue apply right after the operation, before the
 //! world method returns; during `clear`, an entity they spawn is cleared too.
 //!
+//! Observers of the lifecycle events (`OnAdd<T>`, ... in `observer/`) run
+//! at the same moments: for each component, its hooks of one kind, then its
+//! observers of that kind, then the next component. Their commands wait
+//! with the hooks' commands. Required components (`required.rs`) that a
+//! spawn or insert adds come after the bundle's own, in each kind.
+//!
 //! Within one kind, `spawn`, `insert` and `remove` go through the components
 //! in the bundle's order (as written in the tuple or struct); `despawn` and
 //! `clear` in component id order (the order the world first saw the types).
@@ -33,6 +39,7 @@
 //! prefab spawns place each entity whole (one table move) and run the hooks
 //! of a tuple of its components, a load once all its entities are in place.
 
+use std::any::Any;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,6 +52,7 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, EntityError, QueryEntityError};
 use crate::event::Event;
+use crate::observer::Delivery;
 use crate::query::{QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::resource::Resource;
 use crate::system::{CommandQueue, Commands};
@@ -196,6 +204,9 @@ pub(crate) struct Hooks {
     queue: Mutex<CommandQueue>,
     /// Whether a world method up the stack is applying `queue`.
     applying: bool,
+    /// The observers (see `observer/`): lifecycle events are triggered
+    /// beside the hooks, and entity observers go with their entity.
+    pub(crate) observers: crate::observer::Observers,
 }
 
 impl Hooks {
@@ -222,6 +233,17 @@ impl Hooks {
 
     fn queue(&mut self) -> &mut CommandQueue {
         self.queue.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes the world take the hooked paths from now on.
+    pub(crate) fn activate(&mut self) {
+        self.active = true;
+    }
+
+    /// Queues `commands` with the hooks' commands, to apply after the world
+    /// operation under way.
+    pub(crate) fn defer(&mut self, commands: &mut CommandQueue) {
+        self.queue().append(commands);
     }
 }
 
@@ -403,6 +425,11 @@ impl World {
     /// order. `spawn_batch` runs each entity's hooks before spawning the
     /// next.
     ///
+    /// Observers of the lifecycle events of the same names
+    /// ([`OnAdd<T>`](crate::OnAdd), ...) run right after each component's
+    /// hooks of that kind; components a spawn or insert adds because the
+    /// bundle's components require them come after the bundle's own.
+    ///
     /// If a hook panics, the panic leaves the world method that ran it. The
     /// world stays consistent: the operation is complete if the hook ran
     /// after it (`on_add`, `on_insert`) and not started if before (the
@@ -490,7 +517,9 @@ impl World {
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::All);
+            world.fire_required(HookKind::Add, bundle, entity, ArchetypeId::EMPTY);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, ArchetypeId::EMPTY);
         });
     }
 
@@ -507,7 +536,9 @@ impl World {
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_unhooked(entity, bundle)?;
             world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, info, entity, before);
             world.fire_bundle(HookKind::Insert, info, entity, Which::All);
+            world.fire_required(HookKind::Insert, info, entity, before);
             Ok(())
         })
     }
@@ -530,7 +561,9 @@ impl World {
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_built_unhooked(entity, builder)?;
             world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, bundle, entity, before);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, before);
             Ok(())
         })
     }
@@ -547,7 +580,9 @@ impl World {
     pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
+            world.fire_required(HookKind::Add, bundle, entity, before);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
+            world.fire_required(HookKind::Insert, bundle, entity, before);
         });
     }
 
@@ -629,7 +664,7 @@ impl World {
         self.with_hooks(|world| {
             for a in 0..world.archetypes().len() {
                 let archetype = &world.archetypes().as_slice()[a];
-                if !archetype.components().iter().any(|&id| world.hooks.has_removal(id)) {
+                if !archetype.components().iter().any(|&id| world.reacts_to_removal(id)) {
                     continue;
                 }
                 let id = archetype.id();
@@ -640,6 +675,7 @@ impl World {
                 }
             }
             world.clear_unhooked();
+            world.detach_all_observers();
         });
     }
 
@@ -657,6 +693,7 @@ impl World {
                 self.fire(kind, id, entity);
             }
         }
+        self.detach_observers(entity);
     }
 
     /// Installs the engine hooks ([`Component::ENGINE_HOOKS`]) of the
@@ -687,6 +724,18 @@ impl World {
         }
     }
 
+    /// Runs the `kind` hooks of the required components that inserting
+    /// `bundle` into `entity`, which was in `before`, added (those `before`
+    /// lacks), in requirement order, after the bundle's own.
+    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+        for i in 0..self.bundle_info(bundle).required().len() {
+            let id = self.bundle_info(bundle).required()[i].id;
+            if !self.archetypes()[before].contains(id) {
+                self.fire(kind, id, entity);
+            }
+        }
+    }
+
     /// Runs the `kind` hooks of component `id` on `entity`, in registration
     /// order.
     fn fire(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
@@ -709,6 +758,37 @@ impl World {
                 resume_unwind(payload);
             }
         }
+        if !self.hooks.observers.is_empty() {
+            self.fire_observers(kind, id, entity);
+        }
+    }
+
+    /// Triggers the lifecycle event of `kind` for component `id` at
+    /// `entity` (`OnAdd<T>`, ...), if anything observes it.
+    #[cold]
+    #[inline(never)]
+    fn fire_observers(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
+        let lifecycle = self.components().info(id).lifecycle();
+        lifecycle(kind, &mut |event, name| {
+            self.run_observers(event, name, Some(entity), Delivery::AfterOperation);
+        });
+    }
+
+    /// Whether despawning an entity with component `id` has anything to
+    /// run: a hook, or an observer of a lifecycle event a despawn triggers.
+    fn reacts_to_removal(&self, id: ComponentId) -> bool {
+        if self.hooks.has_removal(id) {
+            return true;
+        }
+        if self.hooks.observers.is_empty() {
+            return false;
+        }
+        let lifecycle = self.components().info(id).lifecycle();
+        let mut watched = false;
+        for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
+            lifecycle(kind, &mut |event, _| watched |= self.hooks.observers.watches(Any::type_id(event)));
+        }
+        watched
     }
 
     /// Ends a world operation that ran hooks: applies the commands they

@@ -40,11 +40,13 @@ mod game_loop;
 mod graph;
 mod hierarchy;
 mod hooks;
+pub mod observer;
 #[allow(unsafe_code)]
 mod pool;
 #[allow(unsafe_code)]
 pub mod query;
 mod removed;
+mod required;
 #[allow(unsafe_code)]
 mod resource;
 mod schedule;
@@ -53,6 +55,7 @@ mod structural;
 #[allow(unsafe_code)]
 pub mod system;
 mod time;
+mod trace;
 mod transaction;
 mod tuples;
 mod world;
@@ -74,16 +77,18 @@ pub use event::{Event, EventCursor, Events};
 pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
 pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
 pub use hooks::{ComponentHooks, HookWorld};
+pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use query::{AnyOf, Has, QueryManyIter, QueryManyIterMut};
+pub use required::Requires;
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
-    RemovedComponents, Res, ResMut, System, SystemParam,
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoObserver, IntoSystem,
+    Local, Query, RemovedComponents, Res, ResMut, System, SystemParam,
 };
 pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};

@@ -14,6 +14,7 @@ use crate::column::{Column, Panics};
 use crate::component::{Component, Components};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
+use crate::graph::InsertEdge;
 use crate::pool::{Pools, ReleaseFields};
 
 /// Appends each value it receives to the next column of a list.
@@ -59,6 +60,44 @@ impl ComponentReader for ReadColumns<'_> {
     }
 }
 
+/// A required component's value on its way into the table (see
+/// `required.rs`): built before the table write starts, since its
+/// constructor is user code that may panic, then moved into its column.
+pub(crate) trait RequiredValue: Send {
+    /// Appends the value to `column`, added and changed at `tick`.
+    ///
+    /// # Panics
+    /// If `column` does not store this value's type (a bug in the caller);
+    /// before anything is written.
+    fn push_into(self: Box<Self>, column: &mut Column, tick: Tick);
+}
+
+impl<C: Component> RequiredValue for C {
+    fn push_into(self: Box<Self>, column: &mut Column, tick: Tick) {
+        assert_eq!(column.type_id(), TypeId::of::<C>(), "a required value pushed into a column of another type");
+        // SAFETY: the column stores `C`, checked above.
+        unsafe { column.push_typed(*self, tick) };
+    }
+}
+
+/// Builds the values of the required components that inserting `info`
+/// along `edge` adds, before any table changes.
+#[cold]
+#[inline(never)]
+fn required_values(info: &BundleInfo, edge: &InsertEdge) -> Vec<Box<dyn RequiredValue>> {
+    edge.required.iter().map(|&(i, _)| (info.required()[i as usize].ctor)()).collect()
+}
+
+/// Appends the values [`required_values`] built to their columns of the
+/// edge's target: the row being written.
+#[cold]
+#[inline(never)]
+fn push_required(values: Vec<Box<dyn RequiredValue>>, edge: &InsertEdge, columns: &mut [Column], tick: Tick) {
+    for (value, &(_, column)) in values.into_iter().zip(edge.required.iter()) {
+        value.push_into(&mut columns[column as usize], tick);
+    }
+}
+
 /// Spawns `bundle` into its spawn archetype (the target of inserting it into
 /// the empty archetype) and returns the new entity.
 #[inline]
@@ -89,11 +128,15 @@ pub(crate) fn spawn_into<B: Bundle>(
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
     let edge = edges.inserting(info.id());
     assert_eq!(edge.target, target, "spawn target is not the bundle's spawn archetype");
+    let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // Grow first: once the row is started, nothing may panic.
     archetype.reserve(1);
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
+    if !required.is_empty() {
+        push_required(required, edge, archetype.columns_mut(), tick);
+    }
     bundle.write_components(&mut PushColumns {
         columns: archetype.columns_mut(),
         targets: &edge.columns,
@@ -144,12 +187,19 @@ pub(crate) fn insert<B: Bundle>(
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
     let edge = edges.inserting(info.id());
+    let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // SAFETY: `location.row` is the entity's live row; the insert edge's map
     // sends every source column to the target column of the same component
     // (no `NO_COLUMN`: the target has every source component); the columns
-    // the map does not name are the bundle's new components, written below.
+    // the map does not name are the bundle's new components and its new
+    // required ones, written below.
     let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
     record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
+    // Required values first: `overwrite` ends by dropping old values, whose
+    // destructors may panic, and the row must be complete by then.
+    if !required.is_empty() {
+        push_required(required, edge, dst.columns_mut(), tick);
+    }
     if edge.adds_only {
         bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0, tick });
     } else {
@@ -309,7 +359,7 @@ pub(crate) fn spawn_built(
     tick: Tick,
 ) -> (Entity, BundleId) {
     let (ids, values) = builder.prepare(components);
-    let bundle = bundles.register_dynamic(ids);
+    let bundle = bundles.register_dynamic(ids, components);
     let info = bundles.get(bundle);
     // SAFETY: `values[i]` is the builder's valid value of component
     // `ids[i]` (the bundle's order); the builder forgets them right after,
@@ -336,14 +386,20 @@ pub(crate) fn insert_built(
     pools: &mut Pools,
 ) -> BundleId {
     let (ids, values) = builder.prepare(components);
-    let bundle = bundles.register_dynamic(ids);
+    let bundle = bundles.register_dynamic(ids, components);
     let info = bundles.get(bundle);
+    // Required values are built while the builder still owns its values:
+    // if a constructor panics, the builder drops them as usual.
+    let target = archetypes.insert_edge(location.archetype, info, components);
+    let edge = archetypes.edges(location.archetype).inserting(info.id());
+    let required =
+        if target == location.archetype || edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // The builder lets go of its values first: from here on each one is
     // moved into a column, or released after a swap, exactly once, even if
     // a release panics.
     builder.forget_values();
-    // SAFETY: as in `spawn_built`.
-    unsafe { insert_raw(&values, info, archetypes, entities, components, entity, location, tick, pools) };
+    // SAFETY: as in `spawn_built`; `required` was built for this insert.
+    unsafe { insert_raw(&values, info, required, archetypes, entities, components, entity, location, tick, pools) };
     builder.return_pointers(values);
     bundle
 }
@@ -368,11 +424,15 @@ unsafe fn spawn_raw(
     let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
     let edge = edges.inserting(info.id());
+    let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // Grow first: once the row is started, nothing may panic.
     archetype.reserve(1);
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
+    if !required.is_empty() {
+        push_required(required, edge, archetype.columns_mut(), tick);
+    }
     let columns = archetype.columns_mut();
     for (&value, &column) in values.iter().zip(edge.columns.iter()) {
         // SAFETY: the edge maps the `i`-th bundle component to its column
@@ -389,6 +449,8 @@ unsafe fn spawn_raw(
 /// swapped with the old one, and the old values released (dropped, or
 /// reset and pooled) once the tables are consistent. The old values are
 /// released from `values`' memory, which the caller then treats as empty.
+/// `required` holds the values of the required components the insert adds
+/// ([`required_values`] on its edge).
 ///
 /// # Safety
 /// As for [`spawn_raw`].
@@ -397,6 +459,7 @@ unsafe fn spawn_raw(
 unsafe fn insert_raw(
     values: &[*mut u8],
     info: &BundleInfo,
+    required: Vec<Box<dyn RequiredValue>>,
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &Components,
@@ -409,16 +472,23 @@ unsafe fn insert_raw(
     let source = location.archetype;
     let target = archetypes.insert_edge(source, info, components);
     let (columns, row, edge) = if target == source {
+        // The entity has every component, required ones included.
+        debug_assert!(required.is_empty());
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         (archetype.columns_mut(), location.row, edges.inserting(info.id()))
     } else {
         let (src, dst, edges) = archetypes.pair_mut(source, target);
         let edge = edges.inserting(info.id());
+        assert_eq!(required.len(), edge.required.len(), "required values built for another insert");
         // SAFETY: as in `insert`: the edge's map sends every source column
         // to the target column of the same component; the columns it does
-        // not name are the bundle's new components, written below.
+        // not name are the bundle's new components and its new required
+        // ones, written below.
         let (row, moved) = unsafe { src.move_row(location.row, dst, &edge.move_map) };
         record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
+        if !required.is_empty() {
+            push_required(required, edge, dst.columns_mut(), tick);
+        }
         (dst.columns_mut(), row, edge)
     };
     let r = row.index();

@@ -71,6 +71,7 @@ impl World {
         for entity in self.entities_mut().txn_entities() {
             panics.run(|| {
                 let _ = self.despawn_unhooked(entity);
+                self.detach_observers(entity);
             });
         }
         // The allocator rolls back only if nothing else changed it (see

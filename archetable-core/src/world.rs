@@ -171,7 +171,7 @@ impl World {
     /// The id of the run-time bundle of `builder`'s components.
     pub(crate) fn register_built(&mut self, builder: &mut EntityBuilder) -> BundleId {
         let (ids, values) = builder.prepare(&mut self.components);
-        let bundle = self.bundles.register_dynamic(ids);
+        let bundle = self.bundles.register_dynamic(ids, &self.components);
         builder.return_pointers(values);
         bundle
     }
@@ -960,6 +960,11 @@ impl World {
     /// The info of bundle `B`, registering it if needed.
     pub(crate) fn register_bundle<B: Bundle>(&mut self) -> &BundleInfo {
         self.bundles.register::<B>(&mut self.components)
+    }
+
+    /// The info of a registered bundle.
+    pub(crate) fn bundle_info(&self, bundle: BundleId) -> &BundleInfo {
+        self.bundles.get(bundle)
     }
 
     /// The components of a registered bundle, in bundle order.

@@ -17,15 +17,51 @@ struct Options {
     /// `relationship_target(source = S, despawn_sources)`: the component
     /// lists the entities whose `S` names its entity.
     relationship_target: Option<(syn::Type, bool)>,
+    /// `requires(A, B = expr)`: the components spawned with this one, each
+    /// from its `Default` or the expression given.
+    requires: Option<Vec<Required>>,
 }
 
-const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, \
+/// One entry of `requires(..)`: a type, and the expression that builds it
+/// if one is given.
+struct Required {
+    ty: syn::Type,
+    value: Option<syn::Expr>,
+}
+
+impl syn::parse::Parse for Required {
+    fn parse(input: syn::parse::ParseStream) -> Result<Self> {
+        let ty = input.parse()?;
+        let value = if input.peek(syn::Token![=]) {
+            input.parse::<syn::Token![=]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(Required { ty, value })
+    }
+}
+
+const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `requires(..)`, \
                        `relationship(target = ..)` or `relationship_target(source = .., despawn_sources)`";
 
 fn options(input: &DeriveInput) -> Result<Options> {
     let mut options = Options::default();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("requires") {
+                if options.requires.is_some() {
+                    return Err(meta.error("this `component` option is given twice"));
+                }
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let list = syn::punctuated::Punctuated::<Required, syn::Token![,]>::parse_terminated(&content)?;
+                if list.is_empty() {
+                    return Err(meta.error("`requires` needs at least one component: `requires(Transform, ..)`"));
+                }
+                options.requires = Some(list.into_iter().collect());
+                return Ok(());
+            }
             if meta.path.is_ident("relationship") {
                 if options.relationship.is_some() {
                     return Err(meta.error("this `component` option is given twice"));
@@ -135,6 +171,21 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             const ENGINE_KEPT: bool = true;
         )
     });
+    let requires = options.requires.as_ref().map(|list| {
+        let adds = list.iter().map(|Required { ty, value }| {
+            let value = match value {
+                Some(value) => quote::quote_spanned!(syn::spanned::Spanned::span(value)=> #value),
+                None => quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::core::default::Default>::default()),
+            };
+            quote!(requires.add::<#ty>(|| #value);)
+        });
+        quote!(
+            const REQUIRES: ::core::option::Option<fn(&mut #engine::Requires)> =
+                ::core::option::Option::Some(|requires: &mut #engine::Requires| {
+                    #(#adds)*
+                });
+        )
+    });
     let tracked = options.track_changes.then(|| {
         quote! {
             #[automatically_derived]
@@ -148,6 +199,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             #pool
             #engine_hooks
             #engine_kept
+            #requires
         }
         #tracked
         #relation

@@ -22,7 +22,11 @@ use syn::{parse_macro_input, DeriveInput};
 /// - `track_changes`: the world keeps an added and a changed tick per
 ///   value, which `Added<T>`, `Changed<T>` and `Ref<T>` read;
 /// - `pooled`: a value that leaves the world is reset (the type implements
-///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped.
+///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped;
+/// - `requires(Transform, Velocity = Velocity::ZERO)`: spawning or
+///   inserting the component also inserts each listed component the entity
+///   lacks (and what those require), in the same table move, from its
+///   `Default` or the expression given; see `Component::REQUIRES`.
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -146,6 +146,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 fn discard_deferred(state: &mut Self::State) {
                     #(<#statics as #param>::discard_deferred(&mut state.#indices);)*
                 }
+
+                #[allow(unused_variables)]
+                fn move_deferred(state: &mut Self::State, queue: &mut #engine::CommandQueue) {
+                    #(<#statics as #param>::move_deferred(&mut state.#indices, queue);)*
+                }
             }
         };
     })

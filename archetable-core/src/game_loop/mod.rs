@@ -480,7 +480,10 @@ impl GameLoop {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
-        self.startup.run_systems(&mut self.world);
+        {
+            let _span = crate::trace::span!("stage", Stage::Startup);
+            self.startup.run_systems(&mut self.world);
+        }
         if take_clear_request(&mut self.world) {
             self.clear_world();
         }
@@ -495,6 +498,7 @@ impl GameLoop {
     /// [`Schedule::run`]).
     pub fn advance(&mut self, real_dt: Duration) {
         self.startup();
+        let _span = crate::trace::span!("frame", format_args!("{real_dt:?}"));
         let delta = match self.world.get_resource_mut::<Time>() {
             Some(time) => {
                 time.advance(real_dt);
@@ -533,6 +537,7 @@ impl GameLoop {
     }
 
     fn run_stage(&mut self, i: usize) {
+        let _span = crate::trace::span!("stage", self.stages[i].0);
         self.stages[i].1.run_systems(&mut self.world);
         if take_clear_request(&mut self.world) {
             self.clear_world();

@@ -204,6 +204,7 @@ fn should_run(entry: &mut Entry, paused: bool, world: &World) -> bool {
 }
 
 fn run_exclusive(entry: &mut Entry, world: &mut World) {
+    let _span = crate::trace::span!("system", entry.system.name());
     let start = Instant::now();
     entry.system.run_exclusive(world);
     entry.timing.record(start.elapsed());
@@ -382,6 +383,7 @@ impl Shared<'_> {
 
 #[cfg(feature = "parallel")]
 fn run_shared(entry: &mut Entry, world: &World) -> Result<(), Box<dyn Any + Send>> {
+    let _span = crate::trace::span!("system", entry.system.name());
     let start = Instant::now();
     // SAFETY: the system was initialized for this world when the plan was
     // built, and the group's dependencies keep every system whose access

@@ -469,6 +469,7 @@ impl Schedule {
     /// clamping ticks or acting on a clear request, which the owner of the
     /// frame does once for all its schedules.
     pub(crate) fn run_systems(&mut self, world: &mut World) {
+        let _span = crate::trace::span!("schedule", format_args!("run {}", self.frames));
         self.run_pending_hooks(world);
         self.build_or_panic(world);
         self.report.clear();

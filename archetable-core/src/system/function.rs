@@ -189,7 +189,7 @@ crate::tuples::all_tuples!(impl_system_param_function);
 
 /// The name a schedule shows for function type `F`: the function's own
 /// name, or for a closure the function that defines it.
-fn function_name<F>() -> Cow<'static, str> {
+pub(crate) fn function_name<F>() -> Cow<'static, str> {
     let full = type_name::<F>();
     match full.strip_suffix("::{{closure}}") {
         Some(owner) => Cow::Owned(format!("{}::{{{{closure}}}}", short_type_name(owner))),

@@ -19,10 +19,12 @@ mod access;
 pub(crate) mod commands;
 mod events;
 mod function;
+pub(crate) mod observer;
 mod param;
 mod query;
 mod removed;
 
+pub(crate) use access::short_type_name;
 pub use access::{AccessConflict, SystemAccess};
 pub use commands::{
     CommandError, CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand,
@@ -32,6 +34,7 @@ pub(crate) use function::AnySystem;
 pub use function::{
     BoxedSystem, IntoSystem, IsExclusiveSystem, IsFunctionSystem, IsStructSystem, System, SystemParamFunction,
 };
+pub use observer::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use query::{Query, QuerySingleError};
 pub use removed::RemovedComponents;

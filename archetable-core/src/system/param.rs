@@ -167,6 +167,16 @@ pub unsafe trait SystemParam: Sized {
     fn discard_deferred(state: &mut Self::State) {
         let _ = state;
     }
+
+    /// Moves the commands the parameter recorded into `queue`, for a
+    /// caller that applies them itself: an observer's commands apply after
+    /// the observer is back in the world's registry, so that they can
+    /// trigger it again. A parameter that records commands implements it
+    /// next to [`SystemParam::apply_deferred`]; what it does not move there,
+    /// `apply_deferred` still applies.
+    fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+        let _ = (state, queue);
+    }
 }
 
 /// The item type of parameter `P` for one run.
@@ -394,6 +404,10 @@ macro_rules! impl_system_param_for_tuple {
 
             fn discard_deferred(state: &mut Self::State) {
                 $($name::discard_deferred(&mut state.$index);)*
+            }
+
+            fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+                $($name::move_deferred(&mut state.$index, queue);)*
             }
         }
     };

@@ -314,3 +314,29 @@ fn a_required_component_counts_as_added() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Seen>().0, [e]);
 }
+
+/// A boat is moored at the entity it names.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Berths))]
+struct MooredAt(Entity);
+
+/// The boats moored at a harbour.
+#[derive(Component, Debug)]
+#[component(relationship_target(source = MooredAt))]
+struct Berths(Vec<Entity>);
+
+/// Every boat starts moored at the first entity of the world.
+#[derive(Component, Debug)]
+#[component(requires(MooredAt = MooredAt(Entity::from_bits(1 << 32).expect("index 0, generation 1"))))]
+struct Boat;
+
+#[test]
+fn a_required_relationship_runs_its_engine_hooks_on_the_first_spawn_of_a_fresh_world() {
+    let mut world = World::new();
+    let harbour = world.spawn(());
+    assert_eq!(harbour.to_bits(), 1 << 32);
+    let boat = world.spawn(Boat);
+    assert_eq!(world.get::<MooredAt>(boat), Some(&MooredAt(harbour)));
+    assert_eq!(world.get::<Berths>(harbour).map(|b| b.0.clone()), Some(vec![boat]));
+    world.check_invariants().unwrap();
+}

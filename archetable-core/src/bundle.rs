@@ -144,7 +144,9 @@ pub trait ComponentReader {
 // SAFETY: one component, reported, written, pointed to and read as its own
 // type.
 unsafe impl<C: Component> Bundle for C {
-    const ENGINE_HOOKED: bool = C::ENGINE_HOOKS.is_some();
+    // A type that requires others takes the hooked path too: a required
+    // type may have engine hooks, installed when the first spawn fires them.
+    const ENGINE_HOOKED: bool = C::ENGINE_HOOKS.is_some() || C::REQUIRES.is_some();
 
     fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
         ids(components.register::<C>());

@@ -153,6 +153,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// The query's item for `entity`, read-only.
+    #[inline]
     pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
     where
         Q: ReadOnlyQueryData,
@@ -163,6 +164,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// The query's item for `entity`, with mutable access.
+    #[inline]
     pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
         self.update(world);
         let ticks = self.lookup_ticks(world);
@@ -350,6 +352,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As for [`QueryState::get_unchecked`].
+    #[inline]
     pub(crate) unsafe fn get_unchecked_at<'w>(
         &self,
         world: &'w World,
@@ -413,6 +416,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// The ticks of a single-entity lookup between passes: changes after
     /// the last pass are new, and writes are stamped now.
+    #[inline]
     fn lookup_ticks(&self, world: &World) -> RunTicks {
         let now = world.change_tick();
         RunTicks { last_run: self.ticks.this_run.clamped(now), this_run: now }

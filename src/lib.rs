@@ -28,6 +28,7 @@ pub mod prelude {
         IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
+    pub use archetable_core::{CommandBuffer, ParamSet};
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};

@@ -47,6 +47,7 @@ pub mod query;
 mod removed;
 #[allow(unsafe_code)]
 mod resource;
+mod resource_scope;
 mod schedule;
 #[allow(unsafe_code)]
 mod structural;
@@ -81,6 +82,7 @@ pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
+pub use system::{CommandBuffer, ParamSet};
 pub use system::{
     CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
     RemovedComponents, Res, ResMut, System, SystemParam,

@@ -455,6 +455,7 @@ impl World {
         for archetype in self.archetypes.as_mut_slice() {
             archetype.check_ticks(now);
         }
+        self.resources.check_ticks(now);
         self.last_check_tick = now;
     }
 
@@ -772,13 +773,15 @@ impl World {
     /// assert_eq!(world.resource::<Score>().0, 10);
     /// ```
     pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
-        self.resources.insert(value)
+        let tick = self.change_tick();
+        self.resources.insert(value, tick)
     }
 
     /// Inserts `T::default()` unless a `T` is already there.
     pub fn init_resource<T: Resource + Default>(&mut self) {
         if !self.resources.contains::<T>() {
-            self.resources.insert(T::default());
+            let tick = self.change_tick();
+            self.resources.insert(T::default(), tick);
         }
     }
 
@@ -815,9 +818,26 @@ impl World {
         self.resources.get()
     }
 
-    /// The `T` resource, mutably, if there is one.
+    /// The `T` resource, mutably, if there is one. Counts as a write:
+    /// [`Res::is_changed`](crate::Res::is_changed) sees it.
     pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
-        self.resources.get_mut()
+        let tick = self.change_tick();
+        self.resources.get_mut(tick)
+    }
+
+    /// When the `T` resource was inserted and last written, if there is
+    /// one.
+    ///
+    /// ```
+    /// # use archetable::World;
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// let ticks = world.resource_ticks::<Score>().unwrap();
+    /// assert_eq!(ticks.added, ticks.changed);
+    /// ```
+    pub fn resource_ticks<T: Resource>(&self) -> Option<ComponentTicks> {
+        self.resources.ticks::<T>()
     }
 
     pub(crate) fn resources(&self) -> &Resources {
@@ -835,7 +855,8 @@ impl World {
     pub fn add_event<E: Event>(&mut self) -> ResourceId {
         let id = self.resources.register::<Events<E>>();
         if !self.resources.contains_id(id) {
-            self.resources.insert(Events::<E>::default());
+            let tick = self.change_tick();
+            self.resources.insert(Events::<E>::default(), tick);
         }
         if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
             self.event_updaters.push((id, |world| {
@@ -1224,7 +1245,7 @@ impl World {
 
 #[cold]
 #[track_caller]
-fn missing_resource<T>() -> ! {
+pub(crate) fn missing_resource<T>() -> ! {
     panic!(
         "resource `{}` is not in the world; add it with `world.insert_resource(..)` or use `get_resource`",
         std::any::type_name::<T>()

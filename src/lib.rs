@@ -6,6 +6,7 @@
 extern crate self as archetable;
 
 pub use archetable_core::*;
+pub use archetable_macros::QueryFilter;
 pub use archetable_macros::States;
 pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 
@@ -30,6 +31,7 @@ pub mod prelude {
     };
     pub use archetable_core::{CommandBuffer, ParamSet};
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
+    pub use archetable_macros::QueryFilter;
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

@@ -77,7 +77,7 @@ pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationshi
 pub use hooks::{ComponentHooks, HookWorld};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
-pub use query::{AnyOf, Has, QueryManyIter, QueryManyIterMut};
+pub use query::{AnyOf, ArchetypeFilter, Has, QueryCombinationIter, QueryManyIter, QueryManyIterMut};
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,

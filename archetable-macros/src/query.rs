@@ -39,7 +39,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         ));
     }
     let engine = crate::path::engine();
-    let mut read_only = true;
+    let mut read_only = ReadOnly { known: true, nested: Vec::new() };
     let mut members = Vec::new();
     let mut inner = Vec::new();
     for (i, field) in data.fields.iter().enumerate() {
@@ -64,11 +64,17 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     let bindings: Vec<_> =
         (0..members.len()).map(|i| syn::Ident::new(&format!("__field{i}"), proc_macro2::Span::call_site())).collect();
     let inner = quote!((#(#inner,)*));
-    let read_only_impl = read_only.then(|| {
+    let nested = &read_only.nested;
+    let read_only_impl = read_only.known.then(|| {
         quote! {
+            // SAFETY: every field is a read-only query (the nested derived
+            // queries by the bound).
             #[automatically_derived]
             #[allow(unsafe_code)]
-            unsafe impl #impl_generics #engine::ReadOnlyQueryData for #self_ty {}
+            unsafe impl #impl_generics #engine::ReadOnlyQueryData for #self_ty
+            where
+                #(#nested: #engine::ReadOnlyQueryData,)*
+            {}
         }
     });
     Ok(quote! {
@@ -181,12 +187,20 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     })
 }
 
+/// Whether the derived query is read-only: `known` is false once a field
+/// writes; `nested` lists the nested derived queries, read-only only if
+/// each of them is.
+struct ReadOnly {
+    known: bool,
+    nested: Vec<TokenStream>,
+}
+
 /// The query type that yields a field of type `ty`.
-fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<TokenStream> {
+fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut ReadOnly) -> Result<TokenStream> {
     let unsupported = || {
         let mut message = String::from(
-            "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, or `Option<..>` of these, \
-             where `T` is a component; this field's type is none of them",
+            "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, another derived query \
+             (`Inner<'w>`), or `Option<..>` of these, where `T` is a component; this field's type is none of them",
         );
         if let Type::Path(path) = ty {
             let shown = path.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
@@ -198,7 +212,7 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
         Type::Reference(reference) => {
             let elem = &reference.elem;
             if reference.mutability.is_some() {
-                *read_only = false;
+                read_only.known = false;
                 Ok(quote!(#engine::__private::MutRef<#elem>))
             } else {
                 Ok(quote!(&'static #elem))
@@ -225,8 +239,36 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
                     Ok(quote!(::core::option::Option<#inner>))
                 }
                 ("Mut", [inner]) => {
-                    *read_only = false;
+                    read_only.known = false;
                     Ok(quote!(&'static mut #inner))
+                }
+                _ if has_lifetime(&last.arguments) => {
+                    // Another derived query (`Inner<'w>`): its query type is
+                    // itself with the borrow's lifetime made `'static`.
+                    let mut nested = path.clone();
+                    if let Some(last) = nested.path.segments.last_mut() {
+                        if let PathArguments::AngleBracketed(args) = &mut last.arguments {
+                            for arg in args.args.iter_mut() {
+                                if let GenericArgument::Lifetime(lifetime) = arg {
+                                    *lifetime = syn::Lifetime::new("'static", lifetime.span());
+                                }
+                            }
+                        }
+                    }
+                    // The read-only bound names the impl's own lifetime, so it
+                    // is checked where the query is used, not at the impl.
+                    let mut bound = nested.clone();
+                    if let Some(last) = bound.path.segments.last_mut() {
+                        if let PathArguments::AngleBracketed(args) = &mut last.arguments {
+                            for arg in args.args.iter_mut() {
+                                if let GenericArgument::Lifetime(lifetime) = arg {
+                                    *lifetime = syn::Lifetime::new("'__ecs_self", lifetime.span());
+                                }
+                            }
+                        }
+                    }
+                    read_only.nested.push(quote!(#bound));
+                    Ok(quote!(#nested))
                 }
                 _ => Err(unsupported()),
             }
@@ -235,5 +277,13 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
         // A type passed through a `macro_rules!` `$t:ty` fragment.
         Type::Group(group) => field_query(&group.elem, engine, read_only),
         _ => Err(unsupported()),
+    }
+}
+
+/// Whether generic arguments include a lifetime (`Inner<'w>`).
+fn has_lifetime(arguments: &PathArguments) -> bool {
+    match arguments {
+        PathArguments::AngleBracketed(args) => args.args.iter().any(|a| matches!(a, GenericArgument::Lifetime(_))),
+        _ => false,
     }
 }

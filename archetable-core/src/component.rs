@@ -57,6 +57,12 @@ pub trait Component: Send + Sync + 'static {
     /// `relationship_target` option.
     #[doc(hidden)]
     const ENGINE_KEPT: bool = false;
+
+    /// How to copy a value, for [`World::clone_entity`](crate::World::clone_entity)
+    /// and [`World::try_clone`](crate::World::try_clone): `None` (the
+    /// default) makes the type not cloneable. Set by
+    /// `#[component(clone)]`, which needs `Clone`.
+    const CLONE: Option<fn(&Self) -> Self> = None;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -90,6 +96,10 @@ pub struct ComponentInfo {
     engine_hooked: bool,
     /// Whether the engine keeps the value ([`Component::ENGINE_KEPT`]).
     engine_kept: bool,
+    /// The engine hooks' installer ([`Component::ENGINE_HOOKS`]).
+    engine_hooks: Option<fn(&mut crate::World)>,
+    /// Clones a value into uninitialized memory ([`Component::CLONE`]).
+    clone: Option<unsafe fn(*const u8, *mut u8)>,
 }
 
 impl ComponentInfo {
@@ -107,6 +117,8 @@ impl ComponentInfo {
             // `Children`'s impl lives with the hierarchy and does not say
             // `ENGINE_KEPT` itself (yet); it is the engine's own list.
             engine_kept: T::ENGINE_KEPT || TypeId::of::<T>() == TypeId::of::<crate::Children>(),
+            engine_hooks: T::ENGINE_HOOKS,
+            clone: T::CLONE.map(|_| crate::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
         }
     }
 
@@ -175,6 +187,25 @@ impl ComponentInfo {
         self.engine_kept
     }
 
+    /// The engine hooks' installer, if the type has engine hooks.
+    #[inline]
+    pub(crate) fn engine_hooks(&self) -> Option<fn(&mut crate::World)> {
+        self.engine_hooks
+    }
+
+    /// Whether values can be cloned (`#[component(clone)]`).
+    #[inline]
+    pub fn is_cloneable(&self) -> bool {
+        self.clone.is_some()
+    }
+
+    /// The function that clones the value at its first pointer into the
+    /// uninitialized memory at its second, if the type is cloneable.
+    #[inline]
+    pub(crate) fn clone_fn(&self) -> Option<unsafe fn(*const u8, *mut u8)> {
+        self.clone
+    }
+
     /// The type's name, as given by `std::any::type_name`.
     #[inline]
     pub fn name(&self) -> &'static str {
@@ -193,7 +224,7 @@ impl fmt::Debug for ComponentInfo {
 }
 
 /// The registry of the component types one world has seen.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
@@ -216,6 +247,12 @@ impl Components {
             self.pending_hooks.push(hooks);
         }
         id
+    }
+
+    /// A copy of the registry (same ids) for another world, which installs
+    /// the engine hooks of every type itself: none is left pending.
+    pub(crate) fn snapshot(&self) -> Components {
+        Components { infos: self.infos.clone(), by_type: self.by_type.clone(), pending_hooks: Vec::new() }
     }
 
     /// Takes the engine hooks of the types registered since the last call.

@@ -184,7 +184,7 @@ pub(crate) struct Entities {
 /// Positions below `low_water` have not been touched since the start. A
 /// rollback needs every entity live at the start still live (else it gives
 /// up and leaves the allocator consistent as it is).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Txn {
     slots: usize,
     live: u32,
@@ -200,7 +200,7 @@ pub(crate) struct Txn {
 }
 
 /// The allocator as a `restore` inside a transaction found it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Replaced {
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -236,6 +236,22 @@ impl Default for Entities {
 }
 
 impl Entities {
+    /// An exact copy: the same slots, free list, pending reservations and
+    /// open transactions, for a copy of the world whose tables keep every
+    /// entity at the same archetype and row.
+    pub fn snapshot(&self) -> Entities {
+        Entities {
+            slots: self.slots.clone(),
+            free: self.free.clone(),
+            live: self.live,
+            max_slots: self.max_slots,
+            reserved: AtomicU32::new(self.reserved.load(Ordering::Relaxed)),
+            skipped: self.skipped.clone(),
+            txns: self.txns.clone(),
+            allocated: self.allocated.clone(),
+        }
+    }
+
     /// Number of live entities.
     #[inline]
     pub fn len(&self) -> u32 {

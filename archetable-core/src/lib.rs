@@ -25,6 +25,7 @@ mod builder;
 #[allow(unsafe_code)]
 mod bundle;
 mod change;
+mod cloning;
 #[allow(unsafe_code)]
 mod column;
 mod component;
@@ -63,6 +64,7 @@ mod world_tests;
 pub use builder::{BuiltBundle, EntityBuilder};
 pub use bundle::{Bundle, SpawnBundle};
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
+pub use cloning::CloneError;
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
 pub use entity_mut::EntityWorldMut;

@@ -111,6 +111,39 @@ impl World {
         world
     }
 
+    /// A world made of copied parts: a fresh id, a default [`Time`], no
+    /// other resources, hooks or pools; the engine hooks of every
+    /// registered type are installed.
+    pub(crate) fn from_parts(
+        entities: Entities,
+        components: Components,
+        archetypes: Archetypes,
+        change_tick: Tick,
+        last_check_tick: Tick,
+    ) -> World {
+        let mut world = World::new();
+        let installers: Vec<fn(&mut World)> = components.iter().filter_map(|info| info.engine_hooks()).collect();
+        world.entities = entities;
+        world.components = components;
+        world.archetypes = archetypes;
+        *world.change_tick.get_mut() = change_tick.get();
+        world.last_check_tick = last_check_tick;
+        for install in installers {
+            install(&mut world);
+        }
+        world
+    }
+
+    /// The entity allocator, for copies.
+    pub(crate) fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The tick at which stored ticks were last clamped.
+    pub(crate) fn last_check_tick(&self) -> Tick {
+        self.last_check_tick
+    }
+
     /// This world's process-unique id.
     #[inline]
     pub fn id(&self) -> WorldId {

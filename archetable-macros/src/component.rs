@@ -11,6 +11,9 @@ struct Options {
     track_changes: bool,
     /// `pooled`: reset values that leave the world and keep them for reuse.
     pooled: bool,
+    /// `clone`: values can be copied (`World::clone_entity`,
+    /// `World::try_clone`); the type implements `Clone`.
+    clone: bool,
     /// `relationship(target = T)`: the component names one entity, whose
     /// `T` lists the sources.
     relationship: Option<syn::Type>,
@@ -19,7 +22,7 @@ struct Options {
     relationship_target: Option<(syn::Type, bool)>,
 }
 
-const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, \
+const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `clone`, \
                        `relationship(target = ..)` or `relationship_target(source = .., despawn_sources)`";
 
 fn options(input: &DeriveInput) -> Result<Options> {
@@ -68,6 +71,8 @@ fn options(input: &DeriveInput) -> Result<Options> {
                 &mut options.track_changes
             } else if meta.path.is_ident("pooled") {
                 &mut options.pooled
+            } else if meta.path.is_ident("clone") {
+                &mut options.clone
             } else {
                 return Err(meta.error(UNKNOWN));
             };
@@ -113,6 +118,12 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 ::core::option::Option::Some(#engine::__private::PoolFns::<Self>::of());
         )
     });
+    let clone = options.clone.then(|| {
+        quote!(
+            const CLONE: ::core::option::Option<fn(&Self) -> Self> =
+                ::core::option::Option::Some(<Self as ::core::clone::Clone>::clone);
+        )
+    });
     let relation = relationship(&input, &options, &engine)?;
     let engine_hooks = match (&options.relationship, &options.relationship_target) {
         (Some(_), Some(_)) => {
@@ -146,6 +157,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         impl #impl_generics #engine::Component for #name #ty_generics #where_clause {
             #track
             #pool
+            #clone
             #engine_hooks
             #engine_kept
         }

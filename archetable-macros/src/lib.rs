@@ -23,7 +23,9 @@ use syn::{parse_macro_input, DeriveInput};
 /// - `track_changes`: the world keeps an added and a changed tick per
 ///   value, which `Added<T>`, `Changed<T>` and `Ref<T>` read;
 /// - `pooled`: a value that leaves the world is reset (the type implements
-///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped.
+///   `Reset`) and kept for the next `spawn_pooled`, instead of dropped;
+/// - `clone`: values can be copied by `World::clone_entity` and
+///   `World::try_clone` (the type implements `Clone`).
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -1,6 +1,9 @@
 //! Resource change detection, `resource_scope`, `run_system_once`, `&World`
 //! as a system parameter and `ParamSet`.
 
+// System signatures spell their parameter sets out, as users write them.
+#![allow(clippy::type_complexity)]
+
 use archetable::prelude::*;
 use archetable::ParamSet;
 

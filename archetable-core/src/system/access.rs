@@ -169,15 +169,14 @@ impl SystemAccess {
             condition,
             path: self.path.clone(),
         };
-        if let Some(component) = query.writes.iter().next() {
-            if let Some(world) = self.world_reads.iter().find(|w| !exclusive_members(&w.path, &query.path)) {
-                return Err(AccessConflict {
-                    system: system.to_string(),
-                    writer: (query.param, self.param_name(query.param, &query.leaf)),
-                    other: (world.param, self.param_name(world.param, &world.leaf)),
-                    item: format!("component `{}`", short_type_name(components.name(ComponentId(component as u32)))),
-                });
-            }
+        let world = self.world_reads.iter().find(|w| !exclusive_members(&w.path, &query.path));
+        if let (Some(component), Some(world)) = (query.writes.iter().next(), world) {
+            return Err(AccessConflict {
+                system: system.to_string(),
+                writer: (query.param, self.param_name(query.param, &query.leaf)),
+                other: (world.param, self.param_name(world.param, &world.leaf)),
+                item: format!("component `{}`", short_type_name(components.name(ComponentId(component as u32)))),
+            });
         }
         for earlier in &self.queries {
             if exclusive_members(&query.path, &earlier.path) {

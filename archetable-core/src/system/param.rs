@@ -343,11 +343,12 @@ impl<T: Resource> ResMut<'_, T> {
     /// fn touch(mut score: ResMut<Score>) {
     ///     score.set_changed();
     /// }
-    /// # let mut world = World::new();
-    /// # world.init_resource::<Score>();
-    /// # let before = world.resource_ticks::<Score>().unwrap().changed;
-    /// # world.run_system_once(touch);
-    /// # assert_ne!(world.resource_ticks::<Score>().unwrap().changed, before);
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.run_system_once(|_: Res<Score>| {}); // a run moves the tick on
+    /// let before = world.resource_ticks::<Score>().unwrap().changed;
+    /// world.run_system_once(touch);
+    /// assert_ne!(world.resource_ticks::<Score>().unwrap().changed, before);
     /// ```
     #[inline]
     pub fn set_changed(&mut self) {

@@ -9,6 +9,17 @@ use crate::entity::Entity;
 use crate::world::World;
 
 /// Why a copy could not be made.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # use archetable::CloneError;
+/// #[derive(Component)]
+/// struct Socket(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Socket(1));
+/// assert_eq!(world.clone_entity(e), Err(CloneError::NotCloneable { component: std::any::type_name::<Socket>() }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CloneError {
     /// The entity to clone is not alive.

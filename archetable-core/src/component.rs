@@ -62,6 +62,14 @@ pub trait Component: Send + Sync + 'static {
     /// and [`World::try_clone`](crate::World::try_clone): `None` (the
     /// default) makes the type not cloneable. Set by
     /// `#[component(clone)]`, which needs `Clone`.
+    ///
+    /// ```
+    /// # use archetable::Component;
+    /// #[derive(Component, Clone)]
+    /// #[component(clone)]
+    /// struct Hp(u32);
+    /// assert!(Hp::CLONE.is_some());
+    /// ```
     const CLONE: Option<fn(&Self) -> Self> = None;
 }
 
@@ -194,6 +202,14 @@ impl ComponentInfo {
     }
 
     /// Whether values can be cloned (`#[component(clone)]`).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Clone)] #[component(clone)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let id = world.register_component::<Hp>();
+    /// assert!(world.components().info(id).is_cloneable());
+    /// ```
     #[inline]
     pub fn is_cloneable(&self) -> bool {
         self.clone.is_some()

@@ -184,7 +184,7 @@ pub(crate) struct Entities {
 /// Positions below `low_water` have not been touched since the start. A
 /// rollback needs every entity live at the start still live (else it gives
 /// up and leaves the allocator consistent as it is).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Txn {
     slots: usize,
     live: u32,
@@ -200,7 +200,7 @@ pub(crate) struct Txn {
 }
 
 /// The allocator as a `restore` inside a transaction found it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Replaced {
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -236,9 +236,10 @@ impl Default for Entities {
 }
 
 impl Entities {
-    /// An exact copy: the same slots, free list, pending reservations and
-    /// open transactions, for a copy of the world whose tables keep every
-    /// entity at the same archetype and row.
+    /// An exact copy: the same slots, free list and pending reservations,
+    /// for a copy of the world whose tables keep every entity at the same
+    /// archetype and row. Open transactions belong to the original: the
+    /// copy has none, and keeps what they made.
     pub fn snapshot(&self) -> Entities {
         Entities {
             slots: self.slots.clone(),
@@ -247,8 +248,8 @@ impl Entities {
             max_slots: self.max_slots,
             reserved: AtomicU32::new(self.reserved.load(Ordering::Relaxed)),
             skipped: self.skipped.clone(),
-            txns: self.txns.clone(),
-            allocated: self.allocated.clone(),
+            txns: Vec::new(),
+            allocated: Vec::new(),
         }
     }
 

@@ -268,7 +268,13 @@ impl SystemAccess {
         Ok(())
     }
 
-    /// Whether a parameter reads the whole world (`&World`).
+    /// Whether a parameter reads the whole world (`&World`): the system
+    /// then conflicts with every system that writes anything.
+    ///
+    /// ```
+    /// # use archetable::system::SystemAccess;
+    /// assert!(!SystemAccess::default().reads_world());
+    /// ```
     pub fn reads_world(&self) -> bool {
         !self.world_reads.is_empty()
     }

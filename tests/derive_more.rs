@@ -152,3 +152,45 @@ fn a_nested_read_only_query_is_read_only() {
     world.run_system_once(read_tagged);
     assert_eq!(world.resource::<Total>().0, 10);
 }
+
+#[derive(Query)]
+struct Pair<'w, A: Component, B: Component> {
+    a: &'w A,
+    b: Option<&'w mut B>,
+}
+
+#[derive(Query)]
+struct ReadOf<'w, T>
+where
+    T: Component,
+{
+    entity: Entity,
+    value: &'w T,
+}
+
+#[derive(Query)]
+struct WithGeneric<'w, T: Component> {
+    inner: ReadOf<'w, T>,
+    hp: &'w Hp,
+}
+
+#[test]
+fn generic_derived_queries() {
+    let mut world = World::new();
+    let a = world.spawn((Hp(1), Pos(10)));
+    let b = world.spawn(Hp(2));
+    for pair in world.query_mut::<Pair<'_, Hp, Pos>>() {
+        if let Some(pos) = pair.b {
+            pos.0 += pair.a.0 as i32;
+        }
+    }
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(11)));
+    let mut seen: Vec<(Entity, u32)> = world.query::<ReadOf<'_, Hp>>().map(|r| (r.entity, r.value.0)).collect();
+    seen.sort();
+    assert_eq!(seen, [(a, 1), (b, 2)]);
+    let with: Vec<(i32, u32)> = world.query::<WithGeneric<'_, Pos>>().map(|w| (w.inner.value.0, w.hp.0)).collect();
+    assert_eq!(with, [(11, 1)]);
+    fn assert_read_only<Q: archetable::ReadOnlyQueryData>() {}
+    assert_read_only::<ReadOf<'static, Pos>>();
+    assert_read_only::<WithGeneric<'static, Pos>>();
+}

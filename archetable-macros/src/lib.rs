@@ -40,7 +40,9 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 }
 
 /// Implements `QueryData` for a struct of `&'w T`, `&'w mut T`, `Mut<'w, T>`,
-/// `Entity` and `Option<..>` fields, so it can be used as a query.
+/// `Entity`, other derived queries (`Inner<'w>`) and `Option<..>` fields, so
+/// it can be used as a query. The struct may have type parameters
+/// (`struct Pair<'w, A: Component, B: Component> { a: &'w A, b: &'w B }`).
 #[proc_macro_derive(Query)]
 pub fn derive_query(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -6,6 +6,7 @@
 extern crate self as archetable;
 
 pub use archetable_core::*;
+pub use archetable_macros::QueryFilter;
 pub use archetable_macros::States;
 pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 
@@ -28,8 +29,10 @@ pub mod prelude {
         IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
         Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
     };
+    pub use archetable_core::{CommandBuffer, ParamSet};
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+    pub use archetable_macros::QueryFilter;
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

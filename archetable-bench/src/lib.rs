@@ -30,6 +30,7 @@ pub mod raw;
 pub mod report;
 pub mod routine;
 pub mod save_load;
+pub mod snapshot;
 pub mod systems;
 pub mod with_bevy;
 pub mod with_hecs;

@@ -22,6 +22,7 @@ pub const ENTITIES: usize = 100_000;
 
 /// Where an entity is.
 #[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
+#[component(clone)]
 pub struct Position {
     /// Coordinates.
     pub x: f32,
@@ -33,6 +34,7 @@ pub struct Position {
 
 /// How it moves.
 #[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
+#[component(clone)]
 pub struct Velocity {
     /// Displacement per step.
     pub x: f32,
@@ -44,6 +46,7 @@ pub struct Velocity {
 
 /// Hit points.
 #[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
+#[component(clone)]
 pub struct Health {
     /// Hit points left.
     pub current: u32,
@@ -53,6 +56,7 @@ pub struct Health {
 
 /// Which side it is on.
 #[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
+#[component(clone)]
 pub enum Team {
     /// The first side.
     #[default]

@@ -517,6 +517,46 @@ impl Archetypes {
         Ok(())
     }
 
+    /// The first component, in archetype then column order, of a row some
+    /// entity holds, whose type cannot be cloned.
+    pub(crate) fn first_not_cloneable(&self, registry: &Components) -> Option<ComponentId> {
+        self.archetypes
+            .iter()
+            .filter(|archetype| !archetype.is_empty())
+            .flat_map(|archetype| archetype.components.iter().copied())
+            .find(|&id| !registry.info(id).is_cloneable())
+    }
+
+    /// A copy of every archetype, with the same ids and rows, every value
+    /// cloned with its ticks; the graph's cached edges start empty.
+    ///
+    /// # Panics
+    /// If a component of a row some entity holds is not cloneable (check
+    /// [`Archetypes::first_not_cloneable`] first), or a clone panics.
+    pub(crate) fn clone_all(&self, registry: &Components) -> Archetypes {
+        let mut copy = Archetypes::new(registry);
+        for archetype in &self.archetypes {
+            let id = copy.get_or_create(archetype.components.clone(), registry);
+            debug_assert_eq!(id, archetype.id);
+            let target = &mut copy.archetypes[id.index()];
+            if archetype.is_empty() {
+                continue;
+            }
+            target.reserve(archetype.len());
+            for (i, column) in archetype.columns.iter().enumerate() {
+                let info = registry.info(archetype.components[i]);
+                let Some(clone) = info.clone_fn() else { panic!("component `{}` is not cloneable", info.name()) };
+                // SAFETY: both columns store `archetype.components[i]`'s
+                // type (same signature, same registry), and `clone` is that
+                // type's clone function.
+                unsafe { target.columns[i].extend_cloned(column, clone) };
+            }
+            // Every column now holds one value per entity, in the same rows.
+            target.entities.extend_from_slice(&archetype.entities);
+        }
+        copy
+    }
+
     /// The archetype whose signature is `components` (sorted, no duplicates),
     /// created if it does not exist yet.
     pub(crate) fn get_or_create(&mut self, components: Box<[ComponentId]>, registry: &Components) -> ArchetypeId {

@@ -179,6 +179,62 @@ impl EntityBuilder {
         self.engine_hooked |= info.engine_hooked();
     }
 
+    /// Clones in the value at `src`, of the cloneable component `info`
+    /// describes, after the values held. A panicking clone adds nothing.
+    ///
+    /// # Safety
+    /// - `src` points to a valid, aligned value of `info`'s type;
+    /// - the builder holds no value of that type;
+    /// - room was made by [`EntityBuilder::reserve_raw`] for this value and
+    ///   those pushed after it.
+    ///
+    /// # Panics
+    /// If the type is not cloneable, or its `clone` panics.
+    pub(crate) unsafe fn push_cloned(&mut self, info: &ComponentInfo, src: *const u8) {
+        debug_assert!(self.entries.iter().all(|e| e.type_id != info.type_id()));
+        let Some(clone) = info.clone_fn() else { panic!("component `{}` is not cloneable", info.name()) };
+        let layout = info.layout();
+        let offset = self.len.next_multiple_of(layout.align());
+        let end = offset + layout.size();
+        debug_assert!(end <= self.capacity, "push_cloned without reserve_raw");
+        let entry =
+            Entry { type_id: info.type_id(), offset, layout, drop: info.drop_fn(), register: info.register_fn() };
+        // SAFETY: `offset .. end` lies in the buffer (reserved by the
+        // caller), aligned for the type, with nothing in it; `src` is a
+        // valid value of the type outside the buffer, and `clone` is the
+        // type's clone function.
+        unsafe { clone(src, self.ptr(&entry)) };
+        self.len = end;
+        self.entries.push(entry);
+        self.engine_hooked |= info.engine_hooked();
+    }
+
+    /// Clones in the value of component `info` at row `row` of
+    /// `archetype`, after the values held.
+    ///
+    /// # Panics
+    /// If the archetype has no such component, the row is out of bounds,
+    /// the type is not cloneable, the builder holds a value of that type
+    /// already, or no room was reserved with
+    /// [`EntityBuilder::reserve_raw`].
+    pub(crate) fn clone_in(
+        &mut self,
+        archetype: &crate::archetype::Archetype,
+        info: &ComponentInfo,
+        row: crate::archetype::Row,
+    ) {
+        let column = archetype.column(archetype.column_index(info.id()).expect("the archetype has the component"));
+        assert!(row.index() < column.len(), "row out of bounds");
+        assert!(self.entries.iter().all(|e| e.type_id != info.type_id()), "the builder holds this type already");
+        let layout = info.layout();
+        let end = self.len.next_multiple_of(layout.align()) + layout.size();
+        assert!(end <= self.capacity && layout.align() <= self.align, "clone_in without reserve_raw");
+        // SAFETY: the row is in bounds, so the pointer is a valid value of
+        // the column's type, which is `info`'s (looked up by its id); the
+        // builder holds none of that type and has room (checked above).
+        unsafe { self.push_cloned(info, column.ptr_at(row.index())) };
+    }
+
     /// Hands the values over to a [`BuiltBundle`] that
     /// [`World::spawn`] takes like any bundle; the builder is left empty,
     /// without memory.

@@ -21,6 +21,20 @@ pub(crate) unsafe fn drop_ptr<T>(ptr: *mut u8) {
     unsafe { ptr.cast::<T>().drop_in_place() }
 }
 
+/// Clones the `T` at `src` into `dst`, through [`Component::CLONE`](crate::Component::CLONE).
+///
+/// # Safety
+/// `src` points to a valid `T`; `dst` is valid for writing a `T`, aligned,
+/// and holds no value; `T::CLONE` is `Some`.
+pub(crate) unsafe fn clone_ptr<T: crate::Component>(src: *const u8, dst: *mut u8) {
+    let Some(clone) = T::CLONE else { unreachable!("clone_ptr of a type that is not cloneable") };
+    // SAFETY: `src` is a valid `T` (caller); the shared borrow ends before
+    // `dst`, which does not overlap it, is written.
+    let value = clone(unsafe { &*src.cast::<T>() });
+    // SAFETY: `dst` is valid for an aligned write of a `T` (caller).
+    unsafe { dst.cast::<T>().write(value) };
+}
+
 /// A `Vec` of one component type, with the type erased.
 ///
 /// Invariants:
@@ -249,6 +263,28 @@ impl Column {
         };
         self.data = NonNull::new(new_data).unwrap_or_else(|| alloc::handle_alloc_error(new_layout));
         self.capacity = new_capacity;
+    }
+
+    /// Appends a clone of every value of `src`, in order, with its ticks.
+    /// A panicking clone leaves the values cloned so far in place.
+    ///
+    /// # Safety
+    /// `src` stores this column's type, and `clone` clones that type (its
+    /// [`ComponentInfo`]'s clone function).
+    pub unsafe fn extend_cloned(&mut self, src: &Column, clone: unsafe fn(*const u8, *mut u8)) {
+        debug_assert_eq!(self.type_id, src.type_id);
+        self.reserve(src.len);
+        for row in 0..src.len {
+            // SAFETY: `row < src.len` is a valid value of the type; row
+            // `self.len` is within the capacity reserved above, aligned and
+            // empty; `src` is another column, so the two do not overlap.
+            unsafe { clone(src.ptr_at(row), self.ptr_at(self.len)) };
+            self.len += 1;
+            if self.tracked {
+                let ticks = src.ticks.get(row).unwrap_or(ComponentTicks::new(Tick::new(0)));
+                self.ticks.push(ticks);
+            }
+        }
     }
 
     /// The address of row `row`.

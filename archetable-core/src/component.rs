@@ -79,6 +79,20 @@ pub trait Component: Send + Sync + 'static {
     /// assert_eq!(world.get::<Health>(q), Some(&Health(5)));
     /// ```
     const REQUIRES: Option<fn(&mut crate::Requires)> = None;
+
+    /// How to copy a value, for [`World::clone_entity`](crate::World::clone_entity)
+    /// and [`World::try_clone`](crate::World::try_clone): `None` (the
+    /// default) makes the type not cloneable. Set by
+    /// `#[component(clone)]`, which needs `Clone`.
+    ///
+    /// ```
+    /// # use archetable::Component;
+    /// #[derive(Component, Clone)]
+    /// #[component(clone)]
+    /// struct Hp(u32);
+    /// assert!(Hp::CLONE.is_some());
+    /// ```
+    const CLONE: Option<fn(&Self) -> Self> = None;
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -116,6 +130,10 @@ pub struct ComponentInfo {
     lifecycle: crate::observer::LifecycleFn,
     /// The components the type requires, transitively, nearest first.
     required: Arc<[RequiredComponent]>,
+    /// The engine hooks' installer ([`Component::ENGINE_HOOKS`]).
+    engine_hooks: Option<fn(&mut crate::World)>,
+    /// Clones a value into uninitialized memory ([`Component::CLONE`]).
+    clone: Option<unsafe fn(*const u8, *mut u8)>,
 }
 
 impl ComponentInfo {
@@ -135,6 +153,8 @@ impl ComponentInfo {
             engine_kept: T::ENGINE_KEPT || TypeId::of::<T>() == TypeId::of::<crate::Children>(),
             lifecycle: crate::observer::lifecycle_event::<T>,
             required: Arc::new([]),
+            engine_hooks: T::ENGINE_HOOKS,
+            clone: T::CLONE.map(|_| crate::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
         }
     }
 
@@ -232,6 +252,33 @@ impl ComponentInfo {
         self.lifecycle
     }
 
+    /// The engine hooks' installer, if the type has engine hooks.
+    #[inline]
+    pub(crate) fn engine_hooks(&self) -> Option<fn(&mut crate::World)> {
+        self.engine_hooks
+    }
+
+    /// Whether values can be cloned (`#[component(clone)]`).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Clone)] #[component(clone)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let id = world.register_component::<Hp>();
+    /// assert!(world.components().info(id).is_cloneable());
+    /// ```
+    #[inline]
+    pub fn is_cloneable(&self) -> bool {
+        self.clone.is_some()
+    }
+
+    /// The function that clones the value at its first pointer into the
+    /// uninitialized memory at its second, if the type is cloneable.
+    #[inline]
+    pub(crate) fn clone_fn(&self) -> Option<unsafe fn(*const u8, *mut u8)> {
+        self.clone
+    }
+
     /// The type's name, as given by `std::any::type_name`.
     #[inline]
     pub fn name(&self) -> &'static str {
@@ -250,7 +297,7 @@ impl fmt::Debug for ComponentInfo {
 }
 
 /// The registry of the component types one world has seen.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
@@ -287,6 +334,12 @@ impl Components {
             self.infos[id.index()].required = required;
         }
         id
+    }
+
+    /// A copy of the registry (same ids) for another world, which installs
+    /// the engine hooks of every type itself: none is left pending.
+    pub(crate) fn snapshot(&self) -> Components {
+        Components { infos: self.infos.clone(), by_type: self.by_type.clone(), pending_hooks: Vec::new() }
     }
 
     /// Takes the engine hooks of the types registered since the last call.

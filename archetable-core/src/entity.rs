@@ -236,6 +236,23 @@ impl Default for Entities {
 }
 
 impl Entities {
+    /// An exact copy: the same slots, free list and pending reservations,
+    /// for a copy of the world whose tables keep every entity at the same
+    /// archetype and row. Open transactions belong to the original: the
+    /// copy has none, and keeps what they made.
+    pub fn snapshot(&self) -> Entities {
+        Entities {
+            slots: self.slots.clone(),
+            free: self.free.clone(),
+            live: self.live,
+            max_slots: self.max_slots,
+            reserved: AtomicU32::new(self.reserved.load(Ordering::Relaxed)),
+            skipped: self.skipped.clone(),
+            txns: Vec::new(),
+            allocated: Vec::new(),
+        }
+    }
+
     /// Number of live entities.
     #[inline]
     pub fn len(&self) -> u32 {

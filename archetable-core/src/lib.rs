@@ -25,6 +25,7 @@ mod builder;
 #[allow(unsafe_code)]
 mod bundle;
 mod change;
+mod cloning;
 #[allow(unsafe_code)]
 mod column;
 mod component;
@@ -49,6 +50,7 @@ mod removed;
 mod required;
 #[allow(unsafe_code)]
 mod resource;
+mod resource_scope;
 mod schedule;
 #[allow(unsafe_code)]
 mod structural;
@@ -65,6 +67,7 @@ mod world_tests;
 pub use builder::{BuiltBundle, EntityBuilder};
 pub use bundle::{Bundle, SpawnBundle};
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
+pub use cloning::CloneError;
 pub use component::{Component, ComponentId};
 pub use entity::{AllocatorState, Entity};
 pub use entity_mut::EntityWorldMut;
@@ -80,12 +83,13 @@ pub use hooks::{ComponentHooks, HookWorld};
 pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
-pub use query::{AnyOf, Has, QueryManyIter, QueryManyIterMut};
+pub use query::{AnyOf, ArchetypeFilter, Has, QueryCombinationIter, QueryManyIter, QueryManyIterMut};
 pub use required::Requires;
 pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
+pub use system::{CommandBuffer, ParamSet};
 pub use system::{
     CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoObserver, IntoSystem,
     Local, Query, RemovedComponents, Res, ResMut, System, SystemParam,

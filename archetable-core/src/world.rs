@@ -111,6 +111,39 @@ impl World {
         world
     }
 
+    /// A world made of copied parts: a fresh id, a default [`Time`], no
+    /// other resources, hooks or pools; the engine hooks of every
+    /// registered type are installed.
+    pub(crate) fn from_parts(
+        entities: Entities,
+        components: Components,
+        archetypes: Archetypes,
+        change_tick: Tick,
+        last_check_tick: Tick,
+    ) -> World {
+        let mut world = World::new();
+        let installers: Vec<fn(&mut World)> = components.iter().filter_map(|info| info.engine_hooks()).collect();
+        world.entities = entities;
+        world.components = components;
+        world.archetypes = archetypes;
+        *world.change_tick.get_mut() = change_tick.get();
+        world.last_check_tick = last_check_tick;
+        for install in installers {
+            install(&mut world);
+        }
+        world
+    }
+
+    /// The entity allocator, for copies.
+    pub(crate) fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The tick at which stored ticks were last clamped.
+    pub(crate) fn last_check_tick(&self) -> Tick {
+        self.last_check_tick
+    }
+
     /// This world's process-unique id.
     #[inline]
     pub fn id(&self) -> WorldId {
@@ -455,6 +488,7 @@ impl World {
         for archetype in self.archetypes.as_mut_slice() {
             archetype.check_ticks(now);
         }
+        self.resources.check_ticks(now);
         self.last_check_tick = now;
     }
 
@@ -772,13 +806,15 @@ impl World {
     /// assert_eq!(world.resource::<Score>().0, 10);
     /// ```
     pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
-        self.resources.insert(value)
+        let tick = self.change_tick();
+        self.resources.insert(value, tick)
     }
 
     /// Inserts `T::default()` unless a `T` is already there.
     pub fn init_resource<T: Resource + Default>(&mut self) {
         if !self.resources.contains::<T>() {
-            self.resources.insert(T::default());
+            let tick = self.change_tick();
+            self.resources.insert(T::default(), tick);
         }
     }
 
@@ -815,9 +851,26 @@ impl World {
         self.resources.get()
     }
 
-    /// The `T` resource, mutably, if there is one.
+    /// The `T` resource, mutably, if there is one. Counts as a write:
+    /// [`Res::is_changed`](crate::Res::is_changed) sees it.
     pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
-        self.resources.get_mut()
+        let tick = self.change_tick();
+        self.resources.get_mut(tick)
+    }
+
+    /// When the `T` resource was inserted and last written, if there is
+    /// one.
+    ///
+    /// ```
+    /// # use archetable::World;
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// let ticks = world.resource_ticks::<Score>().unwrap();
+    /// assert_eq!(ticks.added, ticks.changed);
+    /// ```
+    pub fn resource_ticks<T: Resource>(&self) -> Option<ComponentTicks> {
+        self.resources.ticks::<T>()
     }
 
     /// The type id and Rust type name of every resource the world holds,
@@ -853,7 +906,8 @@ impl World {
     pub fn add_event<E: Event>(&mut self) -> ResourceId {
         let id = self.resources.register::<Events<E>>();
         if !self.resources.contains_id(id) {
-            self.resources.insert(Events::<E>::default());
+            let tick = self.change_tick();
+            self.resources.insert(Events::<E>::default(), tick);
             self.resources.mark_transient(id);
         }
         if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
@@ -1248,7 +1302,7 @@ impl World {
 
 #[cold]
 #[track_caller]
-fn missing_resource<T>() -> ! {
+pub(crate) fn missing_resource<T>() -> ! {
     panic!(
         "resource `{}` is not in the world; add it with `world.insert_resource(..)` or use `get_resource`",
         std::any::type_name::<T>()

@@ -11,6 +11,9 @@ struct Options {
     track_changes: bool,
     /// `pooled`: reset values that leave the world and keep them for reuse.
     pooled: bool,
+    /// `clone`: values can be copied (`World::clone_entity`,
+    /// `World::try_clone`); the type implements `Clone`.
+    clone: bool,
     /// `relationship(target = T)`: the component names one entity, whose
     /// `T` lists the sources.
     relationship: Option<syn::Type>,
@@ -42,7 +45,7 @@ impl syn::parse::Parse for Required {
     }
 }
 
-const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `requires(..)`, \
+const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `clone`, `requires(..)`, \
                        `relationship(target = ..)` or `relationship_target(source = .., despawn_sources)`";
 
 fn options(input: &DeriveInput) -> Result<Options> {
@@ -104,6 +107,8 @@ fn options(input: &DeriveInput) -> Result<Options> {
                 &mut options.track_changes
             } else if meta.path.is_ident("pooled") {
                 &mut options.pooled
+            } else if meta.path.is_ident("clone") {
+                &mut options.clone
             } else {
                 return Err(meta.error(UNKNOWN));
             };
@@ -147,6 +152,12 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         quote!(
             const POOL: ::core::option::Option<#engine::__private::PoolFns<Self>> =
                 ::core::option::Option::Some(#engine::__private::PoolFns::<Self>::of());
+        )
+    });
+    let clone = options.clone.then(|| {
+        quote!(
+            const CLONE: ::core::option::Option<fn(&Self) -> Self> =
+                ::core::option::Option::Some(<Self as ::core::clone::Clone>::clone);
         )
     });
     let relation = relationship(&input, &options, &engine)?;
@@ -197,6 +208,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         impl #impl_generics #engine::Component for #name #ty_generics #where_clause {
             #track
             #pool
+            #clone
             #engine_hooks
             #engine_kept
             #requires

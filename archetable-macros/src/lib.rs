@@ -1,5 +1,5 @@
 //! Derive macros for the `archetable` crate: `Component`, `Bundle`, `Query`,
-//! `SystemParam` and `States`.
+//! `QueryFilter`, `SystemParam` and `States`.
 //!
 //! Each entry point parses its input, hands it to the module of the same
 //! name, and turns a `syn::Error` into a `compile_error!` at the offending
@@ -8,6 +8,7 @@
 
 mod bundle;
 mod component;
+mod filter;
 mod path;
 mod query;
 mod states;
@@ -27,6 +28,8 @@ use syn::{parse_macro_input, DeriveInput};
 ///   inserting the component also inserts each listed component the entity
 ///   lacks (and what those require), in the same table move, from its
 ///   `Default` or the expression given; see `Component::REQUIRES`.
+/// - `clone`: values can be copied by `World::clone_entity` and
+///   `World::try_clone` (the type implements `Clone`).
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -41,11 +44,25 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 }
 
 /// Implements `QueryData` for a struct of `&'w T`, `&'w mut T`, `Mut<'w, T>`,
-/// `Entity` and `Option<..>` fields, so it can be used as a query.
+/// `Entity`, other derived queries (`Inner<'w>`) and `Option<..>` fields, so
+/// it can be used as a query. The struct may have type parameters
+/// (`struct Pair<'w, A: Component, B: Component> { a: &'w A, b: &'w B }`).
 #[proc_macro_derive(Query)]
 pub fn derive_query(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     query::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `QueryFilter` for a struct whose fields are filters (`With<T>`,
+/// `Without<T>`, `Or<(..)>`, `Added<T>`, `Changed<T>`, other derived
+/// filters): it passes the entities that pass every field's filter, and
+/// names the combination, as in `Query<&Hp, Enemies>`. It is also an
+/// `ArchetypeFilter` (exact `len()`) when every field is `With`, `Without`,
+/// or an `Or` of these; a nested derived filter counts as per-row.
+#[proc_macro_derive(QueryFilter)]
+pub fn derive_query_filter(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    filter::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Implements `SystemParam` for a struct whose fields are system

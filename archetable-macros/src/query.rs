@@ -2,6 +2,9 @@
 //! the item it yields. The impl delegates to the tuple of its fields' query
 //! types, so it behaves exactly like the equivalent tuple query.
 //!
+//! Type parameters carry over to the impl and to the helper types below,
+//! with the struct's bounds and `where` clause.
+//!
 //! The impl's `Fetch`, `State` and `Cache` are not the tuple's types but
 //! newtypes around them, declared with the struct's own visibility: a `pub`
 //! struct may name components less visible than itself, and those must not
@@ -21,17 +24,30 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         ));
     };
     let mut lifetimes = Vec::new();
+    let mut types = Vec::new();
     for param in &input.generics.params {
         match param {
             GenericParam::Lifetime(l) => lifetimes.push(l.lifetime.clone()),
+            GenericParam::Type(t) => {
+                let mut t = t.clone();
+                t.eq_token = None;
+                t.default = None;
+                types.push(t);
+            }
             other => {
                 return Err(Error::new_spanned(
                     other,
-                    "`derive(Query)` supports one lifetime parameter (the borrow of the world) and no type or const parameters",
+                    "`derive(Query)` supports one lifetime parameter (the borrow of the world), type parameters, and \
+                     no const parameters",
                 ))
             }
         }
     }
+    let names: Vec<_> = types.iter().map(|t| t.ident.clone()).collect();
+    let where_clause = input.generics.where_clause.as_ref().map(|w| &w.predicates);
+    // `<T, U>` after the helper types, or nothing.
+    let args = if names.is_empty() { quote!() } else { quote!(<#(#names),*>) };
+    let decl = if types.is_empty() { quote!() } else { quote!(<#(#types),*>) };
     if lifetimes.len() > 1 {
         return Err(Error::new_spanned(
             &input.generics,
@@ -39,7 +55,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         ));
     }
     let engine = crate::path::engine();
-    let mut read_only = true;
+    let mut read_only = ReadOnly { known: true, nested: Vec::new() };
     let mut members = Vec::new();
     let mut inner = Vec::new();
     for (i, field) in data.fields.iter().enumerate() {
@@ -50,47 +66,63 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
         inner.push(field_query(&field.ty, &engine, &mut read_only)?);
     }
     let item = match lifetimes.first() {
-        Some(_) => quote!(#name<'__ecs_w>),
-        None => quote!(#name),
+        Some(_) => quote!(#name<'__ecs_w #(, #names)*>),
+        None => quote!(#name #args),
     };
     let self_ty = match lifetimes.first() {
-        Some(_) => quote!(#name<'__ecs_self>),
-        None => quote!(#name),
+        Some(_) => quote!(#name<'__ecs_self #(, #names)*>),
+        None => quote!(#name #args),
     };
     let impl_generics = match lifetimes.first() {
-        Some(_) => quote!(<'__ecs_self>),
-        None => quote!(),
+        Some(_) => quote!(<'__ecs_self #(, #types)*>),
+        None => decl.clone(),
     };
     let bindings: Vec<_> =
         (0..members.len()).map(|i| syn::Ident::new(&format!("__field{i}"), proc_macro2::Span::call_site())).collect();
     let inner = quote!((#(#inner,)*));
-    let read_only_impl = read_only.then(|| {
+    let nested = &read_only.nested;
+    let read_only_impl = read_only.known.then(|| {
         quote! {
+            // SAFETY: every field is a read-only query (the nested derived
+            // queries by the bound).
             #[automatically_derived]
             #[allow(unsafe_code)]
-            unsafe impl #impl_generics #engine::ReadOnlyQueryData for #self_ty {}
+            unsafe impl #impl_generics #engine::ReadOnlyQueryData for #self_ty
+            where
+                #(#nested: #engine::ReadOnlyQueryData,)*
+                #where_clause
+            {}
         }
     });
     Ok(quote! {
         const _: () = {
-            type __Inner = #inner;
+            type __Inner #args = #inner;
 
             // The tuple query's fetch, state and cache, wrapped in types as
             // visible as the struct (see the module documentation).
             #[doc(hidden)]
             #[repr(transparent)]
-            #vis struct __ArchetableFetch<'__ecs_w>(<__Inner as #engine::QueryData>::Fetch<'__ecs_w>);
+            #vis struct __ArchetableFetch<'__ecs_w #(, #types)*>(<__Inner #args as #engine::QueryData>::Fetch<'__ecs_w>)
+            where
+                #where_clause;
 
             #[doc(hidden)]
             #[repr(transparent)]
-            #vis struct __ArchetableState(<__Inner as #engine::QueryData>::State);
+            #vis struct __ArchetableState #decl(<__Inner #args as #engine::QueryData>::State)
+            where
+                #where_clause;
 
             #[doc(hidden)]
             #[repr(transparent)]
-            #vis struct __ArchetableCache(<__Inner as #engine::QueryData>::Cache);
+            #vis struct __ArchetableCache #decl(<__Inner #args as #engine::QueryData>::Cache)
+            where
+                #where_clause;
 
             #[automatically_derived]
-            impl ::core::clone::Clone for __ArchetableState {
+            impl #decl ::core::clone::Clone for __ArchetableState #args
+            where
+                #where_clause
+            {
                 #[inline]
                 fn clone(&self) -> Self {
                     __ArchetableState(::core::clone::Clone::clone(&self.0))
@@ -98,7 +130,10 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             }
 
             #[automatically_derived]
-            impl ::core::clone::Clone for __ArchetableCache {
+            impl #decl ::core::clone::Clone for __ArchetableCache #args
+            where
+                #where_clause
+            {
                 #[inline]
                 fn clone(&self) -> Self {
                     *self
@@ -106,22 +141,28 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             }
 
             #[automatically_derived]
-            impl ::core::marker::Copy for __ArchetableCache {}
+            impl #decl ::core::marker::Copy for __ArchetableCache #args
+            where
+                #where_clause
+            {}
 
             #[automatically_derived]
             #[allow(unsafe_code)]
-            unsafe impl #impl_generics #engine::QueryData for #self_ty {
+            unsafe impl #impl_generics #engine::QueryData for #self_ty
+            where
+                #where_clause
+            {
                 type Item<'__ecs_w> = #item;
-                type Fetch<'__ecs_w> = __ArchetableFetch<'__ecs_w>;
-                type State = __ArchetableState;
-                type Cache = __ArchetableCache;
+                type Fetch<'__ecs_w> = __ArchetableFetch<'__ecs_w #(, #names)*>;
+                type State = __ArchetableState #args;
+                type Cache = __ArchetableCache #args;
 
                 fn init_state(components: &mut #engine::storage::Components) -> Self::State {
-                    __ArchetableState(<__Inner as #engine::QueryData>::init_state(components))
+                    __ArchetableState(<__Inner #args as #engine::QueryData>::init_state(components))
                 }
 
                 fn get_state(components: &#engine::storage::Components) -> ::core::option::Option<Self::State> {
-                    match <__Inner as #engine::QueryData>::get_state(components) {
+                    match <__Inner #args as #engine::QueryData>::get_state(components) {
                         ::core::option::Option::Some(state) => ::core::option::Option::Some(__ArchetableState(state)),
                         ::core::option::Option::None => ::core::option::Option::None,
                     }
@@ -132,11 +173,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     components: &#engine::storage::Components,
                     access: &mut #engine::query::Access,
                 ) {
-                    <__Inner as #engine::QueryData>::update_access(&state.0, components, access)
+                    <__Inner #args as #engine::QueryData>::update_access(&state.0, components, access)
                 }
 
                 fn condition(state: &Self::State) -> #engine::query::ArchetypeCondition {
-                    <__Inner as #engine::QueryData>::condition(&state.0)
+                    <__Inner #args as #engine::QueryData>::condition(&state.0)
                 }
 
                 #[inline]
@@ -144,14 +185,14 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     state: &Self::State,
                     archetype: &#engine::storage::Archetype,
                 ) -> ::core::option::Option<Self::Cache> {
-                    match <__Inner as #engine::QueryData>::match_archetype(&state.0, archetype) {
+                    match <__Inner #args as #engine::QueryData>::match_archetype(&state.0, archetype) {
                         ::core::option::Option::Some(cache) => ::core::option::Option::Some(__ArchetableCache(cache)),
                         ::core::option::Option::None => ::core::option::Option::None,
                     }
                 }
 
                 fn dangling_fetch<'__ecs_w>() -> Self::Fetch<'__ecs_w> {
-                    __ArchetableFetch(<__Inner as #engine::QueryData>::dangling_fetch())
+                    __ArchetableFetch(<__Inner #args as #engine::QueryData>::dangling_fetch())
                 }
 
                 #[inline]
@@ -164,14 +205,14 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     // SAFETY: the caller's promise, for the tuple's own state
                     // and cache.
                     __ArchetableFetch(unsafe {
-                        <__Inner as #engine::QueryData>::init_fetch(&state.0, cache.0, archetype, ticks)
+                        <__Inner #args as #engine::QueryData>::init_fetch(&state.0, cache.0, archetype, ticks)
                     })
                 }
 
                 #[inline(always)]
                 unsafe fn fetch<'__ecs_w>(fetch: &mut Self::Fetch<'__ecs_w>, row: usize) -> Self::Item<'__ecs_w> {
                     // SAFETY: the caller's promise, for the tuple's own fetch.
-                    let (#(#bindings,)*) = unsafe { <__Inner as #engine::QueryData>::fetch(&mut fetch.0, row) };
+                    let (#(#bindings,)*) = unsafe { <__Inner #args as #engine::QueryData>::fetch(&mut fetch.0, row) };
                     #name { #(#members: #bindings,)* }
                 }
             }
@@ -181,12 +222,20 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
     })
 }
 
+/// Whether the derived query is read-only: `known` is false once a field
+/// writes; `nested` lists the nested derived queries, read-only only if
+/// each of them is.
+struct ReadOnly {
+    known: bool,
+    nested: Vec<TokenStream>,
+}
+
 /// The query type that yields a field of type `ty`.
-fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<TokenStream> {
+fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut ReadOnly) -> Result<TokenStream> {
     let unsupported = || {
         let mut message = String::from(
-            "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, or `Option<..>` of these, \
-             where `T` is a component; this field's type is none of them",
+            "`derive(Query)` fields must be `&'w T`, `&'w mut T`, `Mut<'w, T>`, `Entity`, another derived query \
+             (`Inner<'w>`), or `Option<..>` of these, where `T` is a component; this field's type is none of them",
         );
         if let Type::Path(path) = ty {
             let shown = path.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
@@ -198,7 +247,7 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
         Type::Reference(reference) => {
             let elem = &reference.elem;
             if reference.mutability.is_some() {
-                *read_only = false;
+                read_only.known = false;
                 Ok(quote!(#engine::__private::MutRef<#elem>))
             } else {
                 Ok(quote!(&'static #elem))
@@ -225,8 +274,36 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
                     Ok(quote!(::core::option::Option<#inner>))
                 }
                 ("Mut", [inner]) => {
-                    *read_only = false;
+                    read_only.known = false;
                     Ok(quote!(&'static mut #inner))
+                }
+                _ if has_lifetime(&last.arguments) => {
+                    // Another derived query (`Inner<'w>`): its query type is
+                    // itself with the borrow's lifetime made `'static`.
+                    let mut nested = path.clone();
+                    if let Some(last) = nested.path.segments.last_mut() {
+                        if let PathArguments::AngleBracketed(args) = &mut last.arguments {
+                            for arg in args.args.iter_mut() {
+                                if let GenericArgument::Lifetime(lifetime) = arg {
+                                    *lifetime = syn::Lifetime::new("'static", lifetime.span());
+                                }
+                            }
+                        }
+                    }
+                    // The read-only bound names the impl's own lifetime, so it
+                    // is checked where the query is used, not at the impl.
+                    let mut bound = nested.clone();
+                    if let Some(last) = bound.path.segments.last_mut() {
+                        if let PathArguments::AngleBracketed(args) = &mut last.arguments {
+                            for arg in args.args.iter_mut() {
+                                if let GenericArgument::Lifetime(lifetime) = arg {
+                                    *lifetime = syn::Lifetime::new("'__ecs_self", lifetime.span());
+                                }
+                            }
+                        }
+                    }
+                    read_only.nested.push(quote!(#bound));
+                    Ok(quote!(#nested))
                 }
                 _ => Err(unsupported()),
             }
@@ -235,5 +312,13 @@ fn field_query(ty: &Type, engine: &TokenStream, read_only: &mut bool) -> Result<
         // A type passed through a `macro_rules!` `$t:ty` fragment.
         Type::Group(group) => field_query(&group.elem, engine, read_only),
         _ => Err(unsupported()),
+    }
+}
+
+/// Whether generic arguments include a lifetime (`Inner<'w>`).
+fn has_lifetime(arguments: &PathArguments) -> bool {
+    match arguments {
+        PathArguments::AngleBracketed(args) => args.args.iter().any(|a| matches!(a, GenericArgument::Lifetime(_))),
+        _ => false,
     }
 }

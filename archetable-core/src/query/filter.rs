@@ -89,6 +89,32 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// `Or<(With<A>, With<B>)>`.
 pub struct Or<T>(PhantomData<fn() -> T>);
 
+/// A filter that decides per archetype alone: `()`, [`With<T>`],
+/// [`Without<T>`], and tuples and [`Or`]s of these. A query whose filter is
+/// one knows how many entities it will visit without visiting them, so its
+/// iterator is an [`ExactSizeIterator`]; [`Added`] and [`Changed`] test
+/// each row and are not archetypal.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component)] struct Hp(u32);
+/// # #[derive(Component)] struct Boss;
+/// let mut world = World::new();
+/// world.spawn(Hp(1));
+/// world.spawn((Hp(2), Boss));
+/// assert_eq!(world.query_filtered::<&Hp, Without<Boss>>().len(), 1);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` tests each row, so the query does not know its length up front",
+    label = "not an archetypal filter",
+    note = "`len()` needs a filter made of `With`, `Without`, `Or` and tuples of these; with `Added` or `Changed`, \
+            use `count()`"
+)]
+pub trait ArchetypeFilter: QueryFilter {}
+
+impl<T: Component> ArchetypeFilter for With<T> {}
+impl<T: Component> ArchetypeFilter for Without<T> {}
+
 // SAFETY: decides per archetype from its signature; reads no data.
 unsafe impl<T: Component> QueryFilter for With<T> {
     type State = ComponentId;
@@ -283,6 +309,9 @@ impl_tick_filter!(Changed, changed_ticks);
 
 macro_rules! impl_query_filter_for_tuple {
     ($($name:ident $index:tt),*) => {
+        impl<$($name: ArchetypeFilter),*> ArchetypeFilter for ($($name,)*) {}
+        impl<$($name: ArchetypeFilter),*> ArchetypeFilter for Or<($($name,)*)> {}
+
         // SAFETY: all elements must pass; each keeps its own contract, and the
         // tuple is archetypal only if every element is.
         #[allow(unused_variables, clippy::unused_unit)]

@@ -7,7 +7,7 @@ use crate::archetype::{Archetype, ArchetypeId};
 use crate::change::RunTicks;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
-use crate::query::filter::QueryFilter;
+use crate::query::filter::{ArchetypeFilter, QueryFilter};
 use crate::query::state::{init_checked, QueryState};
 use crate::world::World;
 
@@ -252,6 +252,22 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         }
     }
 }
+
+/// A query whose filter decides per archetype ([`ArchetypeFilter`]: no
+/// [`Added`](crate::Added) or [`Changed`](crate::Changed)) knows its length
+/// from the sizes of the tables it matched, without visiting a row.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// # #[derive(Component)] struct Hp(u32);
+/// let mut world = World::new();
+/// world.spawn_batch((0..5).map(Hp)).for_each(drop);
+/// let mut iter = world.query::<&Hp>();
+/// assert_eq!(iter.len(), 5);
+/// iter.next();
+/// assert_eq!(iter.len(), 4);
+/// ```
+impl<Q: QueryData, F: ArchetypeFilter> ExactSizeIterator for QueryIter<'_, '_, Q, F> {}
 
 /// The iterator of [`QueryState::iter_many`](crate::QueryState::iter_many)
 /// and [`Query::iter_many`](crate::Query::iter_many): the read-only items

@@ -9,6 +9,7 @@
 //! (`(&A, &A)`) are fine.
 
 mod access;
+mod combinations;
 mod condition;
 mod fetch;
 mod filter;
@@ -18,9 +19,10 @@ mod presence;
 mod state;
 
 pub use access::Access;
+pub use combinations::QueryCombinationIter;
 pub use condition::ArchetypeCondition;
 pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, RefFetch, TickFetch};
-pub use filter::{Added, Changed, Or, QueryFilter, TicksFetch, With, Without};
+pub use filter::{Added, ArchetypeFilter, Changed, Or, QueryFilter, TicksFetch, With, Without};
 pub use iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 pub(crate) use one::{query_many, query_many_mut, query_one, query_one_mut};
 pub use presence::{AnyOf, Has};

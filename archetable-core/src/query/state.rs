@@ -400,9 +400,38 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// The matched archetypes, in increasing id order.
+    pub(crate) fn matched_ids(&self) -> impl Iterator<Item = ArchetypeId> + '_ {
+        self.matched.iter().map(|&(id, _)| id)
+    }
+
+    /// Whether the live entity at `row` of matched archetype `archetype`
+    /// passes the filter's row test (always, for an archetypal filter).
+    ///
+    /// # Safety
+    /// `update(world)` has run, `archetype` is one of `matched_ids`, `row`
+    /// is in bounds, and nothing writes the ticks the filter reads for the
+    /// call.
+    pub(crate) unsafe fn passes_row(
+        &self,
+        archetype: &crate::archetype::Archetype,
+        row: usize,
+        ticks: RunTicks,
+    ) -> bool {
+        if F::IS_ARCHETYPAL {
+            return true;
+        }
+        // SAFETY: the archetype passes `F`'s archetype test (it is
+        // matched) and `row` is in bounds (caller).
+        unsafe {
+            let mut filter = F::init_fetch(&self.f_state, archetype, ticks);
+            F::filter_row(&mut filter, row)
+        }
+    }
+
     /// Starts a pass of this state's own (outside a system): the previous
     /// pass becomes the last run, and the world's tick advances.
-    fn begin_run(&mut self, world: &World) {
+    pub(crate) fn begin_run(&mut self, world: &World) {
         let this_run = world.increment_change_tick();
         self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
     }

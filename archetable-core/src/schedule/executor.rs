@@ -79,6 +79,15 @@ impl Plan {
                     steps.push(Step::Group(Group::new(std::mem::take(&mut group), entries, &explicit)));
                 }
                 steps.push(if entry.sync_point { Step::Sync(i) } else { Step::Exclusive(i) });
+            } else if entry.system.access().reads_world() {
+                // A `&World` system can reserve entities through the
+                // world's shared counter, which reservation lanes assume
+                // stands still: it runs in a group of its own, where no
+                // lanes are open.
+                if !group.is_empty() {
+                    steps.push(Step::Group(Group::new(std::mem::take(&mut group), entries, &explicit)));
+                }
+                steps.push(Step::Group(Group::new(vec![i], entries, &explicit)));
             } else {
                 group.push(i);
             }

@@ -10,6 +10,17 @@ use crate::component::{ComponentId, Components};
 use crate::query::{Access, ArchetypeCondition};
 use crate::resource::ResourceId;
 
+/// Where a borrow sits inside [`ParamSet`](crate::system::ParamSet)s: per
+/// enclosing set (outermost first), the set's number and the member's
+/// position. Members of one set are used one at a time, so two borrows
+/// under different members of one set never alias.
+type SetPath = Vec<(u32, u32)>;
+
+/// Whether two borrows sit in different members of one parameter set.
+fn exclusive_members(a: &SetPath, b: &SetPath) -> bool {
+    a.iter().any(|&(set, member)| b.iter().any(|&(other_set, other)| set == other_set && member != other))
+}
+
 /// The component access of one query parameter: what it reads and writes,
 /// and which archetypes it can visit.
 #[derive(Clone, Debug)]
@@ -20,6 +31,16 @@ struct QueryAccess {
     reads: BitSet,
     writes: BitSet,
     condition: ArchetypeCondition,
+    path: SetPath,
+}
+
+/// A borrow of one resource by one parameter.
+#[derive(Clone, Debug)]
+struct ResourceBorrow {
+    id: ResourceId,
+    param: usize,
+    leaf: String,
+    path: SetPath,
 }
 
 impl QueryAccess {
@@ -45,8 +66,14 @@ pub struct SystemAccess {
     /// Parameter names (shortened type names), by position.
     params: Vec<Cow<'static, str>>,
     queries: Vec<QueryAccess>,
-    resource_reads: Vec<(ResourceId, usize, String)>,
-    resource_writes: Vec<(ResourceId, usize, String)>,
+    resource_reads: Vec<ResourceBorrow>,
+    resource_writes: Vec<ResourceBorrow>,
+    /// The `&World` parameters: each reads every component and resource.
+    world_reads: Vec<ResourceBorrow>,
+    /// Where the parameter being recorded sits inside parameter sets.
+    path: SetPath,
+    /// How many parameter sets were opened so far.
+    sets: u32,
     /// Unions over all queries, for a quick "no overlap" answer.
     all_component_reads: BitSet,
     all_component_writes: BitSet,
@@ -72,7 +99,10 @@ pub struct AccessConflict {
 impl fmt::Display for AccessConflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Queries can be made disjoint by filters; a resource cannot.
-        let hint = if self.item.starts_with("resource") {
+        let hint = if self.writer.1.contains("&World") || self.other.1.contains("&World") {
+            "`&World` reads every component and resource: name what the system reads instead (`Query<&A>`, \
+             `Res<T>`), or make it an exclusive system taking only `&mut World`"
+        } else if self.item.starts_with("resource") {
             "take the resource once (a `ResMut` reads too), or split the system"
         } else {
             "make the two queries disjoint with `With`/`Without` filters, merge them into one parameter, or split the \
@@ -137,8 +167,21 @@ impl SystemAccess {
             reads: access.reads().clone(),
             writes: access.writes().clone(),
             condition,
+            path: self.path.clone(),
         };
+        let world = self.world_reads.iter().find(|w| !exclusive_members(&w.path, &query.path));
+        if let (Some(component), Some(world)) = (query.writes.iter().next(), world) {
+            return Err(AccessConflict {
+                system: system.to_string(),
+                writer: (query.param, self.param_name(query.param, &query.leaf)),
+                other: (world.param, self.param_name(world.param, &world.leaf)),
+                item: format!("component `{}`", short_type_name(components.name(ComponentId(component as u32)))),
+            });
+        }
         for earlier in &self.queries {
+            if exclusive_members(&query.path, &earlier.path) {
+                continue;
+            }
             if let Some((component, query_writes)) = query.conflict(earlier) {
                 let (writer, other) = if query_writes { (&query, earlier) } else { (earlier, &query) };
                 return Err(AccessConflict {
@@ -163,13 +206,12 @@ impl SystemAccess {
         name: &str,
         leaf: &str,
     ) -> Result<(), AccessConflict> {
-        let leaf = short_type_name(leaf);
-        if let Some((_, writer, writer_leaf)) = self.resource_writes.iter().find(|(r, ..)| *r == id) {
-            let writer = (*writer, self.param_name(*writer, writer_leaf));
-            let other = (self.current_param(), self.param_name(self.current_param(), &leaf));
-            return Err(resource_conflict(system, writer, other, name));
+        let borrow = self.borrow(id, leaf);
+        let writer = self.resource_writes.iter().find(|w| w.id == id && !exclusive_members(&w.path, &borrow.path));
+        if let Some(writer) = writer {
+            return Err(self.resource_conflict(system, writer, &borrow, name));
         }
-        self.resource_reads.push((id, self.current_param(), leaf));
+        self.resource_reads.push(borrow);
         self.all_resource_reads.insert(id.index());
         Ok(())
     }
@@ -182,16 +224,101 @@ impl SystemAccess {
         name: &str,
         leaf: &str,
     ) -> Result<(), AccessConflict> {
-        let leaf = short_type_name(leaf);
-        let earlier = self.resource_writes.iter().chain(&self.resource_reads).find(|(r, ..)| *r == id);
-        if let Some((_, other, other_leaf)) = earlier {
-            let writer = (self.current_param(), self.param_name(self.current_param(), &leaf));
-            let other = (*other, self.param_name(*other, other_leaf));
-            return Err(resource_conflict(system, writer, other, name));
+        let borrow = self.borrow(id, leaf);
+        let earlier = self
+            .resource_writes
+            .iter()
+            .chain(&self.resource_reads)
+            .chain(&self.world_reads)
+            .find(|b| (b.id == id || b.id == WORLD) && !exclusive_members(&b.path, &borrow.path));
+        if let Some(other) = earlier {
+            return Err(self.resource_conflict(system, &borrow, other, name));
         }
-        self.resource_writes.push((id, self.current_param(), leaf));
+        self.resource_writes.push(borrow);
         self.all_resource_writes.insert(id.index());
         Ok(())
+    }
+
+    /// Records that the current parameter reads the whole world (`&World`):
+    /// every component and every resource. Fails if an earlier parameter
+    /// writes anything.
+    pub(crate) fn add_world_read(
+        &mut self,
+        system: &str,
+        components: &Components,
+        leaf: &str,
+    ) -> Result<(), AccessConflict> {
+        let borrow = self.borrow(WORLD, leaf);
+        let other = (borrow.param, self.param_name(borrow.param, &borrow.leaf));
+        let query = self.queries.iter().find(|q| !q.writes.is_empty() && !exclusive_members(&q.path, &borrow.path));
+        if let Some(query) = query {
+            let component = query.writes.iter().next().map(|c| components.name(ComponentId(c as u32))).unwrap_or("");
+            return Err(AccessConflict {
+                system: system.to_string(),
+                writer: (query.param, self.param_name(query.param, &query.leaf)),
+                other,
+                item: format!("component `{}`", short_type_name(component)),
+            });
+        }
+        if let Some(writer) = self.resource_writes.iter().find(|w| !exclusive_members(&w.path, &borrow.path)) {
+            let writer = (writer.param, self.param_name(writer.param, &writer.leaf));
+            return Err(AccessConflict { system: system.to_string(), writer, other, item: "a resource".to_string() });
+        }
+        self.world_reads.push(borrow);
+        Ok(())
+    }
+
+    /// Whether a parameter reads the whole world (`&World`): the system
+    /// then conflicts with every system that writes anything.
+    ///
+    /// ```
+    /// # use archetable::system::SystemAccess;
+    /// assert!(!SystemAccess::default().reads_world());
+    /// ```
+    pub fn reads_world(&self) -> bool {
+        !self.world_reads.is_empty()
+    }
+
+    /// Opens a parameter set: the borrows recorded until
+    /// [`SystemAccess::close_set`] belong to its members, which are not
+    /// checked against each other. Returns the set's number.
+    pub(crate) fn open_set(&mut self) -> u32 {
+        let set = self.sets;
+        self.sets += 1;
+        self.path.push((set, 0));
+        set
+    }
+
+    /// Records the next borrows under member `member` of the innermost open
+    /// set.
+    pub(crate) fn set_member(&mut self, member: u32) {
+        if let Some(last) = self.path.last_mut() {
+            last.1 = member;
+        }
+    }
+
+    /// Closes the innermost parameter set.
+    pub(crate) fn close_set(&mut self) {
+        self.path.pop();
+    }
+
+    fn borrow(&self, id: ResourceId, leaf: &str) -> ResourceBorrow {
+        ResourceBorrow { id, param: self.current_param(), leaf: short_type_name(leaf), path: self.path.clone() }
+    }
+
+    fn resource_conflict(
+        &self,
+        system: &str,
+        writer: &ResourceBorrow,
+        other: &ResourceBorrow,
+        name: &str,
+    ) -> AccessConflict {
+        AccessConflict {
+            system: system.to_string(),
+            writer: (writer.param, self.param_name(writer.param, &writer.leaf)),
+            other: (other.param, self.param_name(other.param, &other.leaf)),
+            item: format!("resource `{}`", short_type_name(name)),
+        }
     }
 
     /// Whether the two systems may not run at the same time: one writes
@@ -199,6 +326,10 @@ impl SystemAccess {
     /// the whole world.
     pub fn conflicts_with(&self, other: &SystemAccess) -> bool {
         if self.exclusive || other.exclusive {
+            return true;
+        }
+        let writes = |a: &SystemAccess| !a.all_component_writes.is_empty() || !a.all_resource_writes.is_empty();
+        if (self.reads_world() && writes(other)) || (other.reads_world() && writes(self)) {
             return true;
         }
         if self.all_resource_writes.intersects(&other.all_resource_writes)
@@ -214,9 +345,9 @@ impl SystemAccess {
     }
 }
 
-fn resource_conflict(system: &str, writer: (usize, String), other: (usize, String), name: &str) -> AccessConflict {
-    AccessConflict { system: system.to_string(), writer, other, item: format!("resource `{}`", short_type_name(name)) }
-}
+/// The id `&World` borrows are recorded under: it stands for every
+/// resource at once.
+const WORLD: ResourceId = ResourceId::WORLD;
 
 /// `a::b::Name<'_, c::D>` → `Name<D>`: type names as a reader writes them,
 /// without paths or elided lifetimes.

@@ -22,11 +22,11 @@ const EXAMPLES: usize = 8;
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), Skip> + Send>;
 
 /// A command that found its entity gone: what it was and at whom it aimed.
-struct Skip {
-    command: &'static str,
-    entity: Entity,
+pub(super) struct Skip {
+    pub(super) command: &'static str,
+    pub(super) entity: Entity,
     /// Why, when not because the entity is gone.
-    reason: Option<String>,
+    pub(super) reason: Option<String>,
 }
 
 /// A recorded list of commands. Each system's [`Commands`] parameter keeps
@@ -181,7 +181,7 @@ impl CommandQueue {
         self.commands.truncate(len);
     }
 
-    fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), Skip> + Send + 'static) {
+    pub(super) fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), Skip> + Send + 'static) {
         self.commands.push(Box::new(command));
     }
 }

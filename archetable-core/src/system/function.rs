@@ -398,3 +398,41 @@ impl<S: System> AnySystem for StructSystem<S> {
         self.system.on_clear(world);
     }
 }
+
+impl World {
+    /// Runs `system` once on this world, outside any schedule, and applies
+    /// its deferred commands right after; returns what applying them did.
+    /// The system keeps no state between calls: every change the world
+    /// remembers is new to it, and its [`Local`](crate::Local)s start from
+    /// their default.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Hp(i32);
+    ///
+    /// fn reap(hp: Query<(Entity, &Hp)>, mut commands: Commands) {
+    ///     for (e, hp) in hp.iter() {
+    ///         if hp.0 <= 0 {
+    ///             commands.despawn(e);
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn(Hp(0));
+    /// world.spawn(Hp(3));
+    /// let report = world.run_system_once(reap);
+    /// assert_eq!((report.applied(), world.len()), (1, 1));
+    /// ```
+    ///
+    /// # Panics
+    /// If the system's parameters alias (`error[E0002]`), naming them.
+    #[track_caller]
+    pub fn run_system_once<M>(&mut self, system: impl IntoSystem<M>) -> CommandReport {
+        let mut system = system.into_system();
+        system.inner.run_exclusive(self);
+        let mut report = CommandReport::default();
+        system.inner.apply_deferred(self, &mut report);
+        report
+    }
+}

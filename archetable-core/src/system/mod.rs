@@ -4,8 +4,8 @@
 //! A system is a plain function (or closure) whose parameters are
 //! [`SystemParam`]s: [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`,
 //! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`],
-//! [`RemovedComponents`], tuples of
-//! these and `#[derive(SystemParam)]` structs. A function taking only
+//! [`RemovedComponents`], `&World` (reads everything), [`ParamSet`],
+//! tuples of these and `#[derive(SystemParam)]` structs. A function taking only
 //! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
 //!
 //! # Aliasing (error `E0002`)
@@ -16,16 +16,20 @@
 //! meets a `Without<T>` in the other, do not alias.
 
 mod access;
+mod buffer;
 pub(crate) mod commands;
 mod events;
 mod function;
 pub(crate) mod observer;
 mod param;
+mod param_set;
 mod query;
 mod removed;
+mod world_param;
 
 pub(crate) use access::short_type_name;
 pub use access::{AccessConflict, SystemAccess};
+pub use buffer::CommandBuffer;
 pub use commands::{
     CommandError, CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand,
 };
@@ -36,5 +40,6 @@ pub use function::{
 };
 pub use observer::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};
 pub use removed::RemovedComponents;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use crate::change::{RunTicks, Tick};
+use crate::change::{ComponentTicks, RunTicks, Tick};
 use crate::resource::{Resource, ResourceId};
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::{CommandReport, EntityLane};
@@ -106,6 +106,12 @@ impl SystemMeta {
         self.access.add_query(&self.name, components, leaf, access, condition)
     }
 
+    /// Records a read of every component and resource by the current
+    /// parameter (`&World`).
+    pub(crate) fn add_world_read(&mut self, world: &World) -> Result<(), AccessConflict> {
+        self.access.add_world_read(&self.name, world.components(), std::any::type_name::<&World>())
+    }
+
     /// Records a shared borrow of resource `id`, named `name`, by the
     /// parameter type `param` (for implementations of [`SystemParam`]).
     pub fn add_resource_read(&mut self, id: ResourceId, name: &str, param: &str) -> Result<(), AccessConflict> {
@@ -133,7 +139,8 @@ impl SystemMeta {
     message = "`{Self}` cannot be a system parameter",
     label = "not a system parameter",
     note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, `Commands`, \
-            `EventReader<E>`, `EventWriter<E>`, tuples of these, and `#[derive(SystemParam)]` structs",
+            `EventReader<E>`, `EventWriter<E>`, `&World`, `ParamSet<(..)>`, tuples of these, and \
+            `#[derive(SystemParam)]` structs",
     note = "a system that needs the whole world takes only `&mut World`"
 )]
 pub unsafe trait SystemParam: Sized {
@@ -196,6 +203,78 @@ pub(crate) fn init_param<P: SystemParam>(world: &mut World, meta: &mut SystemMet
 /// missing.
 pub struct Res<'w, T: Resource> {
     value: &'w T,
+    ticks: ComponentTicks,
+    run: RunTicks,
+}
+
+impl<'w, T: Resource> Res<'w, T> {
+    /// Whether the resource was inserted since the system last ran (on its
+    /// first run: since the world began).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// #[derive(Default)] struct Score(u32);
+    /// #[derive(Default)] struct Seen(Vec<(bool, bool)>);
+    /// fn watch(score: Res<Score>, mut seen: ResMut<Seen>) {
+    ///     seen.0.push((score.is_added(), score.is_changed()));
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.init_resource::<Seen>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(watch);
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// world.resource_mut::<Score>().0 += 1;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Seen>().0, [(true, true), (false, false), (false, true)]);
+    /// ```
+    #[inline]
+    pub fn is_added(&self) -> bool {
+        self.ticks.added.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// Whether the resource was written (or inserted) since the system last
+    /// ran; see [`Res::is_added`] for an example.
+    #[inline]
+    pub fn is_changed(&self) -> bool {
+        self.ticks.changed.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// The resource's added and changed ticks.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Score(u32);
+    /// fn show(score: Res<Score>) {
+    ///     assert_eq!(score.ticks().added, score.ticks().changed);
+    /// }
+    /// # let mut world = World::new();
+    /// # world.init_resource::<Score>();
+    /// # world.run_system_once(show);
+    /// ```
+    #[inline]
+    pub fn ticks(&self) -> ComponentTicks {
+        self.ticks
+    }
+
+    /// The plain reference, for the rest of the borrow.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Score(u32);
+    /// fn show(score: Res<Score>) {
+    ///     let score: &Score = score.into_inner();
+    ///     assert_eq!(score.0, 0);
+    /// }
+    /// # let mut world = World::new();
+    /// # world.init_resource::<Score>();
+    /// # world.run_system_once(show);
+    /// ```
+    #[inline]
+    pub fn into_inner(self) -> &'w T {
+        self.value
+    }
 }
 
 impl<T: Resource> Deref for Res<'_, T> {
@@ -212,9 +291,97 @@ impl<T: Resource + fmt::Debug> fmt::Debug for Res<'_, T> {
     }
 }
 
-/// Exclusive access to the world's `T` resource.
+/// Exclusive access to the world's `T` resource. A write through it
+/// ([`DerefMut`]) marks the resource changed for
+/// [`Res::is_changed`] and [`ResMut::is_changed`].
 pub struct ResMut<'w, T: Resource> {
     value: &'w mut T,
+    changed: &'w mut Tick,
+    added: Tick,
+    run: RunTicks,
+}
+
+impl<T: Resource> ResMut<'_, T> {
+    /// Whether the resource was inserted since the system last ran.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// #[derive(Default)] struct Score(u32);
+    /// fn bump(mut score: ResMut<Score>) {
+    ///     if score.is_added() {
+    ///         score.0 = 100;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(bump);
+    /// schedule.run(&mut world);
+    /// world.resource_mut::<Score>().0 = 1;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Score>().0, 1);
+    /// ```
+    #[inline]
+    pub fn is_added(&self) -> bool {
+        self.added.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// Whether the resource was written (or inserted) since the system last
+    /// ran, writes through this handle included.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Score(u32);
+    /// fn check(mut score: ResMut<Score>) {
+    ///     score.0 += 1;
+    ///     assert!(score.is_changed());
+    /// }
+    /// # let mut world = World::new();
+    /// # world.init_resource::<Score>();
+    /// # world.run_system_once(check);
+    /// ```
+    #[inline]
+    pub fn is_changed(&self) -> bool {
+        self.changed.is_newer_than(self.run.last_run, self.run.this_run)
+    }
+
+    /// Marks the resource changed without writing it.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Score(u32);
+    /// fn touch(mut score: ResMut<Score>) {
+    ///     score.set_changed();
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.run_system_once(|_: Res<Score>| {}); // a run moves the tick on
+    /// let before = world.resource_ticks::<Score>().unwrap().changed;
+    /// world.run_system_once(touch);
+    /// assert_ne!(world.resource_ticks::<Score>().unwrap().changed, before);
+    /// ```
+    #[inline]
+    pub fn set_changed(&mut self) {
+        *self.changed = self.run.this_run;
+    }
+
+    /// The value, mutably, without marking it changed.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Default)] struct Cache(Vec<u32>);
+    /// fn refresh(mut cache: ResMut<Cache>) {
+    ///     cache.bypass_change_detection().0.clear();
+    ///     assert!(!cache.is_changed() || cache.is_added());
+    /// }
+    /// # let mut world = World::new();
+    /// # world.init_resource::<Cache>();
+    /// # world.run_system_once(refresh);
+    /// ```
+    #[inline]
+    pub fn bypass_change_detection(&mut self) -> &mut T {
+        self.value
+    }
 }
 
 impl<T: Resource> Deref for ResMut<'_, T> {
@@ -228,6 +395,7 @@ impl<T: Resource> Deref for ResMut<'_, T> {
 impl<T: Resource> DerefMut for ResMut<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        *self.changed = self.run.this_run;
         self.value
     }
 }
@@ -262,8 +430,8 @@ unsafe impl<T: Resource> SystemParam for Res<'_, T> {
     #[inline]
     unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, meta: &'s SystemMeta) -> Res<'w, T> {
         // SAFETY: nothing writes `T` for `'w` (caller), and `id` is `T`'s.
-        match unsafe { world.resources().get_by_id::<T>(*id) } {
-            Some(value) => Res { value },
+        match unsafe { world.resources().get_with_ticks::<T>(*id) } {
+            Some((value, ticks)) => Res { value, ticks, run: meta.ticks() },
             None => missing_resource(meta.name(), type_name::<T>()),
         }
     }
@@ -279,9 +447,10 @@ unsafe impl<T: Resource> SystemParam for Option<Res<'_, T>> {
     }
 
     #[inline]
-    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, _: &'s SystemMeta) -> Option<Res<'w, T>> {
+    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, meta: &'s SystemMeta) -> Option<Res<'w, T>> {
         // SAFETY: as for `Res<T>`.
-        unsafe { world.resources().get_by_id::<T>(*id) }.map(|value| Res { value })
+        let (value, ticks) = unsafe { world.resources().get_with_ticks::<T>(*id) }?;
+        Some(Res { value, ticks, run: meta.ticks() })
     }
 }
 
@@ -299,8 +468,10 @@ unsafe impl<T: Resource> SystemParam for ResMut<'_, T> {
     #[inline]
     unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, meta: &'s SystemMeta) -> ResMut<'w, T> {
         // SAFETY: nothing else borrows `T` for `'w` (caller).
-        match unsafe { world.resources().get_mut_unchecked::<T>(*id) } {
-            Some(value) => ResMut { value },
+        match unsafe { world.resources().get_mut_with_ticks::<T>(*id) } {
+            Some((value, ticks)) => {
+                ResMut { value, added: ticks.added, changed: &mut ticks.changed, run: meta.ticks() }
+            }
             None => missing_resource(meta.name(), type_name::<T>()),
         }
     }
@@ -316,9 +487,14 @@ unsafe impl<T: Resource> SystemParam for Option<ResMut<'_, T>> {
     }
 
     #[inline]
-    unsafe fn get_param<'w, 's>(id: &'s mut ResourceId, world: &'w World, _: &'s SystemMeta) -> Option<ResMut<'w, T>> {
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut ResourceId,
+        world: &'w World,
+        meta: &'s SystemMeta,
+    ) -> Option<ResMut<'w, T>> {
         // SAFETY: as for `ResMut<T>`.
-        unsafe { world.resources().get_mut_unchecked::<T>(*id) }.map(|value| ResMut { value })
+        let (value, ticks) = unsafe { world.resources().get_mut_with_ticks::<T>(*id) }?;
+        Some(ResMut { value, added: ticks.added, changed: &mut ticks.changed, run: meta.ticks() })
     }
 }
 

@@ -4,7 +4,10 @@ use std::fmt;
 
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryState, ReadOnlyQueryData};
+use crate::query::{
+    QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryState,
+    ReadOnlyQueryData,
+};
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::World;
@@ -248,6 +251,58 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
         // SAFETY: as for `iter_mut`; the entities are distinct, so are their
         // rows, and each item touches only its own row.
         unsafe { self.state.get_many_unchecked_at(self.world, entities, self.state.ticks()) }
+    }
+
+    /// Every set of `K` distinct matching entities, once, as arrays of
+    /// read-only items; see [`QueryCombinationIter`].
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Pos(i32);
+    /// # #[derive(Default)] struct Close(usize);
+    /// fn count_close(bodies: Query<&Pos>, mut close: ResMut<Close>) {
+    ///     close.0 = bodies.iter_combinations::<2>().filter(|[a, b]| (a.0 - b.0).abs() <= 1).count();
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn_batch([Pos(0), Pos(1), Pos(9)]).for_each(drop);
+    /// world.init_resource::<Close>();
+    /// world.run_system_once(count_close);
+    /// assert_eq!(world.resource::<Close>().0, 1);
+    /// ```
+    pub fn iter_combinations<const K: usize>(&self) -> QueryCombinationIter<'_, 's, Q, F, K>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`; the state was updated when the system
+        // started.
+        unsafe { QueryCombinationIter::new(self.world, self.state, self.state.ticks()) }
+    }
+
+    /// Every set of `K` distinct matching entities, once, with mutable
+    /// access, one array at a time through
+    /// [`QueryCombinationIter::fetch_next`].
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Pos(i32);
+    /// // Each pair closer than 2 pushes its second body away by one.
+    /// fn separate(mut bodies: Query<&mut Pos>) {
+    ///     let mut pairs = bodies.iter_combinations_mut::<2>();
+    ///     while let Some([a, mut b]) = pairs.fetch_next() {
+    ///         if (a.0 - b.0).abs() < 2 {
+    ///             b.0 += 1;
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let e = [world.spawn(Pos(0)), world.spawn(Pos(1))];
+    /// world.run_system_once(separate);
+    /// assert_eq!(world.get::<Pos>(e[1]), Some(&Pos(2)));
+    /// ```
+    pub fn iter_combinations_mut<const K: usize>(&mut self) -> QueryCombinationIter<'_, 's, Q, F, K> {
+        // SAFETY: as for `iter_mut`; the state was updated when the system
+        // started.
+        unsafe { QueryCombinationIter::new(self.world, self.state, self.state.ticks()) }
     }
 
     /// Whether `entity` matches the query.

@@ -1,0 +1,116 @@
+//! Snapshot and restore of a world in memory (`World::try_clone`) beside a
+//! binary save and load round trip (`archetable-serde`, postcard), on the
+//! save/load workload's world of [`ENTITIES`](crate::save_load::ENTITIES)
+//! entities with four components. Run with
+//! `cargo run -p archetable-bench --release --bin snapshot`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use archetable::data::SerdeWorldExt;
+use archetable::World;
+
+use crate::save_load::ours::{checksum, load, save, world};
+use crate::save_load::{Format, ENTITIES};
+
+/// Median times of one snapshot workload, over several runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Figures {
+    /// Entities in the world.
+    pub entities: usize,
+    /// `world.try_clone()`.
+    pub snapshot: Duration,
+    /// `world = snapshot.try_clone()`: the copy replaces a changed world,
+    /// whose drop is included.
+    pub restore: Duration,
+    /// `save_binary`.
+    pub save: Duration,
+    /// `load_binary`.
+    pub load: Duration,
+    /// Size of the binary save, in bytes.
+    pub save_bytes: usize,
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Times each step `runs` times on a world of `n` entities and keeps the
+/// medians.
+///
+/// # Panics
+/// If a copy or a loaded save differs from the world.
+pub fn measure(n: usize, runs: usize) -> Figures {
+    // The save registry is a resource, which copies leave behind: saves
+    // are made from the world as built.
+    let source = world(n);
+    let mut live = source.try_clone().expect("every component is cloneable");
+    let expected = checksum(&live);
+    let registry = source.serde_registry();
+    let (mut snapshot, mut restore, mut saves, mut loads) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut save_bytes = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let copy = live.try_clone().expect("every component is cloneable");
+        snapshot.push(start.elapsed());
+        assert_eq!(checksum(&copy), expected);
+
+        // Change the live world, then put the snapshot back.
+        live.query_mut::<&mut crate::save_load::Health>().for_each(|mut h| h.current = 0);
+        let start = Instant::now();
+        live = copy.try_clone().expect("every component is cloneable");
+        restore.push(start.elapsed());
+        assert_eq!(checksum(&live), expected);
+        drop(copy);
+
+        let start = Instant::now();
+        let data = save(&source, Format::Binary);
+        saves.push(start.elapsed());
+        save_bytes = data.len();
+        let start = Instant::now();
+        let loaded: World = load(&registry, Format::Binary, &data);
+        loads.push(start.elapsed());
+        assert_eq!(checksum(&loaded), expected);
+        black_box(loaded);
+    }
+    Figures {
+        entities: n,
+        snapshot: median(snapshot),
+        restore: median(restore),
+        save: median(saves),
+        load: median(loads),
+        save_bytes,
+    }
+}
+
+/// The figures as a Markdown table.
+pub fn table(figures: &Figures) -> String {
+    let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
+    format!(
+        "| {} entities | time |\n|---|---|\n| snapshot (`try_clone`) | {} |\n| restore (`world = snapshot.try_clone()`) | {} \
+         |\n| binary save (postcard, {} bytes) | {} |\n| binary load | {} |\n| binary round trip | {} |\n",
+        figures.entities,
+        ms(figures.snapshot),
+        ms(figures.restore),
+        figures.save_bytes,
+        ms(figures.save),
+        ms(figures.load),
+        ms(figures.save + figures.load),
+    )
+}
+
+/// The default workload: [`ENTITIES`] entities, 15 runs.
+pub fn default_figures() -> Figures {
+    measure(ENTITIES, 15)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_small_snapshot_round_trips() {
+        let figures = super::measure(100, 1);
+        assert_eq!(figures.entities, 100);
+        assert!(super::table(&figures).contains("snapshot"));
+    }
+}

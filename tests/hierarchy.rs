@@ -297,3 +297,26 @@ fn a_tracked_target_list_reports_joins_and_leaves_as_changes() {
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [boat], "a join changes the list");
     assert_eq!(world.get::<Crew>(boat).unwrap().0, [mate, bosun]);
 }
+
+#[test]
+fn world_copies_keep_trees_and_entity_clones_join_the_same_parent() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    // `Name` does not opt in to cloning: strip it so the whole tree can be copied.
+    for e in [root, a, b, a1, b1] {
+        world.remove::<Name>(e).unwrap();
+    }
+    let copy = world.try_clone().unwrap();
+    assert_eq!(copy.children(root), [a, b]);
+    assert_eq!(copy.children(a), [a1]);
+    assert_eq!(copy.parent(b1), Some(b));
+    copy.check_invariants().unwrap();
+
+    let twin = world.clone_entity(a1).unwrap();
+    assert_eq!(world.parent(twin), Some(a));
+    assert_eq!(world.children(a), [a1, twin], "the clone joined its parent's list");
+    let lone = world.clone_entity(b).unwrap();
+    assert_eq!(world.parent(lone), Some(root));
+    assert_eq!(world.children(lone), [], "a cloned parent has no children: the list stays with the original");
+    world.check_invariants().unwrap();
+}

@@ -148,9 +148,7 @@ impl ComponentInfo {
             pool: T::POOL.map(crate::pool::PoolFns::erased),
             register: Components::register::<T>,
             engine_hooked: T::ENGINE_HOOKS.is_some(),
-            // `Children`'s impl lives with the hierarchy and does not say
-            // `ENGINE_KEPT` itself (yet); it is the engine's own list.
-            engine_kept: T::ENGINE_KEPT || TypeId::of::<T>() == TypeId::of::<crate::Children>(),
+            engine_kept: T::ENGINE_KEPT,
             lifecycle: crate::observer::lifecycle_event::<T>,
             required: Arc::new([]),
             engine_hooks: T::ENGINE_HOOKS,

@@ -53,6 +53,8 @@ pub struct ChildOf(pub Entity);
 impl Component for ChildOf {
     const TRACK_CHANGES: bool = true;
     const ENGINE_HOOKS: Option<fn(&mut World)> = Some(install_relationship::<ChildOf>);
+    // A clone of a child is a child of the same parent.
+    const CLONE: Option<fn(&Self) -> Self> = Some(|child_of| *child_of);
 }
 
 // Not offered in the compiler's "other types implement" notes.
@@ -94,6 +96,10 @@ impl Deref for Children {
 #[diagnostic::do_not_recommend]
 impl Component for Children {
     const ENGINE_HOOKS: Option<fn(&mut World)> = Some(install_target::<Children>);
+    const ENGINE_KEPT: bool = true;
+    // A world copy keeps its lists; `clone_entity` leaves them behind (the
+    // engine keeps them), so a cloned parent has no children.
+    const CLONE: Option<fn(&Self) -> Self> = Some(|children| Children(children.0.clone()));
 }
 
 impl RelationshipTarget for Children {

@@ -1,6 +1,6 @@
 //! Snapshot and restore of a world in memory (`World::try_clone`) beside a
 //! binary save and load round trip (`archetable-serde`, postcard), on the
-//! save/load workload's world of [`ENTITIES`](crate::save_load::ENTITIES)
+//! save/load workload's world of [`ENTITIES`]
 //! entities with four components. Run with
 //! `cargo run -p archetable-bench --release --bin snapshot`.
 

@@ -229,6 +229,27 @@ impl<M: 'static, F: SystemParamFunction<M>> IntoSystem<(IsFunctionSystem, M)> fo
     }
 }
 
+/// Builds a function system's (or observer's) parameter state and access
+/// for `world`, keeping the name, unless it was built for that world
+/// already; `initialized` remembers which world that was.
+pub(crate) fn init_for_world<S>(
+    world: &mut World,
+    initialized: &mut Option<WorldId>,
+    meta: &mut SystemMeta,
+    state: &mut Option<S>,
+    init: impl FnOnce(&mut World, &mut SystemMeta) -> Result<S, AccessConflict>,
+) -> Result<(), AccessConflict> {
+    if *initialized == Some(world.id()) {
+        return Ok(());
+    }
+    let mut fresh = SystemMeta::new(Cow::Owned(meta.name().to_string()));
+    fresh.reset_ticks(world);
+    *state = Some(init(world, &mut fresh)?);
+    *meta = fresh;
+    *initialized = Some(world.id());
+    Ok(())
+}
+
 impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     fn name(&self) -> &str {
         self.meta.name()
@@ -239,16 +260,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     }
 
     fn initialize(&mut self, world: &mut World) -> Result<(), AccessConflict> {
-        if self.world == Some(world.id()) {
-            return Ok(());
-        }
-        let mut meta = SystemMeta::new(Cow::Owned(self.meta.name().to_string()));
-        meta.reset_ticks(world);
-        let state = F::init_params(world, &mut meta)?;
-        self.meta = meta;
-        self.state = Some(state);
-        self.world = Some(world.id());
-        Ok(())
+        init_for_world(world, &mut self.world, &mut self.meta, &mut self.state, F::init_params)
     }
 
     fn access(&self) -> &SystemAccess {

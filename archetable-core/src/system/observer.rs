@@ -3,7 +3,6 @@
 //! with the event on every trigger.
 
 use std::any::{Any, TypeId};
-use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use crate::entity::Entity;
@@ -11,7 +10,7 @@ use crate::event::Event;
 use crate::observer::Trigger;
 use crate::system::access::AccessConflict;
 use crate::system::commands::{CommandQueue, CommandReport};
-use crate::system::function::function_name;
+use crate::system::function::{function_name, init_for_world};
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
 use crate::world::{World, WorldId};
 
@@ -172,16 +171,7 @@ impl<E: Event, M: 'static, F: ObserverFunction<E, M>> AnyObserver for ObserverSy
     }
 
     fn initialize(&mut self, world: &mut World) -> Result<(), AccessConflict> {
-        if self.world == Some(world.id()) {
-            return Ok(());
-        }
-        let mut meta = SystemMeta::new(Cow::Owned(self.meta.name().to_string()));
-        meta.reset_ticks(world);
-        let state = F::init_params(world, &mut meta)?;
-        self.meta = meta;
-        self.state = Some(state);
-        self.world = Some(world.id());
-        Ok(())
+        init_for_world(world, &mut self.world, &mut self.meta, &mut self.state, F::init_params)
     }
 
     fn run(&mut self, world: &mut World, event: &dyn Any, target: Option<Entity>, commands: &mut CommandQueue) {

@@ -235,6 +235,30 @@ impl EntityBuilder {
         unsafe { self.push_cloned(info, column.ptr_at(row.index())) };
     }
 
+    /// Clones in `entity`'s value of the sparse component `info`, after the
+    /// values held.
+    ///
+    /// # Panics
+    /// As [`EntityBuilder::clone_in`], or if `set` is not `info`'s or has
+    /// no value for `entity`.
+    pub(crate) fn clone_in_sparse(
+        &mut self,
+        set: &crate::sparse::SparseSet,
+        info: &ComponentInfo,
+        entity: crate::Entity,
+    ) {
+        assert_eq!(set.id(), info.id(), "the sparse set of another component");
+        let dense = set.dense(entity.index()).expect("the entity has the sparse component");
+        assert!(self.entries.iter().all(|e| e.type_id != info.type_id()), "the builder holds this type already");
+        let layout = info.layout();
+        let end = self.len.next_multiple_of(layout.align()) + layout.size();
+        assert!(end <= self.capacity && layout.align() <= self.align, "clone_in without reserve_raw");
+        // SAFETY: `dense` is the entity's position in the set, so the pointer
+        // is a valid value of the set's type, which is `info`'s; the builder
+        // holds none of that type and has room (checked above).
+        unsafe { self.push_cloned(info, set.values().ptr_at(dense)) };
+    }
+
     /// Hands the values over to a [`BuiltBundle`] that
     /// [`World::spawn`] takes like any bundle; the builder is left empty,
     /// without memory.

@@ -227,8 +227,12 @@ pub struct BundleInfo {
     type_id: TypeId,
     /// The components in component order.
     components: Box<[ComponentId]>,
-    /// The components sorted by id.
+    /// The table components sorted by id: the part of the bundle that
+    /// belongs to an archetype's signature.
     sorted: Box<[ComponentId]>,
+    /// For each component in component order, whether it uses sparse
+    /// storage; empty when none does.
+    sparse: Box<[bool]>,
     /// The components the bundle's components require that it does not
     /// hold itself (see `required.rs`): a spawn or insert adds those the
     /// entity lacks.
@@ -254,10 +258,29 @@ impl BundleInfo {
         self.type_id
     }
 
-    /// The components sorted by id.
+    /// The table components sorted by id, without those in sparse storage
+    /// ([`Component::STORAGE`]): the bundle's part of an archetype's
+    /// signature.
     #[inline]
     pub fn sorted_components(&self) -> &[ComponentId] {
         &self.sorted
+    }
+
+    /// Whether some component of the bundle uses sparse storage.
+    #[inline]
+    pub fn has_sparse(&self) -> bool {
+        !self.sparse.is_empty()
+    }
+
+    /// Whether the `i`-th component in component order uses sparse storage.
+    #[inline]
+    pub(crate) fn is_sparse(&self, i: usize) -> bool {
+        self.sparse.get(i).copied().unwrap_or(false)
+    }
+
+    /// The sparse components, in component order.
+    pub(crate) fn sparse_components(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.components.iter().enumerate().filter(|&(i, _)| self.is_sparse(i)).map(|(_, &id)| id)
     }
 
     /// The components that spawning or inserting the bundle adds besides
@@ -310,11 +333,13 @@ impl Bundles {
         sorted.sort_unstable();
         assert!(sorted.windows(2).all(|w| w[0] != w[1]), "a run-time bundle holds a component twice");
         let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
+        let (sorted, sparse) = split_storage(components, ids, sorted);
         self.infos.push(BundleInfo {
             id,
             type_id: TypeId::of::<crate::builder::EntityBuilder>(),
             components: ids.into(),
-            sorted: sorted.into_boxed_slice(),
+            sorted,
+            sparse,
             required: crate::required::of_bundle(components, ids),
         });
         self.dynamic.insert(ids.into(), id);
@@ -336,14 +361,31 @@ impl Bundles {
         }
         let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
         let required = crate::required::of_bundle(components, &ids);
+        let (sorted, sparse) = split_storage(components, &ids, sorted);
         self.infos.push(BundleInfo {
             id,
             type_id: TypeId::of::<B>(),
             components: ids.into_boxed_slice(),
-            sorted: sorted.into_boxed_slice(),
+            sorted,
+            sparse,
             required,
         });
         self.by_type.insert(TypeId::of::<B>(), id);
         id
     }
+}
+
+/// The table part of a bundle's sorted components, and the per-component
+/// sparse flags (empty when no component is sparse).
+fn split_storage(
+    components: &Components,
+    ids: &[ComponentId],
+    mut sorted: Vec<ComponentId>,
+) -> (Box<[ComponentId]>, Box<[bool]>) {
+    let sparse: Box<[bool]> = ids.iter().map(|&id| components.info(id).is_sparse()).collect();
+    if !sparse.contains(&true) {
+        return (sorted.into_boxed_slice(), Box::default());
+    }
+    sorted.retain(|&id| !components.info(id).is_sparse());
+    (sorted.into_boxed_slice(), sparse)
 }

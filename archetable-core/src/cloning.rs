@@ -83,14 +83,25 @@ impl World {
         let location = self.location(entity).ok_or(CloneError::NoSuchEntity(entity))?;
         let archetype = self.archetypes().get(location.archetype);
         let components = self.components();
-        let infos = || archetype.components().iter().map(|&id| components.info(id)).filter(|info| !info.engine_kept());
+        let sparse: Vec<_> = self.sparse_sets().components_of(entity).collect();
+        let infos = || {
+            archetype
+                .components()
+                .iter()
+                .chain(&sparse)
+                .map(|&id| components.info(id))
+                .filter(|info| !info.engine_kept())
+        };
         if let Some(info) = infos().find(|info| !info.is_cloneable()) {
             return Err(CloneError::NotCloneable { component: info.name() });
         }
         let mut builder = EntityBuilder::new();
         builder.reserve_raw(infos());
         for info in infos() {
-            builder.clone_in(archetype, info, location.row);
+            match self.sparse_sets().get(info.id()) {
+                Some(set) if info.is_sparse() => builder.clone_in_sparse(set, info, entity),
+                _ => builder.clone_in(archetype, info, location.row),
+            }
         }
         Ok(self.spawn(builder.build()))
     }
@@ -137,11 +148,14 @@ impl World {
         if let Some(id) = self.archetypes().first_not_cloneable(components) {
             return Err(CloneError::NotCloneable { component: components.name(id) });
         }
+        let sparse = self.sparse_sets().try_clone(components);
+        let sparse = sparse.map_err(|component| CloneError::NotCloneable { component })?;
         let archetypes = self.archetypes().clone_all(components);
         Ok(World::from_parts(
             self.entities().snapshot(),
             components.snapshot(),
             archetypes,
+            sparse,
             self.change_tick(),
             self.last_check_tick(),
         ))

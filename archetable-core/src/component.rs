@@ -93,6 +93,40 @@ pub trait Component: Send + Sync + 'static {
     /// assert!(Hp::CLONE.is_some());
     /// ```
     const CLONE: Option<fn(&Self) -> Self> = None;
+
+    /// Where the world keeps values of this type: in the archetype tables
+    /// (the default, fastest to iterate) or in a sparse set beside them
+    /// (`#[component(storage = "sparse")]`), for components that come and
+    /// go often: adding or removing a sparse component moves no table row
+    /// and creates no archetype, while a query reading it looks each
+    /// entity up.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    /// use archetable::StorageType;
+    ///
+    /// #[derive(Component)] struct Position(f32);
+    /// #[derive(Component)] #[component(storage = "sparse")] struct Stunned;
+    /// assert_eq!(Stunned::STORAGE, StorageType::Sparse);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Position(0.0));
+    /// world.insert(e, Stunned).unwrap(); // the entity stays in its table
+    /// assert_eq!(world.query_filtered::<&Position, With<Stunned>>().count(), 1);
+    /// ```
+    const STORAGE: StorageType = StorageType::Table;
+}
+
+/// Where a component type's values live: see [`Component::STORAGE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum StorageType {
+    /// In the columns of the archetype tables: part of each entity's
+    /// archetype; the fastest to iterate.
+    #[default]
+    Table,
+    /// In a sparse set beside the tables: not part of the archetype, so
+    /// adding and removing it moves no row; queries look entities up.
+    Sparse,
 }
 
 /// The dense id a world gives a component type the first time it sees it.
@@ -134,6 +168,8 @@ pub struct ComponentInfo {
     engine_hooks: Option<fn(&mut crate::World)>,
     /// Clones a value into uninitialized memory ([`Component::CLONE`]).
     clone: Option<unsafe fn(*const u8, *mut u8)>,
+    /// Where the values live ([`Component::STORAGE`]).
+    storage: StorageType,
 }
 
 impl ComponentInfo {
@@ -153,6 +189,7 @@ impl ComponentInfo {
             required: Arc::new([]),
             engine_hooks: T::ENGINE_HOOKS,
             clone: T::CLONE.map(|_| crate::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
+            storage: T::STORAGE,
         }
     }
 
@@ -275,6 +312,18 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn clone_fn(&self) -> Option<unsafe fn(*const u8, *mut u8)> {
         self.clone
+    }
+
+    /// Where the values live ([`Component::STORAGE`]).
+    #[inline]
+    pub fn storage(&self) -> StorageType {
+        self.storage
+    }
+
+    /// Whether the values live in a sparse set rather than the tables.
+    #[inline]
+    pub fn is_sparse(&self) -> bool {
+        self.storage == StorageType::Sparse
     }
 
     /// The type's name, as given by `std::any::type_name`.

@@ -259,6 +259,13 @@ impl Entities {
         self.live
     }
 
+    /// An index no lower than any that the next [`Entities::alloc`] can
+    /// hand out.
+    #[inline]
+    pub fn next_index_bound(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
     /// Hands out a handle for a new entity at `location`.
     ///
     /// # Panics

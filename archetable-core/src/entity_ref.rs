@@ -33,19 +33,22 @@ impl<'w> EntityRef<'w> {
 
     /// The entity's `T`, if it has one.
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        let id = self.world.components().id::<T>()?;
-        self.archetype().get(id, self.location.row)
+        let world: &'w World = self.world;
+        world.get::<T>(self.entity)
     }
 
     /// Whether the entity has a `T`.
     pub fn has<T: Component>(&self) -> bool {
-        self.world.components().id::<T>().is_some_and(|id| self.archetype().contains(id))
+        self.world.has::<T>(self.entity)
     }
 
-    /// The type names of the entity's components, in component id order.
+    /// The type names of the entity's components: those in its table in
+    /// component id order, then those in sparse storage.
     pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w + use<'w> {
         let components = self.world.components();
-        self.archetype().components().iter().map(move |&id| components.name(id))
+        let entity = self.entity;
+        let sparse = self.world.sparse_sets().components_of(entity);
+        self.archetype().components().iter().copied().chain(sparse).map(move |id| components.name(id))
     }
 }
 

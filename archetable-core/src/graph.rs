@@ -10,6 +10,10 @@ use crate::component::{ComponentId, Components};
 /// Marks a source column that has no column in the target (it is removed).
 pub(crate) const NO_COLUMN: u32 = u32::MAX;
 
+/// Marks a bundle component that uses sparse storage: it has no column, its
+/// value goes to (or comes from) the component's sparse set.
+pub(crate) const SPARSE_COLUMN: u32 = u32::MAX - 1;
+
 /// What inserting one bundle into one archetype does.
 #[derive(Debug)]
 pub(crate) struct InsertEdge {
@@ -130,12 +134,16 @@ impl Archetypes {
         let edge = InsertEdge {
             target: target_id,
             move_map: column_map(src, target),
-            columns: bundle.components().iter().map(|&c| column_of(target, c)).collect(),
-            adds_only: !existed.contains(&true),
+            columns: bundle_columns(bundle, target),
+            // A sparse component may exist or not per entity: such bundles
+            // take the path that checks each value.
+            adds_only: !existed.contains(&true) && !bundle.has_sparse(),
             existed,
             required: (bundle.required().iter().enumerate())
                 .filter(|(_, r)| !src.contains(r.id))
-                .map(|(i, r)| (i as u32, column_of(target, r.id)))
+                .map(|(i, r)| {
+                    (i as u32, target.column_index(r.id).expect("the target holds every required component") as u32)
+                })
                 .collect(),
         };
         self.edges_mut(source).insert.insert(bundle.id(), edge);
@@ -165,11 +173,8 @@ impl Archetypes {
             self.get(source).components().iter().copied().filter(|c| removed.binary_search(c).is_err()).collect();
         let target_id = self.get_or_create(signature, components);
         let (src, target) = (self.get(source), self.get(target_id));
-        let edge = RemoveEdge {
-            target: target_id,
-            move_map: column_map(src, target),
-            columns: bundle.components().iter().map(|&c| column_of(src, c)).collect(),
-        };
+        let edge =
+            RemoveEdge { target: target_id, move_map: column_map(src, target), columns: bundle_columns(bundle, src) };
         self.edges_mut(source).remove.insert(bundle.id(), edge);
         target_id
     }
@@ -193,7 +198,7 @@ impl Edges {
             let target = archetypes.get(edge.target);
             let required = bundle.required().iter().map(|r| r.id);
             let mut want: Vec<ComponentId> =
-                source.components().iter().chain(bundle.components()).copied().chain(required).collect();
+                source.components().iter().chain(bundle.sorted_components()).copied().chain(required).collect();
             want.sort_unstable();
             want.dedup();
             if target.components() != want.as_slice() {
@@ -201,8 +206,7 @@ impl Edges {
             }
             let moves_ok = edge.move_map.len() == source.components().len()
                 && source.components().iter().zip(edge.move_map.iter()).all(|(&c, &to)| column_holds(target, to, c));
-            let columns_ok = edge.columns.len() == bundle.components().len()
-                && bundle.components().iter().zip(edge.columns.iter()).all(|(&c, &to)| column_holds(target, to, c));
+            let columns_ok = *edge.columns == *bundle_columns(bundle, target);
             let existed_ok = edge.existed.len() == bundle.components().len()
                 && bundle.components().iter().zip(edge.existed.iter()).all(|(&c, &e)| e == source.contains(c));
             let added: Vec<(u32, u32)> = (bundle.required().iter().enumerate())
@@ -210,8 +214,8 @@ impl Edges {
                 .map(|(i, r)| (i as u32, target.column_index(r.id).map_or(NO_COLUMN, |c| c as u32)))
                 .collect();
             let required_ok = *edge.required == *added;
-            if !moves_ok || !columns_ok || !existed_ok || !required_ok || edge.adds_only == edge.existed.contains(&true)
-            {
+            let adds_only = !edge.existed.contains(&true) && !bundle.has_sparse();
+            if !moves_ok || !columns_ok || !existed_ok || !required_ok || edge.adds_only != adds_only {
                 return fail("column maps disagree with the signatures");
             }
         }
@@ -219,7 +223,7 @@ impl Edges {
             let bundle = bundles.get(BundleId::from_index(b));
             let fail = |what: &str| Err(format!("remove edge of bundle {b} out of {:?}: {what}", source.id()));
             let target = archetypes.get(edge.target);
-            let removed = |c: &ComponentId| bundle.components().contains(c);
+            let removed = |c: &ComponentId| bundle.sorted_components().contains(c);
             if !target.components().iter().copied().eq(source.components().iter().copied().filter(|c| !removed(c))) {
                 return fail("wrong target");
             }
@@ -231,8 +235,7 @@ impl Edges {
                         column_holds(target, to, *c)
                     }
                 });
-            let columns_ok = edge.columns.len() == bundle.components().len()
-                && bundle.components().iter().zip(edge.columns.iter()).all(|(&c, &from)| column_holds(source, from, c));
+            let columns_ok = *edge.columns == *bundle_columns(bundle, source);
             if !moves_ok || !columns_ok {
                 return fail("column maps disagree with the signatures");
             }
@@ -247,6 +250,15 @@ fn column_map(from: &Archetype, to: &Archetype) -> Box<[u32]> {
     from.components().iter().map(|&c| to.column_index(c).map_or(NO_COLUMN, |i| i as u32)).collect()
 }
 
-fn column_of(archetype: &Archetype, component: crate::component::ComponentId) -> u32 {
-    archetype.column_index(component).expect("archetype holds the bundle's component") as u32
+/// For each component of `bundle` (in component order), its column in
+/// `archetype`, or `SPARSE_COLUMN` for a sparse one.
+fn bundle_columns(bundle: &BundleInfo, archetype: &Archetype) -> Box<[u32]> {
+    let column = |(i, &c): (usize, &ComponentId)| {
+        if bundle.is_sparse(i) {
+            SPARSE_COLUMN
+        } else {
+            archetype.column_index(c).expect("archetype holds the bundle's component") as u32
+        }
+    };
+    bundle.components().iter().enumerate().map(column).collect()
 }

@@ -250,10 +250,31 @@ impl Hooks {
 /// Which of a bundle's components a hook kind fires for, judged against the
 /// archetype the entity was in before the operation.
 #[derive(Clone, Copy)]
-enum Which {
+enum Which<'a> {
     All,
-    In(ArchetypeId),
-    NotIn(ArchetypeId),
+    In(&'a Before),
+    NotIn(&'a Before),
+}
+
+/// What an entity had before an insert: its archetype, and the components
+/// in sparse storage it had (which no archetype records).
+pub(crate) struct Before {
+    archetype: ArchetypeId,
+    sparse: Vec<ComponentId>,
+}
+
+impl Before {
+    /// Nothing: the state before a spawn.
+    pub(crate) const NOTHING: Before = Before { archetype: ArchetypeId::EMPTY, sparse: Vec::new() };
+
+    /// Whether the entity had component `id`.
+    fn had(&self, world: &World, id: ComponentId) -> bool {
+        if world.components().info(id).is_sparse() {
+            self.sparse.contains(&id)
+        } else {
+            world.archetypes()[self.archetype].contains(id)
+        }
+    }
 }
 
 /// The view of the world a hook receives. It reads and writes components
@@ -517,9 +538,9 @@ impl World {
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::All);
-            world.fire_required(HookKind::Add, bundle, entity, ArchetypeId::EMPTY);
+            world.fire_required(HookKind::Add, bundle, entity, &Before::NOTHING);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-            world.fire_required(HookKind::Insert, bundle, entity, ArchetypeId::EMPTY);
+            world.fire_required(HookKind::Insert, bundle, entity, &Before::NOTHING);
         });
     }
 
@@ -530,15 +551,15 @@ impl World {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let info = self.bundle_id::<B>();
-        let before = location.archetype;
+        let before = self.before(entity, location);
         self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Replace, info, entity, Which::In(before));
+            world.fire_bundle(HookKind::Replace, info, entity, Which::In(&before));
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_unhooked(entity, bundle)?;
-            world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(before));
-            world.fire_required(HookKind::Add, info, entity, before);
+            world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(&before));
+            world.fire_required(HookKind::Add, info, entity, &before);
             world.fire_bundle(HookKind::Insert, info, entity, Which::All);
-            world.fire_required(HookKind::Insert, info, entity, before);
+            world.fire_required(HookKind::Insert, info, entity, &before);
             Ok(())
         })
     }
@@ -555,29 +576,37 @@ impl World {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         let bundle = self.register_built(builder);
-        let before = location.archetype;
+        let before = self.before(entity, location);
         self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+            world.fire_bundle(HookKind::Replace, bundle, entity, Which::In(&before));
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_built_unhooked(entity, builder)?;
-            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
-            world.fire_required(HookKind::Add, bundle, entity, before);
+            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(&before));
+            world.fire_required(HookKind::Add, bundle, entity, &before);
             world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-            world.fire_required(HookKind::Insert, bundle, entity, before);
+            world.fire_required(HookKind::Insert, bundle, entity, &before);
             Ok(())
         })
     }
 
     /// The `on_replace` hooks of an insert of run-time bundle `bundle` into
     /// `entity`, which is in `before`: for the components it has.
-    pub(crate) fn fire_replace_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+    pub(crate) fn fire_replace_hooks(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
         self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+    }
+
+    /// What `entity`, alive at `location`, has now, for the hooks of an
+    /// insert about to happen.
+    pub(crate) fn before(&self, entity: Entity, location: crate::entity::EntityLocation) -> Before {
+        let sparse =
+            if self.sparse_sets().any() { self.sparse_sets().components_of(entity).collect() } else { Vec::new() };
+        Before { archetype: location.archetype, sparse }
     }
 
     /// The hooks that follow the write of an insert of `bundle` into
     /// `entity`, which was in `before`: `on_add` for the new components,
     /// `on_insert` for all; then the commands they queued.
-    pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+    pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
         self.with_hooks(|world| {
             world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
             world.fire_required(HookKind::Add, bundle, entity, before);
@@ -595,8 +624,7 @@ impl World {
         self.with_hooks(|world| {
             if let Some(location) = world.location(entity) {
                 let info = world.bundle_id::<B>();
-                let archetype = &world.archetypes()[location.archetype];
-                if world.bundle_components(info).iter().all(|&id| archetype.contains(id)) {
+                if world.bundle_components(info).iter().all(|&id| world.has_id(entity, location, id)) {
                     world.fire_bundle(HookKind::Replace, info, entity, Which::All);
                     world.fire_bundle(HookKind::Remove, info, entity, Which::All);
                 }
@@ -662,9 +690,13 @@ impl World {
     pub(crate) fn clear_hooked(&mut self) {
         self.flush();
         self.with_hooks(|world| {
+            // A sparse component belongs to no archetype: if one reacts,
+            // every entity may have it.
+            let sparse_reacts =
+                world.sparse_sets().iter().any(|set| !set.is_empty() && world.reacts_to_removal(set.id()));
             for a in 0..world.archetypes().len() {
                 let archetype = &world.archetypes().as_slice()[a];
-                if !archetype.components().iter().any(|&id| world.reacts_to_removal(id)) {
+                if !sparse_reacts && !archetype.components().iter().any(|&id| world.reacts_to_removal(id)) {
                     continue;
                 }
                 let id = archetype.id();
@@ -687,9 +719,15 @@ impl World {
     /// Runs the despawn hooks of `entity`, which is in `archetype`: for each
     /// kind, over its components in id order.
     fn fire_despawn(&mut self, entity: Entity, archetype: ArchetypeId) {
+        let sparse: Vec<ComponentId> =
+            if self.sparse_sets().any() { self.sparse_sets().components_of(entity).collect() } else { Vec::new() };
         for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
             for i in 0..self.archetypes()[archetype].components().len() {
                 let id = self.archetypes()[archetype].components()[i];
+                self.fire(kind, id, entity);
+            }
+            // Hooks cannot remove components, so the entity still has these.
+            for &id in &sparse {
                 self.fire(kind, id, entity);
             }
         }
@@ -715,8 +753,8 @@ impl World {
             let id = self.bundle_components(bundle)[i];
             let selected = match which {
                 Which::All => true,
-                Which::In(archetype) => self.archetypes()[archetype].contains(id),
-                Which::NotIn(archetype) => !self.archetypes()[archetype].contains(id),
+                Which::In(before) => before.had(self, id),
+                Which::NotIn(before) => !before.had(self, id),
             };
             if selected {
                 self.fire(kind, id, entity);
@@ -727,10 +765,10 @@ impl World {
     /// Runs the `kind` hooks of the required components that inserting
     /// `bundle` into `entity`, which was in `before`, added (those `before`
     /// lacks), in requirement order, after the bundle's own.
-    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: ArchetypeId) {
+    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: &Before) {
         for i in 0..self.bundle_info(bundle).required().len() {
             let id = self.bundle_info(bundle).required()[i].id;
-            if !self.archetypes()[before].contains(id) {
+            if !before.had(self, id) {
                 self.fire(kind, id, entity);
             }
         }

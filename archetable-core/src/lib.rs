@@ -4,7 +4,7 @@
 //! derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `builder`, `bundle`, `structural`, `pool`, `resource`), the query and
+//! `sparse`, `builder`, `bundle`, `structural`, `pool`, `resource`), the query and
 //! system-parameter fetch modules (`query`, `system`), and the schedule's
 //! executor, which runs systems through a shared world once their accesses
 //! are proven disjoint; each of those opts in with `#[allow(unsafe_code)]`,
@@ -53,6 +53,8 @@ mod resource;
 mod resource_scope;
 mod schedule;
 #[allow(unsafe_code)]
+mod sparse;
+#[allow(unsafe_code)]
 mod structural;
 #[allow(unsafe_code)]
 pub mod system;
@@ -68,7 +70,7 @@ pub use builder::{BuiltBundle, EntityBuilder};
 pub use bundle::{Bundle, SpawnBundle};
 pub use change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use cloning::CloneError;
-pub use component::{Component, ComponentId};
+pub use component::{Component, ComponentId, StorageType};
 pub use entity::{AllocatorState, Entity};
 pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
@@ -107,6 +109,7 @@ pub mod storage {
     pub use crate::bundle::{BundleId, BundleInfo, ComponentReader, ComponentWriter};
     pub use crate::component::{ComponentInfo, Components};
     pub use crate::pool::PoolSource;
+    pub use crate::sparse::{SparseRows, SparseSet, SparseSets, TableRef};
 }
 
 /// Items the derive macros' output names; not part of the public API.

@@ -77,7 +77,19 @@ impl fmt::Debug for RequiredComponent {
 impl Requires {
     /// Declares that the component requires an `R`, built by `ctor` when an
     /// entity gets the component without one.
+    ///
+    /// # Panics
+    /// If `R` uses sparse storage ([`Component::STORAGE`]): required
+    /// components are written in the same table move as the component that
+    /// requires them, so they must live in the tables. The panic comes when
+    /// a world first registers the requiring type, before anything changes.
     pub fn add<R: Component>(&mut self, ctor: fn() -> R) -> &mut Self {
+        assert!(
+            R::STORAGE == crate::component::StorageType::Table,
+            "`{}` is required by another component but uses sparse storage; required components must use table \
+             storage",
+            type_name::<R>()
+        );
         self.found.push(Requirement {
             type_id: TypeId::of::<R>(),
             name: type_name::<R>(),

@@ -11,52 +11,116 @@ use crate::builder::EntityBuilder;
 use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, ComponentReader, ComponentWriter};
 use crate::change::Tick;
 use crate::column::{Column, Panics};
-use crate::component::{Component, Components};
+use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::ComponentError;
-use crate::graph::InsertEdge;
+use crate::graph::{InsertEdge, SPARSE_COLUMN};
 use crate::pool::{Pools, ReleaseFields};
+use crate::sparse::SparseSets;
 
-/// Appends each value it receives to the next column of a list.
+/// The sparse half of a bundle write or read: the world's sparse sets, the
+/// entity, and the bundle's component ids (to find each sparse one's set).
+struct SparsePart<'a> {
+    sets: &'a mut SparseSets,
+    ids: &'a [ComponentId],
+    entity: Entity,
+}
+
+/// Appends each value it receives to the next column of a list, or, for a
+/// sparse component, to its sparse set.
 struct PushColumns<'a> {
     columns: &'a mut [Column],
-    /// The column of each bundle component, in component order.
+    /// The column of each bundle component, in component order
+    /// (`SPARSE_COLUMN` for a sparse one).
     targets: &'a [u32],
     next: usize,
     /// The tick the values are added at.
     tick: Tick,
+    sparse: SparsePart<'a>,
 }
 
 impl ComponentWriter for PushColumns<'_> {
     #[inline(always)]
     fn write<C: Component>(&mut self, value: C) {
-        let column = &mut self.columns[self.targets[self.next] as usize];
+        let i = self.next;
         self.next += 1;
-        // SAFETY: the `Bundle` contract makes the `next`-th value written a
-        // value of the `next`-th component, and `targets` maps it to that
+        if C::STORAGE == StorageType::Sparse {
+            let sparse = &mut self.sparse;
+            let set = sparse.sets.get_mut(sparse.ids[i]).expect("sparse sets are made before the write");
+            // SAFETY: the `i`-th value is of the `i`-th component's type (the
+            // `Bundle` contract), whose set this is; the entity is alive. The
+            // writer is only used for entities without the component (a
+            // spawn, or an insert that adds every component), so nothing is
+            // replaced, and the set has room (`reserve_sparse`).
+            let replaced = unsafe { set.insert_typed(sparse.entity, value, self.tick) };
+            debug_assert!(replaced.is_none(), "a sparse component written twice");
+            std::mem::forget(replaced);
+            return;
+        }
+        let column = &mut self.columns[self.targets[i] as usize];
+        // SAFETY: the `Bundle` contract makes the `i`-th value written a
+        // value of the `i`-th component, and `targets` maps it to that
         // component's column (built from the same component order).
         unsafe { column.push_typed(value, self.tick) };
     }
 }
 
-/// Moves each value it is asked for out of one row of a list of columns.
+/// Moves each value it is asked for out of one row of a list of columns,
+/// or, for a sparse component, out of its sparse set.
 struct ReadColumns<'a> {
     columns: &'a [Column],
     /// The column of each bundle component, in component order.
     sources: &'a [u32],
     row: usize,
     next: usize,
+    sparse: SparsePart<'a>,
 }
 
 impl ComponentReader for ReadColumns<'_> {
     #[inline(always)]
     fn read<C: Component>(&mut self) -> C {
-        let column = &self.columns[self.sources[self.next] as usize];
+        let i = self.next;
         self.next += 1;
+        if C::STORAGE == StorageType::Sparse {
+            let sparse = &mut self.sparse;
+            // SAFETY: the set of the `i`-th component stores `C` (the
+            // `Bundle` contract); the caller checked the entity has a value.
+            let value = sparse.sets.get_mut(sparse.ids[i]).and_then(|set| unsafe { set.take_typed(sparse.entity) });
+            return value.expect("the entity has every sparse component it is read from");
+        }
+        let column = &self.columns[self.sources[i] as usize];
         // SAFETY: as for `PushColumns`, the column stores `C`; the row is live
         // and each column is read once, after which the caller forgets the
         // value (`take`).
         unsafe { column.read_typed(self.row) }
+    }
+}
+
+/// Makes the sparse sets of `info`'s sparse components and room in each for
+/// one more value, for an entity whose index is at most `bound`: once the
+/// write starts, nothing allocates.
+#[cold]
+#[inline(never)]
+fn reserve_sparse(info: &BundleInfo, sets: &mut SparseSets, components: &Components, bound: u32) {
+    for id in info.sparse_components() {
+        sets.get_or_insert(components.info(id)).reserve_for(bound);
+    }
+}
+
+/// Whether the live `entity` has component `id`, wherever it is stored.
+#[inline]
+pub(crate) fn has_component(
+    archetypes: &Archetypes,
+    sets: &SparseSets,
+    components: &Components,
+    location: EntityLocation,
+    entity: Entity,
+    id: ComponentId,
+) -> bool {
+    if components.info(id).is_sparse() {
+        sets.get(id).is_some_and(|set| set.contains(entity))
+    } else {
+        archetypes[location.archetype].contains(id)
     }
 }
 
@@ -107,20 +171,25 @@ pub(crate) fn spawn<B: Bundle>(
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &Components,
+    sparse: &mut SparseSets,
     tick: Tick,
 ) -> Entity {
     let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
-    spawn_into(bundle, info, archetypes, entities, target, tick)
+    spawn_into(bundle, info, archetypes, entities, components, sparse, target, tick)
 }
 
 /// Spawns `bundle` into `target`, which must be its spawn archetype (from
 /// [`Archetypes::insert_edge`] on the empty archetype).
+// As for `insert`: the world's parts travel separately.
+#[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn spawn_into<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
     archetypes: &mut Archetypes,
     entities: &mut Entities,
+    components: &Components,
+    sparse: &mut SparseSets,
     target: ArchetypeId,
     tick: Tick,
 ) -> Entity {
@@ -131,6 +200,9 @@ pub(crate) fn spawn_into<B: Bundle>(
     let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // Grow first: once the row is started, nothing may panic.
     archetype.reserve(1);
+    if info.has_sparse() {
+        reserve_sparse(info, sparse, components, entities.next_index_bound());
+    }
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
@@ -142,6 +214,7 @@ pub(crate) fn spawn_into<B: Bundle>(
         targets: &edge.columns,
         next: 0,
         tick,
+        sparse: SparsePart { sets: sparse, ids: info.components(), entity },
     });
     entity
 }
@@ -164,12 +237,17 @@ pub(crate) fn insert<B: Bundle>(
     location: EntityLocation,
     tick: Tick,
     pools: &mut Pools,
+    sparse: &mut SparseSets,
 ) {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let source = location.archetype;
     let target = archetypes.insert_edge(source, info, components);
+    if info.has_sparse() {
+        reserve_sparse(info, sparse, components, entity.index());
+    }
+    let sparse = SparsePart { sets: sparse, ids: info.components(), entity };
     if target == source {
-        // Every component exists: overwrite in place.
+        // Every table component exists: overwrite in place.
         let (archetype, edges) = archetypes.table_and_edges(source, source);
         let edge = edges.inserting(info.id());
         overwrite(
@@ -182,6 +260,7 @@ pub(crate) fn insert<B: Bundle>(
             components,
             tick,
             pools,
+            sparse,
         );
         return;
     }
@@ -201,9 +280,10 @@ pub(crate) fn insert<B: Bundle>(
         push_required(required, edge, dst.columns_mut(), tick);
     }
     if edge.adds_only {
-        bundle.write_components(&mut PushColumns { columns: dst.columns_mut(), targets: &edge.columns, next: 0, tick });
+        let columns = dst.columns_mut();
+        bundle.write_components(&mut PushColumns { columns, targets: &edge.columns, next: 0, tick, sparse });
     } else {
-        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, tick, pools);
+        overwrite(bundle, info, dst.columns_mut(), row, &edge.columns, &edge.existed, components, tick, pools, sparse);
     }
 }
 
@@ -223,18 +303,31 @@ fn overwrite<B: Bundle>(
     components: &Components,
     tick: Tick,
     pools: &mut Pools,
+    sparse: SparsePart<'_>,
 ) {
     let r = row.index();
     let mut bundle = ManuallyDrop::new(bundle);
     let mut field = 0;
+    // A sparse component exists or not per entity: its flag is set as its
+    // value is written.
+    let mut existed_now: Vec<bool> = if info.has_sparse() { existed.to_vec() } else { Vec::new() };
+    let SparsePart { sets, ids, entity } = sparse;
     // SAFETY: `bundle` is a valid `B` and, by the `Bundle` contract, its
     // `field`-th pointer is a value of the `field`-th component, whose column
-    // is `targets[field]`. A new component's column ends at `r` and an
+    // is `targets[field]` (or whose sparse set is `ids[field]`'s, with room
+    // made by `reserve_sparse`). A new component's column ends at `r` and an
     // existing one holds a value at `r`: asserted before each write. Every
     // value is moved out of the bundle or swapped with the old one.
     unsafe {
         B::get_components(&mut *bundle, &mut |ptr| {
-            let column = &mut columns[targets[field] as usize];
+            let target = targets[field];
+            if target == SPARSE_COLUMN {
+                let set = sets.get_mut(ids[field]).expect("sparse sets are made before the write");
+                existed_now[field] = set.insert(entity, ptr, tick);
+                field += 1;
+                return;
+            }
+            let column = &mut columns[target as usize];
             if existed[field] {
                 assert!(r < column.len(), "overwritten component has no value");
                 column.swap_value(r, ptr, tick);
@@ -245,6 +338,7 @@ fn overwrite<B: Bundle>(
             field += 1;
         });
     }
+    let existed = if info.has_sparse() { &existed_now[..] } else { existed };
     // Every table is consistent now; drop the replaced values, which sit in
     // the bundle's memory. If one destructor panics, the guard drops the
     // rest while unwinding.
@@ -264,17 +358,24 @@ pub(crate) fn take<B: Bundle>(
     components: &Components,
     entity: Entity,
     location: EntityLocation,
+    sparse: &mut SparseSets,
 ) -> Result<B, ComponentError> {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let source = location.archetype;
-    if let Some(&missing) = info.components().iter().find(|&&id| !archetypes[source].contains(id)) {
+    let has = |id| has_component(archetypes, sparse, components, location, entity, id);
+    if let Some(&missing) = info.components().iter().find(|&&id| !has(id)) {
         return Err(ComponentError::MissingComponent { entity, component: components.name(missing) });
     }
     let target = archetypes.remove_edge(source, info, components);
+    let sparse = SparsePart { sets: sparse, ids: info.components(), entity };
     if target == source {
-        // Only the empty bundle removes nothing.
-        let (src, _) = archetypes.table_and_edges(source, source);
-        return Ok(B::read_components(&mut ReadColumns { columns: src.columns_mut(), sources: &[], row: 0, next: 0 }));
+        // No table component: nothing moves (sparse values are read out of
+        // their sets).
+        let (src, edges) = archetypes.table_and_edges(source, source);
+        let sources = &edges.removing(info.id()).columns;
+        let mut reader =
+            ReadColumns { columns: src.columns_mut(), sources, row: location.row.index(), next: 0, sparse };
+        return Ok(B::read_components(&mut reader));
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
     let edge = edges.removing(info.id());
@@ -286,6 +387,7 @@ pub(crate) fn take<B: Bundle>(
         sources: &edge.columns,
         row: location.row.index(),
         next: 0,
+        sparse,
     });
     // SAFETY: `location.row` is live; the remove edge's map sends each kept
     // column to the target column of the same component and marks the
@@ -308,12 +410,23 @@ pub(crate) fn take_all(
     location: EntityLocation,
     builder: &mut EntityBuilder,
     left_behind: &mut EntityBuilder,
+    sparse: &mut SparseSets,
+    entity: Entity,
 ) -> Option<Entity> {
     let archetype = archetypes.get_mut(location.archetype);
     // Room first: once values start moving, nothing may panic.
-    let infos = archetype.components().iter().map(|&id| components.info(id));
+    let sparse_ids: Vec<ComponentId> = sparse.components_of(entity).collect();
+    let infos = archetype.components().iter().chain(&sparse_ids).map(|&id| components.info(id));
     builder.reserve_raw(infos.clone().filter(|info| !info.engine_kept()));
     left_behind.reserve_raw(infos.filter(|info| info.engine_kept()));
+    for &id in &sparse_ids {
+        let info = components.info(id);
+        let set = sparse.get_mut(id).expect("the entity's sparse set");
+        let out = if info.engine_kept() { &mut *left_behind } else { &mut *builder };
+        // SAFETY: `push_raw` moves the value into the builder, which holds
+        // no value of this type (as below), without allocating or panicking.
+        unsafe { set.take(entity, |value| out.push_raw(info, value)) };
+    }
     // SAFETY: `location.row` is the entity's live row; `push_raw` moves each
     // value into one of the builders, which hold none of these types (an
     // archetype has each once, and both builders start without them), and
@@ -356,6 +469,7 @@ pub(crate) fn spawn_built(
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &mut Components,
+    sparse: &mut SparseSets,
     tick: Tick,
 ) -> (Entity, BundleId) {
     let (ids, values) = builder.prepare(components);
@@ -364,7 +478,7 @@ pub(crate) fn spawn_built(
     // SAFETY: `values[i]` is the builder's valid value of component
     // `ids[i]` (the bundle's order); the builder forgets them right after,
     // so they are moved, not copied.
-    let entity = unsafe { spawn_raw(&values, info, archetypes, entities, components, tick) };
+    let entity = unsafe { spawn_raw(&values, info, archetypes, entities, components, sparse, tick) };
     builder.forget_values();
     builder.return_pointers(values);
     (entity, bundle)
@@ -384,6 +498,7 @@ pub(crate) fn insert_built(
     location: EntityLocation,
     tick: Tick,
     pools: &mut Pools,
+    sparse: &mut SparseSets,
 ) -> BundleId {
     let (ids, values) = builder.prepare(components);
     let bundle = bundles.register_dynamic(ids, components);
@@ -399,7 +514,9 @@ pub(crate) fn insert_built(
     // a release panics.
     builder.forget_values();
     // SAFETY: as in `spawn_built`; `required` was built for this insert.
-    unsafe { insert_raw(&values, info, required, archetypes, entities, components, entity, location, tick, pools) };
+    unsafe {
+        insert_raw(&values, info, required, archetypes, entities, components, entity, location, tick, pools, sparse)
+    };
     builder.return_pointers(values);
     bundle
 }
@@ -418,6 +535,7 @@ unsafe fn spawn_raw(
     archetypes: &mut Archetypes,
     entities: &mut Entities,
     components: &Components,
+    sparse: &mut SparseSets,
     tick: Tick,
 ) -> Entity {
     debug_assert_eq!(values.len(), info.components().len());
@@ -427,6 +545,9 @@ unsafe fn spawn_raw(
     let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
     // Grow first: once the row is started, nothing may panic.
     archetype.reserve(1);
+    if info.has_sparse() {
+        reserve_sparse(info, sparse, components, entities.next_index_bound());
+    }
     let row = Row(archetype.len() as u32);
     let entity = entities.alloc(EntityLocation { archetype: target, row });
     archetype.push_entity(entity);
@@ -434,7 +555,15 @@ unsafe fn spawn_raw(
         push_required(required, edge, archetype.columns_mut(), tick);
     }
     let columns = archetype.columns_mut();
-    for (&value, &column) in values.iter().zip(edge.columns.iter()) {
+    for (i, (&value, &column)) in values.iter().zip(edge.columns.iter()).enumerate() {
+        if column == SPARSE_COLUMN {
+            let set = sparse.get_mut(info.components()[i]).expect("sparse sets are made before the write");
+            // SAFETY: the value is valid, of the set's type, and ours
+            // (caller); the entity is new, so nothing is replaced, and
+            // room was made.
+            unsafe { set.insert(entity, value, tick) };
+            continue;
+        }
         // SAFETY: the edge maps the `i`-th bundle component to its column
         // in the target, which stores that type; the value is valid and
         // ours (caller); room was reserved, so the push does not grow.
@@ -467,10 +596,14 @@ unsafe fn insert_raw(
     location: EntityLocation,
     tick: Tick,
     pools: &mut Pools,
+    sparse: &mut SparseSets,
 ) {
     debug_assert_eq!(values.len(), info.components().len());
     let source = location.archetype;
     let target = archetypes.insert_edge(source, info, components);
+    if info.has_sparse() {
+        reserve_sparse(info, sparse, components, entity.index());
+    }
     let (columns, row, edge) = if target == source {
         // The entity has every component, required ones included.
         debug_assert!(required.is_empty());
@@ -493,7 +626,18 @@ unsafe fn insert_raw(
     };
     let r = row.index();
     let mut replaced = false;
+    // Per value for a sparse component, which may or may not exist.
+    let mut existed = edge.existed.to_vec();
     for (i, &value) in values.iter().enumerate() {
+        if edge.columns[i] == SPARSE_COLUMN {
+            let set = sparse.get_mut(info.components()[i]).expect("sparse sets are made before the write");
+            // SAFETY: the value is valid, of the set's type, and ours
+            // (caller); an old value is swapped into its memory; room was
+            // made.
+            existed[i] = unsafe { set.insert(entity, value, tick) };
+            replaced |= existed[i];
+            continue;
+        }
         let column = &mut columns[edge.columns[i] as usize];
         // SAFETY: the column stores the `i`-th component's type, as the
         // value does (caller). A new component's column ends at `r` (the
@@ -512,7 +656,7 @@ unsafe fn insert_raw(
     }
     if replaced {
         let mut panics = Panics::default();
-        for (i, &value) in values.iter().enumerate().filter(|&(i, _)| edge.existed[i]) {
+        for (i, &value) in values.iter().enumerate().filter(|&(i, _)| existed[i]) {
             let info = components.info(info.components()[i]);
             // SAFETY: the old value, swapped out of its column, valid and
             // owned by nobody else; released once.

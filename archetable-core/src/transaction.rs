@@ -5,7 +5,6 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::archetype::ArchetypeId;
 use crate::builder::EntityBuilder;
 use crate::column::Panics;
 use crate::entity::Entity;
@@ -133,7 +132,7 @@ impl World {
         if self.hooks.is_active() || hooked {
             for &(entity, bundle) in &placed {
                 if self.contains(entity) {
-                    self.fire_insert_hooks(bundle, entity, ArchetypeId::EMPTY);
+                    self.fire_insert_hooks(bundle, entity, &crate::hooks::Before::NOTHING);
                 }
             }
         }
@@ -155,7 +154,7 @@ impl World {
         let mut before = Vec::with_capacity(entities.len());
         for &entity in entities {
             let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
-            before.push(location.archetype);
+            before.push(self.before(entity, location));
         }
         let mut sorted = entities.to_vec();
         sorted.sort_unstable();
@@ -164,7 +163,7 @@ impl World {
         }
         let hooked = self.hooks.is_active() || builders.iter().any(EntityBuilder::engine_hooked);
         let mut bundles = Vec::with_capacity(entities.len());
-        for ((&entity, builder), &before) in entities.iter().zip(builders.iter_mut()).zip(&before) {
+        for ((&entity, builder), before) in entities.iter().zip(builders.iter_mut()).zip(&before) {
             let bundle = self.register_built(builder);
             if hooked {
                 self.fire_replace_hooks(bundle, entity, before);
@@ -177,7 +176,7 @@ impl World {
             self.insert_built_unhooked(entity, builder)?;
         }
         if hooked {
-            for ((&entity, &bundle), &before) in entities.iter().zip(&bundles).zip(&before) {
+            for ((&entity, &bundle), before) in entities.iter().zip(&bundles).zip(&before) {
                 if self.contains(entity) {
                     self.fire_insert_hooks(bundle, entity, before);
                 }

@@ -9,7 +9,7 @@ use crate::builder::{BuiltBundle, EntityBuilder};
 use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes};
 use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
@@ -19,6 +19,7 @@ use crate::pool::{FromPools, PooledBundle, Pools};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::removed::Removals;
 use crate::resource::{Resource, ResourceId, Resources};
+use crate::sparse::SparseSets;
 use crate::structural;
 use crate::time::Time;
 
@@ -77,6 +78,8 @@ pub struct World {
     pub(crate) hooks: Hooks,
     /// The reset values of pooled component types, for `spawn_pooled`.
     pools: Pools,
+    /// The values of components in sparse storage (see `sparse.rs`).
+    sparse: SparseSets,
     /// One consistency check per relationship type in use (see
     /// `hierarchy/relationship.rs`), run by `check_invariants`.
     relationship_checks: Vec<RelationshipCheck>,
@@ -105,6 +108,7 @@ impl World {
             removals: Removals::default(),
             hooks: Hooks::default(),
             pools: Pools::default(),
+            sparse: SparseSets::default(),
             relationship_checks: Vec::new(),
         };
         world.insert_resource(Time::default());
@@ -118,6 +122,7 @@ impl World {
         entities: Entities,
         components: Components,
         archetypes: Archetypes,
+        sparse: SparseSets,
         change_tick: Tick,
         last_check_tick: Tick,
     ) -> World {
@@ -126,6 +131,7 @@ impl World {
         world.entities = entities;
         world.components = components;
         world.archetypes = archetypes;
+        world.sparse = sparse;
         *world.change_tick.get_mut() = change_tick.get();
         world.last_check_tick = last_check_tick;
         for install in installers {
@@ -183,7 +189,8 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
-        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
+        let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
+        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick)
     }
 
     /// [`World::spawn_built`] without running hooks; returns the entity and
@@ -197,6 +204,7 @@ impl World {
             &mut self.archetypes,
             &mut self.entities,
             &mut self.components,
+            &mut self.sparse,
             tick,
         )
     }
@@ -229,6 +237,7 @@ impl World {
             location,
             tick,
             &mut self.pools,
+            &mut self.sparse,
         ))
     }
 
@@ -290,7 +299,8 @@ impl World {
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
         let (archetypes, entities, components) = (&mut self.archetypes, &mut self.entities, &self.components);
-        structural::insert(bundle, info, archetypes, entities, components, entity, location, tick, &mut self.pools);
+        let (pools, sparse) = (&mut self.pools, &mut self.sparse);
+        structural::insert(bundle, info, archetypes, entities, components, entity, location, tick, pools, sparse);
         Ok(())
     }
 
@@ -309,8 +319,8 @@ impl World {
         self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
-        let taken =
-            structural::take(info, &mut self.archetypes, &mut self.entities, &self.components, entity, location)?;
+        let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
+        let taken = structural::take(info, archetypes, entities, &self.components, entity, location, sparse)?;
         self.removals.sync(&self.components);
         if self.removals.any() {
             self.removals.record(info.components(), entity);
@@ -337,6 +347,10 @@ impl World {
         let archetype = self.archetypes.get_mut(location.archetype);
         if self.removals.any() {
             self.removals.record(archetype.components(), entity);
+            if self.sparse.any() {
+                let ids: Vec<ComponentId> = self.sparse.components_of(entity).collect();
+                self.removals.record(&ids, entity);
+            }
         }
         // The last row moves into the hole: record that before any component
         // destructor runs, so the tables stay consistent even if one panics.
@@ -345,8 +359,28 @@ impl World {
         {
             self.entities.set_location(last.index(), location);
         }
+        if self.sparse.any() {
+            self.despawn_sparse(entity, location);
+            return Ok(());
+        }
         archetype.remove_row(location.row, &mut self.pools, &self.components);
         Ok(())
+    }
+
+    /// The end of a despawn in a world with sparse sets: the row and the
+    /// entity's sparse values go, each set consistent before any value is
+    /// released; a panicking destructor or reset does not stop the others.
+    #[cold]
+    #[inline(never)]
+    fn despawn_sparse(&mut self, entity: Entity, location: EntityLocation) {
+        let (archetypes, pools, components) = (&mut self.archetypes, &mut self.pools, &self.components);
+        let row = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            archetypes.get_mut(location.archetype).remove_row(location.row, pools, components);
+        }));
+        self.sparse.remove_entity(entity, components, pools);
+        if let Err(payload) = row {
+            std::panic::resume_unwind(payload);
+        }
     }
 
     /// Moves every component of `entity` out into a [`BuiltBundle`] and
@@ -393,9 +427,12 @@ impl World {
         self.removals.sync(&self.components);
         if self.removals.any() {
             self.removals.record(self.archetypes[location.archetype].components(), entity);
+            let ids: Vec<ComponentId> = self.sparse.components_of(entity).collect();
+            self.removals.record(&ids, entity);
         }
-        let (archetypes, components) = (&mut self.archetypes, &self.components);
-        let filler = structural::take_all(archetypes, components, location, taken.builder_mut(), &mut left_behind);
+        let (archetypes, components, sparse) = (&mut self.archetypes, &self.components, &mut self.sparse);
+        let builder = taken.builder_mut();
+        let filler = structural::take_all(archetypes, components, location, builder, &mut left_behind, sparse, entity);
         if let Some(filler) = filler {
             self.entities.set_location(filler.index(), location);
         }
@@ -413,9 +450,25 @@ impl World {
     /// Whether `entity` is alive and has a `T`.
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
         match (self.entities.get(entity), self.components.id::<T>()) {
+            (Some(_), Some(id)) if T::STORAGE == StorageType::Sparse => {
+                self.sparse.get(id).is_some_and(|set| set.contains(entity))
+            }
             (Some(location), Some(id)) => self.archetypes[location.archetype].contains(id),
             _ => false,
         }
+    }
+
+    /// Whether the live `entity` at `location` has component `id`, in
+    /// whichever storage the type uses.
+    #[inline]
+    pub(crate) fn has_id(&self, entity: Entity, location: EntityLocation, id: ComponentId) -> bool {
+        structural::has_component(&self.archetypes, &self.sparse, &self.components, location, entity, id)
+    }
+
+    /// The world's sparse sets (see [`Component::STORAGE`]).
+    #[inline]
+    pub fn sparse_sets(&self) -> &SparseSets {
+        &self.sparse
     }
 
     /// `entity`'s `T`, if it is alive and has one.
@@ -423,6 +476,9 @@ impl World {
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
         let location = self.entities.get(entity)?;
         let id = self.components.id::<T>()?;
+        if T::STORAGE == StorageType::Sparse {
+            return self.sparse.get(id)?.get(entity);
+        }
         self.archetypes[location.archetype].get(id, location.row)
     }
 
@@ -434,9 +490,13 @@ impl World {
         let location = self.entities.get(entity)?;
         let id = self.components.id::<T>()?;
         let now = self.change_tick();
-        let archetype = self.archetypes.get_mut(location.archetype);
-        let index = archetype.column_index(id)?;
-        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
+        let (value, ticks) = if T::STORAGE == StorageType::Sparse {
+            self.sparse.get_mut(id)?.get_with_ticks_mut(entity)?
+        } else {
+            let archetype = self.archetypes.get_mut(location.archetype);
+            let index = archetype.column_index(id)?;
+            archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?
+        };
         let run = RunTicks { last_run: now, this_run: now };
         let mark = match ticks {
             Some((added, changed)) => ChangeMark::new(Some(changed), added, run),
@@ -449,8 +509,12 @@ impl World {
     /// one, and `T` tracks changes.
     pub fn component_ticks<T: Component>(&self, entity: Entity) -> Option<ComponentTicks> {
         let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        if T::STORAGE == StorageType::Sparse {
+            return self.sparse.get(id)?.ticks(entity);
+        }
         let archetype = &self.archetypes[location.archetype];
-        archetype.column(archetype.column_index(self.components.id::<T>()?)?).ticks_at(location.row.index())
+        archetype.column(archetype.column_index(id)?).ticks_at(location.row.index())
     }
 
     /// The world's current change tick: writes made now, outside systems,
@@ -488,6 +552,7 @@ impl World {
         for archetype in self.archetypes.as_mut_slice() {
             archetype.check_ticks(now);
         }
+        self.sparse.check_ticks(now);
         self.resources.check_ticks(now);
         self.last_check_tick = now;
     }
@@ -561,10 +626,21 @@ impl World {
             for archetype in self.archetypes.as_slice() {
                 self.removals.record_all(archetype.components(), archetype.entities());
             }
+            for set in self.sparse.iter() {
+                self.removals.record_all(&[set.id()], set.entities());
+            }
         }
         self.entities.clear();
-        let (pools, components) = (&mut self.pools, &self.components);
-        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), |archetype| archetype.clear(pools, components));
+        let (pools, components, sparse) = (&mut self.pools, &self.components, &mut self.sparse);
+        let tables = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), |archetype| {
+                archetype.clear(pools, components)
+            });
+        }));
+        sparse.clear(components, pools);
+        if let Err(payload) = tables {
+            std::panic::resume_unwind(payload);
+        }
     }
 
     /// Iterates the entities that match the read-only query `Q`.
@@ -1034,7 +1110,9 @@ impl World {
     /// Bytes of table memory: component columns and entity columns of every
     /// archetype, plus the entity table.
     pub fn allocated_bytes(&self) -> usize {
-        self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>() + self.entities.allocated_bytes()
+        self.archetypes.as_slice().iter().map(|a| a.allocated_bytes()).sum::<usize>()
+            + self.entities.allocated_bytes()
+            + self.sparse.allocated_bytes()
     }
 
     /// Test hooks into the entity allocator, to reach index exhaustion and
@@ -1071,6 +1149,7 @@ impl World {
         if rows != self.len() {
             return Err(format!("{rows} rows but {} live entities", self.len()));
         }
+        self.sparse.check_invariants(&self.components, |e| self.contains(e))?;
         for check in &self.relationship_checks {
             check(self)?;
         }
@@ -1141,7 +1220,8 @@ impl World {
             FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
         let mut bundle = B::from_pools(&mut source);
         init(bundle.refs());
-        structural::spawn(bundle, info, &mut self.archetypes, &mut self.entities, &self.components, tick)
+        let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
+        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick)
     }
 
     /// Adds the components of `B` to `entity`, taken from their pools as by
@@ -1345,8 +1425,9 @@ where
         let world = &mut *self.world;
         let info = world.bundles.get(self.bundle);
         let tick = world.change_tick();
+        let (archetypes, entities, sparse) = (&mut world.archetypes, &mut world.entities, &mut world.sparse);
         let entity =
-            structural::spawn_into(bundle, info, &mut world.archetypes, &mut world.entities, self.archetype, tick);
+            structural::spawn_into(bundle, info, archetypes, entities, &world.components, sparse, self.archetype, tick);
         if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
             world.after_spawn_hooks(self.bundle, entity);
         }

@@ -23,6 +23,8 @@ struct Options {
     /// `requires(A, B = expr)`: the components spawned with this one, each
     /// from its `Default` or the expression given.
     requires: Option<Vec<Required>>,
+    /// `storage = "sparse"` (or `"table"`, the default): where the values live.
+    sparse: Option<bool>,
 }
 
 /// One entry of `requires(..)`: a type, and the expression that builds it
@@ -46,7 +48,8 @@ impl syn::parse::Parse for Required {
 }
 
 const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `clone`, `requires(..)`, \
-                       `relationship(target = ..)` or `relationship_target(source = .., despawn_sources)`";
+                       `storage = \"sparse\"`, `relationship(target = ..)` or \
+                       `relationship_target(source = .., despawn_sources)`";
 
 fn options(input: &DeriveInput) -> Result<Options> {
     let mut options = Options::default();
@@ -63,6 +66,23 @@ fn options(input: &DeriveInput) -> Result<Options> {
                     return Err(meta.error("`requires` needs at least one component: `requires(Transform, ..)`"));
                 }
                 options.requires = Some(list.into_iter().collect());
+                return Ok(());
+            }
+            if meta.path.is_ident("storage") {
+                if options.sparse.is_some() {
+                    return Err(meta.error("this `component` option is given twice"));
+                }
+                let kind: syn::LitStr = meta.value()?.parse()?;
+                options.sparse = Some(match kind.value().as_str() {
+                    "sparse" => true,
+                    "table" => false,
+                    _ => {
+                        return Err(Error::new_spanned(
+                            kind,
+                            "expected `storage = \"table\"` or `storage = \"sparse\"`",
+                        ))
+                    }
+                });
                 return Ok(());
             }
             if meta.path.is_ident("relationship") {
@@ -160,6 +180,11 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 ::core::option::Option::Some(<Self as ::core::clone::Clone>::clone);
         )
     });
+    let storage = (options.sparse == Some(true)).then(|| {
+        quote!(
+            const STORAGE: #engine::StorageType = #engine::StorageType::Sparse;
+        )
+    });
     let relation = relationship(&input, &options, &engine)?;
     let engine_hooks = match (&options.relationship, &options.relationship_target) {
         (Some(_), Some(_)) => {
@@ -212,6 +237,7 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             #engine_hooks
             #engine_kept
             #requires
+            #storage
         }
         #tracked
         #relation

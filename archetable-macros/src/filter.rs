@@ -95,12 +95,12 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 #[inline]
                 unsafe fn init_fetch<'__ecs_w>(
                     state: &Self::State,
-                    archetype: &'__ecs_w #engine::storage::Archetype,
+                    table: #engine::storage::TableRef<'__ecs_w>,
                     ticks: #engine::RunTicks,
                 ) -> Self::Fetch<'__ecs_w> {
                     // SAFETY: the caller's promise, for the tuple's state.
                     __ArchetableFilterFetch(unsafe {
-                        <__Inner as #engine::QueryFilter>::init_fetch(&state.0, archetype, ticks)
+                        <__Inner as #engine::QueryFilter>::init_fetch(&state.0, table, ticks)
                     })
                 }
 

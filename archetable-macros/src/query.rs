@@ -180,6 +180,8 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     <__Inner #args as #engine::QueryData>::condition(&state.0)
                 }
 
+                const DENSE: bool = <__Inner #args as #engine::QueryData>::DENSE;
+
                 #[inline]
                 fn match_archetype(
                     state: &Self::State,
@@ -199,14 +201,20 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 unsafe fn init_fetch<'__ecs_w>(
                     state: &Self::State,
                     cache: Self::Cache,
-                    archetype: &'__ecs_w #engine::storage::Archetype,
+                    table: #engine::storage::TableRef<'__ecs_w>,
                     ticks: #engine::RunTicks,
                 ) -> Self::Fetch<'__ecs_w> {
                     // SAFETY: the caller's promise, for the tuple's own state
                     // and cache.
                     __ArchetableFetch(unsafe {
-                        <__Inner #args as #engine::QueryData>::init_fetch(&state.0, cache.0, archetype, ticks)
+                        <__Inner #args as #engine::QueryData>::init_fetch(&state.0, cache.0, table, ticks)
                     })
+                }
+
+                #[inline(always)]
+                unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                    // SAFETY: the caller's promise, for the tuple's own fetch.
+                    unsafe { <__Inner #args as #engine::QueryData>::row_matches(&fetch.0, row) }
                 }
 
                 #[inline(always)]

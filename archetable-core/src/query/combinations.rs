@@ -52,7 +52,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter, const K: usize> QueryCombinationIter<
             for (row, &entity) in archetype.entities().iter().enumerate() {
                 // SAFETY: updated (caller), `id` is matched, `row` is in
                 // bounds, and nothing writes the world's ticks for `'w`.
-                if unsafe { state.passes_row(archetype, row, ticks) } {
+                if unsafe { state.passes_row(world, id, row, ticks) } {
                     entities.push(entity);
                 }
             }

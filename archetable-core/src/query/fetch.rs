@@ -6,10 +6,12 @@ use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
 use crate::change::{ChangeMark, ComponentTicks, Mut, Ref, RunTicks, Tick, TickCell, Tracked};
-use crate::component::{Component, ComponentId, Components};
+use crate::column::Column;
+use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::Entity;
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
+use crate::sparse::{SparseRows, TableRef};
 
 /// A type that can be fetched by a query: `&T`, `&mut T` (yielding
 /// [`Mut<T>`]), `Option<Q>`, [`Entity`], tuples of these (up to 15), and
@@ -23,7 +25,10 @@ use crate::query::condition::ArchetypeCondition;
 ///   `init_fetch` and `fetch` find everything they read, and the returned
 ///   cache is what `init_fetch` expects for that archetype;
 /// - `fetch` for row `r` touches only row `r` of the archetype given to
-///   `init_fetch`, so items for distinct rows never alias;
+///   `init_fetch` (and the sparse values of that row's entity), so items
+///   for distinct rows never alias;
+/// - if `DENSE` is true, `row_matches` returns true for every row of a
+///   matched archetype, so callers may skip calling it;
 /// - `condition` covers every archetype that `match_archetype` accepts;
 /// - `ReadOnlyQueryData` is implemented only if `fetch` never hands out
 ///   mutable access.
@@ -60,6 +65,12 @@ pub unsafe trait QueryData {
         ArchetypeCondition::any()
     }
 
+    /// Whether every row of a matched archetype yields an item: false when
+    /// the data reads a component in sparse storage
+    /// ([`Component::STORAGE`]), which each row may lack; then callers ask
+    /// [`QueryData::row_matches`] before fetching a row.
+    const DENSE: bool = true;
+
     /// Whether the query fetches from `archetype`, and where.
     fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache>;
 
@@ -74,11 +85,27 @@ pub unsafe trait QueryData {
     unsafe fn init_fetch<'w>(
         state: &Self::State,
         cache: Self::Cache,
-        archetype: &'w Archetype,
+        table: TableRef<'w>,
         ticks: RunTicks,
     ) -> Self::Fetch<'w>;
 
-    /// The item of row `row`.
+    /// Whether row `row` yields an item: whether its entity has the
+    /// components in sparse storage that the data reads. Always true for
+    /// [`QueryData::DENSE`] data.
+    ///
+    /// # Safety
+    /// As for [`QueryData::fetch`]: `fetch` came from `init_fetch` for an
+    /// archetype not changed structurally since, and `row` is below its
+    /// length.
+    #[inline(always)]
+    unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        let _ = (fetch, row);
+        true
+    }
+
+    /// The item of row `row`. For data that is not [`QueryData::DENSE`],
+    /// only for a row that [`QueryData::row_matches`] accepts (fetching
+    /// another panics).
     ///
     /// # Safety
     /// - `fetch` came from `init_fetch` for an archetype that has not been
@@ -103,35 +130,90 @@ pub unsafe trait QueryData {
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 
-/// Fetch of one column of `T`.
+/// Fetch of one column of `T`: a table column, or for a type in sparse
+/// storage, the set's values and where each row's entity has its value.
 pub struct ColumnFetch<'w, T> {
     ptr: NonNull<T>,
+    /// Dangling for a table type.
+    rows: SparseRows<'w>,
     _borrow: PhantomData<&'w T>,
 }
 
 impl<T> Clone for ColumnFetch<'_, T> {
     fn clone(&self) -> Self {
-        ColumnFetch { ptr: self.ptr, _borrow: PhantomData }
+        ColumnFetch { ptr: self.ptr, rows: self.rows, _borrow: PhantomData }
     }
 }
 
-impl<'w, T> ColumnFetch<'w, T> {
+impl<'w, T: Component> ColumnFetch<'w, T> {
     fn dangling() -> Self {
-        ColumnFetch { ptr: NonNull::dangling(), _borrow: PhantomData }
+        ColumnFetch { ptr: NonNull::dangling(), rows: SparseRows::dangling(), _borrow: PhantomData }
+    }
+
+    /// The column of `T`, whose id is `id`, in `table`: column `index` of
+    /// the table, or `T`'s sparse set.
+    ///
+    /// # Safety
+    /// For a table type, column `index` of `table` stores `T`; `id` is
+    /// `T`'s id in the table's world.
+    unsafe fn new(table: TableRef<'w>, id: ComponentId, index: usize) -> Self {
+        if T::STORAGE == StorageType::Sparse {
+            let (rows, set) = SparseRows::new(table, id);
+            let ptr = set.map_or(NonNull::dangling(), |set| set.values().data().cast());
+            return ColumnFetch { ptr, rows, _borrow: PhantomData };
+        }
+        ColumnFetch {
+            ptr: table.archetype().column(index).data().cast(),
+            rows: SparseRows::dangling(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The column (table or sparse set) that [`ColumnFetch::new`] reads.
+    ///
+    /// # Safety
+    /// As for [`ColumnFetch::new`].
+    unsafe fn column(table: TableRef<'w>, id: ComponentId, index: usize) -> Option<&'w Column> {
+        if T::STORAGE == StorageType::Sparse {
+            table.sparse_set(id).map(|set| set.values())
+        } else {
+            Some(table.archetype().column(index))
+        }
+    }
+
+    /// Whether row `row` has a value: always, for a table type.
+    ///
+    /// # Safety
+    /// `row` is below the table's length.
+    #[inline(always)]
+    unsafe fn has(&self, row: usize) -> bool {
+        // SAFETY: forwarded contract.
+        T::STORAGE == StorageType::Table || unsafe { self.rows.dense(row) }.is_some()
+    }
+
+    /// The position of row `row`'s value in the column.
+    ///
+    /// # Panics
+    /// For a type in sparse storage, if the row's entity has no value.
+    ///
+    /// # Safety
+    /// `row` is below the table's length.
+    #[inline(always)]
+    unsafe fn slot(&self, row: usize) -> usize {
+        if T::STORAGE == StorageType::Sparse {
+            // SAFETY: forwarded contract.
+            return unsafe { self.rows.dense(row) }.expect("a row without the sparse component was fetched");
+        }
+        row
     }
 
     /// # Safety
-    /// Column `index` of `archetype` stores `T`.
-    unsafe fn new(archetype: &'w Archetype, index: usize) -> Self {
-        ColumnFetch { ptr: archetype.column(index).data().cast(), _borrow: PhantomData }
-    }
-
-    /// # Safety
-    /// `row` is below the column's length.
+    /// `row` is below the table's length.
     #[inline(always)]
     unsafe fn at(&self, row: usize) -> *mut T {
-        // SAFETY: in bounds by the caller's promise.
-        unsafe { self.ptr.as_ptr().add(row) }
+        // SAFETY: `slot` is in bounds of the column: the row itself for a
+        // table column (caller), the value's dense position for a set.
+        unsafe { self.ptr.as_ptr().add(self.slot(row)) }
     }
 }
 
@@ -155,12 +237,14 @@ unsafe impl<T: Component> QueryData for &T {
     }
 
     fn condition(&id: &ComponentId) -> ArchetypeCondition {
-        ArchetypeCondition::with(id)
+        component_condition::<T>(id)
     }
+
+    const DENSE: bool = matches!(T::STORAGE, StorageType::Table);
 
     #[inline]
     fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
-        archetype.column_index(id)
+        match_component::<T>(id, archetype)
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
@@ -168,9 +252,15 @@ unsafe impl<T: Component> QueryData for &T {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &ComponentId, index: usize, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(&id: &ComponentId, index: usize, table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
-        unsafe { ColumnFetch::new(archetype, index) }
+        unsafe { ColumnFetch::new(table, id, index) }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe { fetch.has(row) }
     }
 
     #[inline(always)]
@@ -205,8 +295,8 @@ impl TickFetch {
         TickFetch { added: NonNull::dangling(), changed: NonNull::dangling() }
     }
 
-    fn new(archetype: &Archetype, index: usize) -> Self {
-        let column = archetype.column(index);
+    fn new(column: Option<&Column>) -> Self {
+        let Some(column) = column else { return TickFetch::dangling() };
         TickFetch {
             added: NonNull::from(column.added_ticks()).cast(),
             changed: NonNull::from(column.changed_ticks()).cast(),
@@ -234,11 +324,12 @@ impl<'w, T: Component> MutFetch<'w, T> {
     }
 
     /// # Safety
-    /// Column `index` of `archetype` stores `T`.
-    unsafe fn new(archetype: &'w Archetype, index: usize, run: RunTicks) -> Self {
+    /// As for [`ColumnFetch::new`].
+    unsafe fn new(table: TableRef<'w>, id: ComponentId, index: usize, run: RunTicks) -> Self {
         // SAFETY: forwarded contract.
-        let column = unsafe { ColumnFetch::new(archetype, index) };
-        MutFetch { column, ticks: TickFetch::new(archetype, index), run }
+        let (column, ticks) =
+            unsafe { (ColumnFetch::new(table, id, index), ColumnFetch::<T>::column(table, id, index)) };
+        MutFetch { column, ticks: TickFetch::new(ticks), run }
     }
 
     /// The value of `row` and, for a tracked type, its ticks.
@@ -252,10 +343,11 @@ impl<'w, T: Component> MutFetch<'w, T> {
         // has one tick cell per row, and the cell's `UnsafeCell` allows the
         // write through the shared borrow of the archetype.
         unsafe {
-            let value = &mut *self.column.at(row);
+            let slot = self.column.slot(row);
+            let value = &mut *self.column.ptr.as_ptr().add(slot);
             let mark = if T::TRACK_CHANGES {
-                let added = *(*self.ticks.added.as_ptr().add(row)).get();
-                ChangeMark::new(Some(&mut *(*self.ticks.changed.as_ptr().add(row)).get()), added, self.run)
+                let added = *(*self.ticks.added.as_ptr().add(slot)).get();
+                ChangeMark::new(Some(&mut *(*self.ticks.changed.as_ptr().add(slot)).get()), added, self.run)
             } else {
                 ChangeMark::new(None, Tick::default(), self.run)
             };
@@ -285,12 +377,14 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
 
     fn condition(&id: &ComponentId) -> ArchetypeCondition {
-        ArchetypeCondition::with(id)
+        component_condition::<T>(id)
     }
+
+    const DENSE: bool = matches!(T::STORAGE, StorageType::Table);
 
     #[inline]
     fn match_archetype(&id: &ComponentId, archetype: &Archetype) -> Option<usize> {
-        archetype.column_index(id)
+        match_component::<T>(id, archetype)
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
@@ -298,14 +392,15 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(
-        _: &ComponentId,
-        index: usize,
-        archetype: &'w Archetype,
-        run: RunTicks,
-    ) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(&id: &ComponentId, index: usize, table: TableRef<'w>, run: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
-        unsafe { MutFetch::new(archetype, index, run) }
+        unsafe { MutFetch::new(table, id, index, run) }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe { fetch.column.has(row) }
     }
 
     #[inline(always)]
@@ -341,9 +436,11 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
         <&mut T as QueryData>::update_access(id, components, access)
     }
 
-    fn condition(&id: &ComponentId) -> ArchetypeCondition {
-        ArchetypeCondition::with(id)
+    fn condition(id: &ComponentId) -> ArchetypeCondition {
+        <&mut T as QueryData>::condition(id)
     }
+
+    const DENSE: bool = <&mut T as QueryData>::DENSE;
 
     #[inline]
     fn match_archetype(id: &ComponentId, archetype: &Archetype) -> Option<usize> {
@@ -355,14 +452,15 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(
-        id: &ComponentId,
-        index: usize,
-        archetype: &'w Archetype,
-        run: RunTicks,
-    ) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(id: &ComponentId, index: usize, table: TableRef<'w>, run: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: forwarded contract.
-        unsafe { <&mut T as QueryData>::init_fetch(id, index, archetype, run) }
+        unsafe { <&mut T as QueryData>::init_fetch(id, index, table, run) }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe { <&mut T as QueryData>::row_matches(fetch, row) }
     }
 
     #[inline(always)]
@@ -405,6 +503,8 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
         <&T as QueryData>::condition(id)
     }
 
+    const DENSE: bool = <&T as QueryData>::DENSE;
+
     #[inline]
     fn match_archetype(id: &ComponentId, archetype: &Archetype) -> Option<usize> {
         <&T as QueryData>::match_archetype(id, archetype)
@@ -415,23 +515,28 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(
-        _: &ComponentId,
-        index: usize,
-        archetype: &'w Archetype,
-        run: RunTicks,
-    ) -> Self::Fetch<'w> {
+    unsafe fn init_fetch<'w>(&id: &ComponentId, index: usize, table: TableRef<'w>, run: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `index` is the column of `T`'s id (from `match_archetype`).
-        let column = unsafe { ColumnFetch::new(archetype, index) };
-        RefFetch { column, ticks: TickFetch::new(archetype, index), run }
+        let (column, ticks) =
+            unsafe { (ColumnFetch::new(table, id, index), ColumnFetch::<T>::column(table, id, index)) };
+        RefFetch { column, ticks: TickFetch::new(ticks), run }
+    }
+
+    #[inline(always)]
+    unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: forwarded contract.
+        unsafe { fetch.column.has(row) }
     }
 
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: `row` is in bounds and nothing mutates the row while `'w`
         // lasts (caller); `T` tracks changes (checked when the state was
-        // built), so its column has one tick cell per row.
-        unsafe { Ref::new(&*fetch.column.at(row), fetch.ticks.get(row), fetch.run) }
+        // built), so its column has one tick cell per value.
+        unsafe {
+            let slot = fetch.column.slot(row);
+            Ref::new(&*fetch.column.ptr.as_ptr().add(slot), fetch.ticks.get(slot), fetch.run)
+        }
     }
 }
 
@@ -477,8 +582,8 @@ unsafe impl QueryData for Entity {
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &(), _: (), archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
-        NonNull::from(archetype.entities()).cast()
+    unsafe fn init_fetch<'w>(_: &(), _: (), table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
+        NonNull::from(table.archetype().entities()).cast()
     }
 
     #[inline(always)]
@@ -526,20 +631,20 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     unsafe fn init_fetch<'w>(
         state: &Self::State,
         cache: Self::Cache,
-        archetype: &'w Archetype,
+        table: TableRef<'w>,
         run: RunTicks,
     ) -> Self::Fetch<'w> {
         match (state, cache) {
             // SAFETY: `cache` came from `Q::match_archetype` for this archetype.
-            (Some(state), Some(cache)) => Some(unsafe { Q::init_fetch(state, cache, archetype, run) }),
+            (Some(state), Some(cache)) => Some(unsafe { Q::init_fetch(state, cache, table, run) }),
             _ => None,
         }
     }
 
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
-        // SAFETY: forwarded contract.
-        fetch.as_mut().map(|f| unsafe { Q::fetch(f, row) })
+        // SAFETY: forwarded contract; a row `Q` does not match yields `None`.
+        fetch.as_mut().and_then(|f| unsafe { (Q::DENSE || Q::row_matches(f, row)).then(|| Q::fetch(f, row)) })
     }
 }
 
@@ -575,6 +680,8 @@ macro_rules! impl_query_data_for_tuple {
                 condition
             }
 
+            const DENSE: bool = true $(&& $name::DENSE)*;
+
             #[inline]
             fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache> {
                 Some(($($name::match_archetype(&state.$index, archetype)?,)*))
@@ -588,12 +695,18 @@ macro_rules! impl_query_data_for_tuple {
             unsafe fn init_fetch<'w>(
                 state: &Self::State,
                 cache: Self::Cache,
-                archetype: &'w Archetype,
+                table: TableRef<'w>,
                 run: RunTicks,
             ) -> Self::Fetch<'w> {
                 // SAFETY: each element's cache came from its own
                 // `match_archetype` for this archetype.
-                ($(unsafe { $name::init_fetch(&state.$index, cache.$index, archetype, run) },)*)
+                ($(unsafe { $name::init_fetch(&state.$index, cache.$index, table, run) },)*)
+            }
+
+            #[inline(always)]
+            unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: forwarded contract, element by element.
+                true $(&& ($name::DENSE || unsafe { $name::row_matches(&fetch.$index, row) }))*
             }
 
             #[inline(always)]
@@ -609,3 +722,25 @@ macro_rules! impl_query_data_for_tuple {
 }
 
 crate::tuples::all_tuples!(impl_query_data_for_tuple);
+
+/// The condition a component read puts on the archetypes a query visits:
+/// that they hold it, for a table type; none for a sparse one, which no
+/// archetype records.
+pub(crate) fn component_condition<T: Component>(id: ComponentId) -> ArchetypeCondition {
+    if T::STORAGE == StorageType::Sparse {
+        ArchetypeCondition::any()
+    } else {
+        ArchetypeCondition::with(id)
+    }
+}
+
+/// Where a read of `T` finds it in `archetype`: its column, or for a
+/// sparse type, which every archetype may hold, its set (any cache does).
+#[inline]
+pub(crate) fn match_component<T: Component>(id: ComponentId, archetype: &Archetype) -> Option<usize> {
+    if T::STORAGE == StorageType::Sparse {
+        Some(usize::MAX)
+    } else {
+        archetype.column_index(id)
+    }
+}

@@ -7,10 +7,11 @@ use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
 use crate::change::{RunTicks, Tick, TickCell, Tracked};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
-use crate::query::fetch::assert_tracked;
+use crate::query::fetch::{assert_tracked, component_condition};
+use crate::sparse::{SparseRows, TableRef};
 
 /// A condition on the entities a query visits: [`With<T>`], [`Without<T>`],
 /// [`Or`] of filters, tuples of filters (all must hold), and `()` (none).
@@ -69,7 +70,7 @@ pub unsafe trait QueryFilter {
     ///
     /// # Safety
     /// `matches(state, archetype)` is true.
-    unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w>;
+    unsafe fn init_fetch<'w>(state: &Self::State, table: TableRef<'w>, ticks: RunTicks) -> Self::Fetch<'w>;
 
     /// Whether row `row` passes.
     ///
@@ -93,7 +94,9 @@ pub struct Or<T>(PhantomData<fn() -> T>);
 /// [`Without<T>`], and tuples and [`Or`]s of these. A query whose filter is
 /// one knows how many entities it will visit without visiting them, so its
 /// iterator is an [`ExactSizeIterator`]; [`Added`] and [`Changed`] test
-/// each row and are not archetypal.
+/// each row and are not archetypal. Neither are `With` and `Without` of a
+/// component in sparse storage ([`Component::STORAGE`]), nor query data
+/// reading one: `len()` on such a query panics; use `count()`.
 ///
 /// ```
 /// # use archetable::prelude::*;
@@ -115,11 +118,13 @@ pub trait ArchetypeFilter: QueryFilter {}
 impl<T: Component> ArchetypeFilter for With<T> {}
 impl<T: Component> ArchetypeFilter for Without<T> {}
 
-// SAFETY: decides per archetype from its signature; reads no data.
+// SAFETY: decides per archetype from its signature; reads no data (for a
+// type in sparse storage, decides per row from the set's index, which no
+// query writes).
 unsafe impl<T: Component> QueryFilter for With<T> {
     type State = ComponentId;
-    type Fetch<'w> = ();
-    const IS_ARCHETYPAL: bool = true;
+    type Fetch<'w> = SparseRows<'w>;
+    const IS_ARCHETYPAL: bool = matches!(T::STORAGE, StorageType::Table);
 
     fn init_state(components: &mut Components) -> ComponentId {
         components.register::<T>()
@@ -130,30 +135,40 @@ unsafe impl<T: Component> QueryFilter for With<T> {
     }
 
     fn condition(&id: &ComponentId) -> ArchetypeCondition {
-        ArchetypeCondition::with(id)
+        component_condition::<T>(id)
     }
 
     #[inline]
     fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
-        archetype.contains(id)
+        T::STORAGE == StorageType::Sparse || archetype.contains(id)
     }
 
-    fn dangling_fetch<'w>() -> Self::Fetch<'w> {}
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        SparseRows::dangling()
+    }
 
-    unsafe fn init_fetch<'w>(_: &ComponentId, _: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {}
+    #[inline]
+    unsafe fn init_fetch<'w>(&id: &ComponentId, table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
+        if T::STORAGE == StorageType::Sparse {
+            SparseRows::new(table, id).0
+        } else {
+            SparseRows::dangling()
+        }
+    }
 
     #[inline(always)]
-    unsafe fn filter_row(_: &mut (), _: usize) -> bool {
-        true
+    unsafe fn filter_row(rows: &mut SparseRows<'_>, row: usize) -> bool {
+        // SAFETY: `row` is in bounds of the table (caller).
+        T::STORAGE == StorageType::Table || unsafe { rows.dense(row) }.is_some()
     }
 }
 
-// SAFETY: decides per archetype from its signature; reads no data.
+// SAFETY: as for `With`.
 unsafe impl<T: Component> QueryFilter for Without<T> {
     /// `None` when the world has never seen `T`: then nothing has it.
     type State = Option<ComponentId>;
-    type Fetch<'w> = ();
-    const IS_ARCHETYPAL: bool = true;
+    type Fetch<'w> = SparseRows<'w>;
+    const IS_ARCHETYPAL: bool = matches!(T::STORAGE, StorageType::Table);
 
     fn init_state(components: &mut Components) -> Option<ComponentId> {
         Some(components.register::<T>())
@@ -164,21 +179,33 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
     }
 
     fn condition(id: &Option<ComponentId>) -> ArchetypeCondition {
-        id.map_or_else(ArchetypeCondition::any, ArchetypeCondition::without)
+        match id {
+            Some(id) if T::STORAGE == StorageType::Table => ArchetypeCondition::without(*id),
+            _ => ArchetypeCondition::any(),
+        }
     }
 
     #[inline]
     fn matches(id: &Option<ComponentId>, archetype: &Archetype) -> bool {
-        id.is_none_or(|id| !archetype.contains(id))
+        T::STORAGE == StorageType::Sparse || id.is_none_or(|id| !archetype.contains(id))
     }
 
-    fn dangling_fetch<'w>() -> Self::Fetch<'w> {}
+    fn dangling_fetch<'w>() -> Self::Fetch<'w> {
+        SparseRows::dangling()
+    }
 
-    unsafe fn init_fetch<'w>(_: &Option<ComponentId>, _: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {}
+    #[inline]
+    unsafe fn init_fetch<'w>(id: &Option<ComponentId>, table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
+        match id {
+            Some(id) if T::STORAGE == StorageType::Sparse => SparseRows::new(table, *id).0,
+            _ => SparseRows::dangling(),
+        }
+    }
 
     #[inline(always)]
-    unsafe fn filter_row(_: &mut (), _: usize) -> bool {
-        true
+    unsafe fn filter_row(rows: &mut SparseRows<'_>, row: usize) -> bool {
+        // SAFETY: `row` is in bounds of the table (caller).
+        T::STORAGE == StorageType::Table || unsafe { rows.dense(row) }.is_none()
     }
 }
 
@@ -231,12 +258,20 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 pub struct TicksFetch<'w> {
     ticks: NonNull<TickCell>,
     run: RunTicks,
+    /// For a type in sparse storage, where each row's value is; dangling
+    /// for a table type.
+    rows: SparseRows<'w>,
     _borrow: PhantomData<&'w Tick>,
 }
 
 impl TicksFetch<'_> {
     fn dangling() -> Self {
-        TicksFetch { ticks: NonNull::dangling(), run: RunTicks::ZERO, _borrow: PhantomData }
+        TicksFetch {
+            ticks: NonNull::dangling(),
+            run: RunTicks::ZERO,
+            rows: SparseRows::dangling(),
+            _borrow: PhantomData,
+        }
     }
 
     /// # Safety
@@ -278,7 +313,7 @@ macro_rules! impl_tick_filter {
 
             #[inline]
             fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
-                archetype.contains(id)
+                T::STORAGE == StorageType::Sparse || archetype.contains(id)
             }
 
             fn dangling_fetch<'w>() -> Self::Fetch<'w> {
@@ -286,18 +321,32 @@ macro_rules! impl_tick_filter {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(&id: &ComponentId, archetype: &'w Archetype, run: RunTicks) -> Self::Fetch<'w> {
-                let index = archetype.column_index(id).expect("the filter matched an archetype without its component");
-                let ticks = NonNull::from(archetype.column(index).$ticks()).cast();
-                TicksFetch { ticks, run, _borrow: PhantomData }
+            unsafe fn init_fetch<'w>(&id: &ComponentId, table: TableRef<'w>, run: RunTicks) -> Self::Fetch<'w> {
+                if T::STORAGE == StorageType::Sparse {
+                    let (rows, set) = SparseRows::new(table, id);
+                    let ticks = set.map_or(NonNull::dangling(), |set| NonNull::from(set.values().$ticks()).cast());
+                    return TicksFetch { ticks, run, rows, _borrow: PhantomData };
+                }
+                let index = table.column_index(id).expect("the filter matched an archetype without its component");
+                let ticks = NonNull::from(table.archetype().column(index).$ticks()).cast();
+                TicksFetch { ticks, run, rows: SparseRows::dangling(), _borrow: PhantomData }
             }
 
             #[inline(always)]
             unsafe fn filter_row(fetch: &mut Self::Fetch<'_>, row: usize) -> bool {
-                // SAFETY: `row` is in bounds (caller) of `T`'s column, which
-                // has one tick cell per row since `T` tracks changes; the
-                // reported read keeps writers away.
-                let tick = unsafe { fetch.at(row) };
+                let slot = if T::STORAGE == StorageType::Sparse {
+                    // SAFETY: `row` is in bounds of the table (caller).
+                    match unsafe { fetch.rows.dense(row) } {
+                        Some(dense) => dense,
+                        None => return false,
+                    }
+                } else {
+                    row
+                };
+                // SAFETY: `slot` is in bounds (caller) of `T`'s column or
+                // set, which has one tick cell per value since `T` tracks
+                // changes; the reported read keeps writers away.
+                let tick = unsafe { fetch.at(slot) };
                 tick.is_newer_than(fetch.run.last_run, fetch.run.this_run)
             }
         }
@@ -348,9 +397,9 @@ macro_rules! impl_query_filter_for_tuple {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+            unsafe fn init_fetch<'w>(state: &Self::State, table: TableRef<'w>, ticks: RunTicks) -> Self::Fetch<'w> {
                 // SAFETY: the tuple matches only if every element does.
-                ($(unsafe { $name::init_fetch(&state.$index, archetype, ticks) },)*)
+                ($(unsafe { $name::init_fetch(&state.$index, table, ticks) },)*)
             }
 
             #[inline(always)]
@@ -403,12 +452,12 @@ macro_rules! impl_query_filter_for_tuple {
             }
 
             #[inline]
-            unsafe fn init_fetch<'w>(state: &Self::State, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+            unsafe fn init_fetch<'w>(state: &Self::State, table: TableRef<'w>, ticks: RunTicks) -> Self::Fetch<'w> {
                 ($(
                     match &state.$index {
-                        Some(s) if $name::matches(s, archetype) => {
+                        Some(s) if $name::matches(s, table.archetype()) => {
                             // SAFETY: this element matches the archetype.
-                            (true, unsafe { $name::init_fetch(s, archetype, ticks) })
+                            (true, unsafe { $name::init_fetch(s, table, ticks) })
                         }
                         _ => (false, $name::dangling_fetch()),
                     },

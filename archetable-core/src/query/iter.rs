@@ -9,6 +9,7 @@ use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
 use crate::query::state::{init_checked, QueryState};
+use crate::sparse::{SparseSets, TableRef};
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
@@ -68,6 +69,7 @@ impl<'s, C: Copy> Cursor<'s, C> {
 /// `for` loop's row-at-a-time `next` cannot be vectorized.
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
     archetypes: &'w [Archetype],
+    sparse: &'w SparseSets,
     /// `None` when the query can match nothing (it names a component the
     /// world never saw).
     states: Option<(Q::State, F::State)>,
@@ -90,14 +92,15 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// - unless `Q` is read-only, the caller has exclusive access to the
     ///   components `Q` writes for `'w`, and `Q`'s access has no conflicts.
     pub(crate) unsafe fn cached(
-        archetypes: &'w [Archetype],
+        world: &'w World,
         q_state: Q::State,
         f_state: F::State,
         matched: &'s [(ArchetypeId, Q::Cache)],
         ticks: RunTicks,
     ) -> Self {
         QueryIter {
-            archetypes,
+            archetypes: world.archetypes().as_slice(),
+            sparse: world.sparse_sets(),
             states: Some((q_state, f_state)),
             cursor: Cursor::Cached(matched.iter()),
             fetch: Q::dangling_fetch(),
@@ -112,9 +115,10 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     ///
     /// # Safety
     /// As for [`QueryIter::cached`]: the access condition on `Q`.
-    unsafe fn scan(archetypes: &'w [Archetype], states: Option<(Q::State, F::State)>, ticks: RunTicks) -> Self {
+    unsafe fn scan(world: &'w World, states: Option<(Q::State, F::State)>, ticks: RunTicks) -> Self {
         QueryIter {
-            archetypes,
+            archetypes: world.archetypes().as_slice(),
+            sparse: world.sparse_sets(),
             states,
             cursor: Cursor::Scan(0),
             fetch: Q::dangling_fetch(),
@@ -136,7 +140,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         // A one-off query has no previous run: every change is new to it.
         let ticks = world.one_off_ticks();
         // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
-        unsafe { QueryIter::scan(world.archetypes().as_slice(), states, ticks) }
+        unsafe { QueryIter::scan(world, states, ticks) }
     }
 
     /// A one-off query over `world` with mutable access, which keeps no
@@ -150,7 +154,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         let world: &'w World = world;
         // SAFETY: the exclusive borrow of the world covers `'w`, and
         // `init_checked` refused aliasing queries.
-        unsafe { QueryIter::scan(world.archetypes().as_slice(), Some(states), ticks) }
+        unsafe { QueryIter::scan(world, Some(states), ticks) }
     }
 
     /// Moves to the next matched archetype with rows; false at the end.
@@ -165,8 +169,9 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             // archetype, which passes `F::matches` (constructor contract or
             // the scan in `Cursor::next`).
             unsafe {
-                self.fetch = Q::init_fetch(&states.0, cache, archetype, self.ticks);
-                self.filter = F::init_fetch(&states.1, archetype, self.ticks);
+                let table = TableRef::new(archetype, self.sparse);
+                self.fetch = Q::init_fetch(&states.0, cache, table, self.ticks);
+                self.filter = F::init_fetch(&states.1, table, self.ticks);
             }
             self.row = 0;
             self.len = archetype.len();
@@ -178,7 +183,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// Number of entities left, counted per archetype without visiting rows,
     /// when the filter is archetypal.
     fn remaining(&self) -> Option<usize> {
-        if !F::IS_ARCHETYPAL {
+        if !F::IS_ARCHETYPAL || !Q::DENSE {
             return None;
         }
         let mut n = self.len - self.row;
@@ -205,7 +210,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 // were made for, which the iterator's borrow keeps unchanged;
                 // each row is fetched once.
                 unsafe {
-                    if F::IS_ARCHETYPAL || F::filter_row(&mut self.filter, row) {
+                    if (F::IS_ARCHETYPAL || F::filter_row(&mut self.filter, row))
+                        && (Q::DENSE || Q::row_matches(&self.fetch, row))
+                    {
                         return Some(Q::fetch(&mut self.fetch, row));
                     }
                 }
@@ -240,7 +247,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
             for row in start..len {
                 // SAFETY: as in `next`: in bounds, each row fetched once.
                 unsafe {
-                    if F::IS_ARCHETYPAL || F::filter_row(&mut self.filter, row) {
+                    if (F::IS_ARCHETYPAL || F::filter_row(&mut self.filter, row))
+                        && (Q::DENSE || Q::row_matches(&self.fetch, row))
+                    {
                         acc = g(acc, Q::fetch(&mut self.fetch, row));
                     }
                 }

@@ -6,10 +6,11 @@ use std::marker::PhantomData;
 
 use crate::archetype::Archetype;
 use crate::change::RunTicks;
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
+use crate::sparse::{SparseRows, TableRef};
 
 /// Query data that is `true` for entities that have a `T` and `false` for
 /// the others. It matches every entity and reads nothing, so it conflicts
@@ -35,10 +36,12 @@ use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 pub struct Has<T>(PhantomData<fn() -> T>);
 
 // SAFETY: reads no component, only the archetype's signature, once per
-// archetype (`match_archetype`); `fetch` copies a flag and touches no row.
+// archetype (`match_archetype`); `fetch` copies a flag and touches no row
+// (for a type in sparse storage, it looks the row's entity up in the set's
+// index, which no query writes).
 unsafe impl<T: Component> QueryData for Has<T> {
     type Item<'w> = bool;
-    type Fetch<'w> = bool;
+    type Fetch<'w> = (bool, SparseRows<'w>);
     /// `None` when the world never saw `T`: no entity has one.
     type State = Option<ComponentId>;
     type Cache = bool;
@@ -59,17 +62,24 @@ unsafe impl<T: Component> QueryData for Has<T> {
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
-        false
+        (false, SparseRows::dangling())
     }
 
     #[inline]
-    unsafe fn init_fetch<'w>(_: &Self::State, has: bool, _: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
-        has
+    unsafe fn init_fetch<'w>(state: &Self::State, has: bool, table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
+        match state {
+            Some(id) if T::STORAGE == StorageType::Sparse => (false, SparseRows::new(table, *id).0),
+            _ => (has, SparseRows::dangling()),
+        }
     }
 
     #[inline(always)]
-    unsafe fn fetch<'w>(has: &mut Self::Fetch<'w>, _: usize) -> Self::Item<'w> {
-        *has
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        if T::STORAGE == StorageType::Sparse {
+            // SAFETY: `row` is in bounds of the table (caller).
+            return unsafe { fetch.1.dense(row) }.is_some();
+        }
+        fetch.0
     }
 }
 
@@ -136,6 +146,8 @@ macro_rules! impl_any_of_for_tuple {
                 condition
             }
 
+            const DENSE: bool = true $(&& $name::DENSE)*;
+
             #[inline]
             fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache> {
                 let cache = ($(<Option<$name> as QueryData>::match_archetype(&state.$index, archetype)?,)*);
@@ -151,12 +163,19 @@ macro_rules! impl_any_of_for_tuple {
             unsafe fn init_fetch<'w>(
                 state: &Self::State,
                 cache: Self::Cache,
-                archetype: &'w Archetype,
+                table: TableRef<'w>,
                 run: RunTicks,
             ) -> Self::Fetch<'w> {
                 // SAFETY: each element's cache came from its own
                 // `match_archetype` for this archetype.
-                ($(unsafe { <Option<$name> as QueryData>::init_fetch(&state.$index, cache.$index, archetype, run) },)*)
+                ($(unsafe { <Option<$name> as QueryData>::init_fetch(&state.$index, cache.$index, table, run) },)*)
+            }
+
+            #[inline(always)]
+            unsafe fn row_matches(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: forwarded contract, element by element: some
+                // element is there for this row.
+                false $(|| fetch.$index.as_ref().is_some_and(|f| $name::DENSE || unsafe { $name::row_matches(f, row) }))*
             }
 
             #[inline(always)]

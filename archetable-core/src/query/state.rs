@@ -13,6 +13,7 @@ use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
+use crate::sparse::TableRef;
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.
@@ -370,11 +371,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cache` was made for this archetype, which passes `F`'s
         // archetype test; `row` is the entity's live row.
         unsafe {
-            let mut filter = F::init_fetch(&self.f_state, archetype, ticks);
-            if !F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row) {
+            let table = TableRef::new(archetype, world.sparse_sets());
+            let mut filter = F::init_fetch(&self.f_state, table, ticks);
+            let mut fetch = Q::init_fetch(&self.q_state, cache, table, ticks);
+            if (!F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row)) || (!Q::DENSE && !Q::row_matches(&fetch, row)) {
                 return Err(QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Self>() });
             }
-            let mut fetch = Q::init_fetch(&self.q_state, cache, archetype, ticks);
             Ok(Q::fetch(&mut fetch, row))
         }
     }
@@ -389,15 +391,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
         // SAFETY: `matched` was built from this world's archetypes with these
         // states (`update` checked the world); the access is the caller's.
-        unsafe {
-            QueryIter::cached(
-                world.archetypes().as_slice(),
-                self.q_state.clone(),
-                self.f_state.clone(),
-                &self.matched,
-                self.ticks,
-            )
-        }
+        unsafe { QueryIter::cached(world, self.q_state.clone(), self.f_state.clone(), &self.matched, self.ticks) }
     }
 
     /// The matched archetypes, in increasing id order.
@@ -405,27 +399,25 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.matched.iter().map(|&(id, _)| id)
     }
 
-    /// Whether the live entity at `row` of matched archetype `archetype`
-    /// passes the filter's row test (always, for an archetypal filter).
+    /// Whether the live entity at `row` of matched archetype `id` passes
+    /// the filter's row test and has the sparse components the query reads
+    /// (always, for an archetypal filter and dense data).
     ///
     /// # Safety
-    /// `update(world)` has run, `archetype` is one of `matched_ids`, `row`
-    /// is in bounds, and nothing writes the ticks the filter reads for the
-    /// call.
-    pub(crate) unsafe fn passes_row(
-        &self,
-        archetype: &crate::archetype::Archetype,
-        row: usize,
-        ticks: RunTicks,
-    ) -> bool {
-        if F::IS_ARCHETYPAL {
+    /// `update(world)` has run, `id` is one of `matched_ids`, `row` is in
+    /// bounds, and nothing writes the ticks the filter reads for the call.
+    pub(crate) unsafe fn passes_row(&self, world: &World, id: ArchetypeId, row: usize, ticks: RunTicks) -> bool {
+        if F::IS_ARCHETYPAL && Q::DENSE {
             return true;
         }
-        // SAFETY: the archetype passes `F`'s archetype test (it is
-        // matched) and `row` is in bounds (caller).
+        let table = TableRef::new(world.archetypes().get(id), world.sparse_sets());
+        let cache = self.matched[self.by_archetype[id.index()] as usize].1;
+        // SAFETY: the archetype passes `F`'s archetype test and `cache` is
+        // its match (it is matched), and `row` is in bounds (caller); the
+        // query fetch is only asked whether the row matches.
         unsafe {
-            let mut filter = F::init_fetch(&self.f_state, archetype, ticks);
-            F::filter_row(&mut filter, row)
+            let passes = F::IS_ARCHETYPAL || F::filter_row(&mut F::init_fetch(&self.f_state, table, ticks), row);
+            passes && (Q::DENSE || Q::row_matches(&Q::init_fetch(&self.q_state, cache, table, ticks), row))
         }
     }
 
@@ -509,16 +501,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
         }
         let (q_state, f_state, ticks) = (&self.q_state, &self.f_state, self.ticks);
+        let sparse = world.sparse_sets();
         batches.into_par_iter().for_each(|(id, cache, start, end)| {
-            let archetype = &archetypes[id.index()];
+            let table = TableRef::new(&archetypes[id.index()], sparse);
             // SAFETY: `cache` is `match_archetype`'s for this archetype, which
             // passes `F`; the batches split each archetype's rows, so every
             // row is fetched once, by one thread; the access is the caller's.
             unsafe {
-                let mut fetch = Q::init_fetch(q_state, cache, archetype, ticks);
-                let mut filter = F::init_fetch(f_state, archetype, ticks);
+                let mut fetch = Q::init_fetch(q_state, cache, table, ticks);
+                let mut filter = F::init_fetch(f_state, table, ticks);
                 for row in start..end {
-                    if F::IS_ARCHETYPAL || F::filter_row(&mut filter, row) {
+                    if (F::IS_ARCHETYPAL || F::filter_row(&mut filter, row))
+                        && (Q::DENSE || Q::row_matches(&fetch, row))
+                    {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }

@@ -1,0 +1,374 @@
+//! Components in sparse storage (`#[component(storage = "sparse")]`): they
+//! split no archetype, adding and removing them moves no row, and every
+//! part of the engine sees them as it sees table components.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use archetable::prelude::*;
+use archetable::{AnyOf, EntityBuilder, Has, StorageType};
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(clone)]
+struct Pos(i32);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(clone)]
+struct Vel(i32);
+
+#[derive(Component, Debug, Clone, PartialEq)]
+#[component(storage = "sparse", clone)]
+struct Stunned(u32);
+
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "sparse", track_changes)]
+struct Burning(u32);
+
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "sparse")]
+struct Marker;
+
+fn sorted(mut v: Vec<Entity>) -> Vec<Entity> {
+    v.sort();
+    v
+}
+
+#[test]
+fn the_derive_sets_the_storage() {
+    assert_eq!(Stunned::STORAGE, StorageType::Sparse);
+    assert_eq!(Pos::STORAGE, StorageType::Table);
+    let mut world = World::new();
+    let id = world.register_component::<Stunned>();
+    assert!(world.components().info(id).is_sparse());
+}
+
+#[test]
+fn adding_and_removing_moves_no_row_and_makes_no_archetype() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1), Vel(1)));
+    let b = world.spawn((Pos(2), Vel(2)));
+    let archetypes = world.archetypes().len();
+    world.insert(a, Stunned(3)).unwrap();
+    world.insert(b, (Stunned(4), Marker)).unwrap();
+    assert_eq!(world.archetypes().len(), archetypes, "no archetype for sparse components");
+    assert_eq!(world.get::<Stunned>(a), Some(&Stunned(3)));
+    assert!(world.has::<Marker>(b) && !world.has::<Marker>(a));
+    assert_eq!(world.remove::<Stunned>(a).unwrap(), Stunned(3));
+    assert!(!world.has::<Stunned>(a));
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1)));
+    assert_eq!(world.get::<Stunned>(b), Some(&Stunned(4)));
+    // Overwrite keeps one value.
+    world.insert(b, Stunned(5)).unwrap();
+    assert_eq!(world.sparse_sets().iter().map(|s| s.len()).sum::<usize>(), 2);
+    assert_eq!(world.get::<Stunned>(b), Some(&Stunned(5)));
+    assert_eq!(
+        world.remove::<Stunned>(a).unwrap_err(),
+        ComponentError::MissingComponent { entity: a, component: std::any::type_name::<Stunned>() }
+    );
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn mixed_bundles_spawn_insert_and_remove() {
+    let mut world = World::new();
+    let e = world.spawn((Pos(1), Stunned(2), Vel(3)));
+    let archetypes = world.archetypes().len();
+    world.spawn((Pos(0), Vel(0)));
+    assert_eq!(world.archetypes().len(), archetypes, "the sparse member made no archetype of its own");
+    assert_eq!(
+        (world.get::<Pos>(e), world.get::<Stunned>(e), world.get::<Vel>(e)),
+        (Some(&Pos(1)), Some(&Stunned(2)), Some(&Vel(3)))
+    );
+    let (stunned, vel) = world.remove::<(Stunned, Vel)>(e).unwrap();
+    assert_eq!((stunned, vel), (Stunned(2), Vel(3)));
+    assert!(!world.has::<Stunned>(e) && !world.has::<Vel>(e) && world.has::<Pos>(e));
+    world.insert(e, (Vel(7), Burning(1))).unwrap();
+    assert_eq!(world.get::<Burning>(e), Some(&Burning(1)));
+    let batch: Vec<Entity> = world.spawn_batch((0..10).map(|i| (Pos(i), Stunned(i as u32)))).collect();
+    assert_eq!(batch.iter().filter(|&&e| world.has::<Stunned>(e)).count(), 10);
+    let mut builder = EntityBuilder::new();
+    builder.add(Pos(9)).add(Marker);
+    let built = world.spawn(builder.build());
+    assert!(world.has::<Marker>(built));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn despawn_and_clear_drop_sparse_values() {
+    #[derive(Component)]
+    #[component(storage = "sparse")]
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = World::new();
+    let a = world.spawn((Pos(1), Counted(drops.clone())));
+    let b = world.spawn(Pos(2));
+    world.insert(b, Counted(drops.clone())).unwrap();
+    world.spawn(Counted(drops.clone()));
+    world.despawn(a).unwrap();
+    assert_eq!(drops.load(Ordering::Relaxed), 1);
+    assert!(!world.has::<Counted>(a));
+    // A reused slot does not inherit the old value.
+    let c = world.spawn(Pos(3));
+    assert_eq!(c.index(), a.index());
+    assert!(!world.has::<Counted>(c));
+    world.check_invariants().unwrap();
+    world.clear();
+    assert_eq!(drops.load(Ordering::Relaxed), 3);
+    world.check_invariants().unwrap();
+    world.spawn(Counted(drops.clone()));
+    drop(world);
+    assert_eq!(drops.load(Ordering::Relaxed), 4);
+}
+
+#[test]
+fn queries_read_write_and_filter_sparse_components() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1), Stunned(10)));
+    let b = world.spawn(Pos(2));
+    let c = world.spawn((Pos(3), Vel(0), Stunned(30)));
+    let d = world.spawn(Stunned(40));
+
+    let mut seen: Vec<(Entity, u32)> = world.query::<(Entity, &Stunned)>().map(|(e, s)| (e, s.0)).collect();
+    seen.sort();
+    assert_eq!(seen, [(a, 10), (c, 30), (d, 40)]);
+    assert_eq!(sorted(world.query_filtered::<Entity, With<Stunned>>().collect()), [a, c, d]);
+    assert_eq!(sorted(world.query_filtered::<Entity, (With<Pos>, Without<Stunned>)>().collect()), [b]);
+    let flags: Vec<(Entity, bool)> = {
+        let mut v: Vec<_> = world.query::<(Entity, Has<Stunned>)>().collect();
+        v.sort();
+        v
+    };
+    assert_eq!(flags, [(a, true), (b, false), (c, true), (d, true)]);
+    let optional: i64 =
+        world.query::<(&Pos, Option<&Stunned>)>().map(|(p, s)| p.0 as i64 * s.map_or(1, |s| s.0 as i64)).sum();
+    assert_eq!(optional, 10 + 2 + 90);
+    assert_eq!(world.query::<AnyOf<(&Vel, &Stunned)>>().count(), 3);
+
+    for (mut s, p) in world.query_mut::<(&mut Stunned, &Pos)>() {
+        s.0 += p.0 as u32;
+    }
+    assert_eq!(world.get::<Stunned>(c), Some(&Stunned(33)));
+    assert_eq!(world.get::<Stunned>(d), Some(&Stunned(40)), "no Pos: not visited");
+
+    let mut state = QueryState::<&mut Stunned>::new(&mut world);
+    state.for_each_mut(&mut world, |mut s| s.0 *= 2);
+    assert_eq!(world.get::<Stunned>(a), Some(&Stunned(22)));
+    let mut read = QueryState::<&Stunned>::new(&mut world);
+    assert_eq!(
+        read.get(&world, b).unwrap_err(),
+        QueryEntityError::QueryDoesNotMatch { entity: b, query: std::any::type_name::<QueryState<&Stunned>>() }
+    );
+    assert_eq!(read.get(&world, a).unwrap(), &Stunned(22));
+    assert_eq!(world.query_one::<&Stunned>(a).unwrap(), &Stunned(22));
+    assert!(world.query_one::<&Stunned>(b).is_err());
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn len_of_a_query_over_sparse_components_is_refused_loudly() {
+    let mut world = World::new();
+    world.spawn((Pos(1), Stunned(1)));
+    world.spawn(Pos(2));
+    let iter = world.query::<&Stunned>();
+    assert_eq!(iter.size_hint(), (0, None));
+    assert_eq!(world.query::<&Stunned>().count(), 1);
+    let len = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.query::<&Stunned>().len()));
+    assert!(len.is_err(), "an exact length is not known");
+    assert_eq!(world.query_filtered::<&Pos, Without<Stunned>>().count(), 1);
+}
+
+#[test]
+fn change_tracking_sees_sparse_writes() {
+    let mut world = World::new();
+    let a = world.spawn(Pos(1));
+    let b = world.spawn(Pos(2));
+    let mut added = QueryState::<Entity, Added<Burning>>::new(&mut world);
+    let mut changed = QueryState::<Entity, Changed<Burning>>::new(&mut world);
+    assert_eq!(added.iter(&world).count(), 0);
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.insert(a, Burning(1)).unwrap();
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), [a]);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a]);
+    world.insert(b, Burning(2)).unwrap();
+    world.get_mut::<Burning>(a).unwrap().0 = 5;
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), [b]);
+    assert_eq!(sorted(changed.iter(&world).collect()), [a, b]);
+    for (e, mut burning) in world.query_mut::<(Entity, &mut Burning)>() {
+        if e == b {
+            burning.0 += 1;
+        }
+    }
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
+    assert!(world.component_ticks::<Burning>(a).is_some());
+    let mut refs = QueryState::<Ref<Burning>>::new(&mut world);
+    assert_eq!(refs.iter(&world).filter(|r| r.is_changed()).count(), 2);
+    assert_eq!(refs.iter(&world).filter(|r| r.is_changed()).count(), 0);
+}
+
+#[test]
+fn removed_components_report_sparse_removals() {
+    let mut world = World::new();
+    world.track_removed::<Stunned>();
+    let a = world.spawn((Pos(1), Stunned(1)));
+    let b = world.spawn((Pos(2), Stunned(2)));
+    let c = world.spawn((Pos(3), Stunned(3)));
+    world.remove::<Stunned>(a).unwrap();
+    world.despawn(b).unwrap();
+    let _ = c;
+    assert_eq!(sorted(world.removed::<Stunned>().collect()), [a, b]);
+}
+
+#[test]
+fn hooks_and_observers_fire_for_sparse_components() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    for (kind, name) in [(0, "add"), (1, "insert"), (2, "replace"), (3, "remove"), (4, "despawn")] {
+        let log = log.clone();
+        let hook = move |_: &mut HookWorld<'_>, e: Entity| log.lock().unwrap().push(format!("{name} {}", e.index()));
+        let hooks = world.register_component_hooks::<Stunned>();
+        match kind {
+            0 => hooks.on_add(hook),
+            1 => hooks.on_insert(hook),
+            2 => hooks.on_replace(hook),
+            3 => hooks.on_remove(hook),
+            _ => hooks.on_despawn(hook),
+        };
+    }
+    let observed = Arc::new(AtomicUsize::new(0));
+    let counter = observed.clone();
+    world.observe(move |_: Trigger<OnAdd<Stunned>>| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
+    let a = world.spawn(Pos(0));
+    world.insert(a, Stunned(1)).unwrap();
+    world.insert(a, Stunned(2)).unwrap();
+    world.remove::<Stunned>(a).unwrap();
+    let b = world.spawn((Pos(1), Stunned(3)));
+    world.despawn(b).unwrap();
+    let take = |log: &Arc<Mutex<Vec<String>>>| std::mem::take(&mut *log.lock().unwrap());
+    assert_eq!(
+        take(&log),
+        [
+            "add 0",
+            "insert 0", // first insert
+            "replace 0",
+            "insert 0", // overwrite
+            "replace 0",
+            "remove 0", // remove
+            "add 1",
+            "insert 1", // spawn
+            "despawn 1",
+            "replace 1",
+            "remove 1", // despawn
+        ]
+    );
+    assert_eq!(observed.load(Ordering::Relaxed), 2);
+    let c = world.spawn(Pos(2));
+    world.insert(c, Stunned(4)).unwrap();
+    take(&log);
+    world.clear();
+    assert_eq!(
+        take(&log),
+        [format!("despawn {0}", c.index()), format!("replace {0}", c.index()), format!("remove {0}", c.index())]
+    );
+}
+
+#[test]
+fn a_hook_that_despawns_during_a_sparse_insert() {
+    let mut world = World::new();
+    world.register_component_hooks::<Stunned>().on_insert(|w, e| {
+        w.commands().entity(e).despawn();
+    });
+    let a = world.spawn(Pos(1));
+    world.insert(a, Stunned(1)).unwrap();
+    assert!(!world.contains(a));
+    assert_eq!(world.query::<&Stunned>().count(), 0);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn pooled_sparse_components_are_reset_and_reused() {
+    #[derive(Component, Default)]
+    #[component(storage = "sparse", pooled)]
+    struct Trail(Vec<i32>);
+    impl Reset for Trail {
+        fn reset(&mut self) {
+            self.0.clear();
+        }
+    }
+    let mut world = World::new();
+    let a = world.spawn(Pos(0));
+    let mut trail = Trail::default();
+    trail.0.extend([1, 2, 3]);
+    world.insert(a, trail).unwrap();
+    world.despawn(a).unwrap();
+    assert_eq!(world.pool_len::<Trail>(), 1);
+    let b = world.spawn_pooled::<Trail>(|t| assert!(t.0.is_empty() && t.0.capacity() >= 3));
+    assert!(world.has::<Trail>(b));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn commands_systems_and_parallel_queries_handle_sparse_components() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..100).map(Pos)).collect();
+    let mut schedule = Schedule::new();
+    schedule.add_system(|mut commands: Commands, q: Query<(Entity, &Pos), Without<Stunned>>| {
+        for (e, p) in q.iter() {
+            if p.0 % 3 == 0 {
+                commands.entity(e).insert(Stunned(p.0 as u32));
+            }
+        }
+    });
+    schedule.run(&mut world);
+    assert_eq!(world.query::<&Stunned>().count(), 34);
+    let mut state = QueryState::<(&Pos, &mut Stunned)>::new(&mut world);
+    state.par_for_each_mut(&mut world, |(p, mut s)| s.0 += p.0 as u32);
+    assert_eq!(world.get::<Stunned>(entities[99]), Some(&Stunned(198)));
+    assert_eq!(world.get::<Stunned>(entities[98]), None);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn entity_views_clones_and_take_carry_sparse_components() {
+    let mut world = World::new();
+    let a = world.spawn((Pos(1), Stunned(5)));
+    let view = world.entity(a).unwrap();
+    assert_eq!(view.get::<Stunned>(), Some(&Stunned(5)));
+    assert!(view.component_names().any(|n| n.ends_with("Stunned")));
+    let twin = world.clone_entity(a).unwrap();
+    assert_eq!(world.get::<Stunned>(twin), Some(&Stunned(5)));
+    let copy = world.try_clone().unwrap();
+    assert_eq!(copy.get::<Stunned>(a), Some(&Stunned(5)));
+    copy.check_invariants().unwrap();
+    let mut other = World::new();
+    let moved = other.spawn(world.take(a).unwrap());
+    assert_eq!(other.get::<Stunned>(moved), Some(&Stunned(5)));
+    assert!(!world.contains(a));
+    world.check_invariants().unwrap();
+    other.check_invariants().unwrap();
+    // A non-cloneable sparse value refuses the copy.
+    world.spawn(Marker);
+    assert!(world.try_clone().unwrap_err().to_string().contains("Marker"));
+    let mut view = world.entity_mut(twin).unwrap();
+    view.insert(Marker);
+    assert!(view.has::<Marker>());
+    assert_eq!(view.remove::<Stunned>().unwrap(), Stunned(5));
+}
+
+#[test]
+#[should_panic(expected = "uses sparse storage")]
+fn a_required_sparse_component_is_refused() {
+    #[derive(Component, Default)]
+    #[component(storage = "sparse")]
+    struct Glow;
+    #[derive(Component)]
+    #[component(requires(Glow))]
+    struct Lamp;
+    World::new().spawn(Lamp);
+}

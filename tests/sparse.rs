@@ -372,3 +372,16 @@ fn a_required_sparse_component_is_refused() {
     struct Lamp;
     World::new().spawn(Lamp);
 }
+
+#[test]
+fn without_a_sparse_type_the_world_never_saw() {
+    #[derive(Component)]
+    #[component(storage = "sparse")]
+    struct Unseen;
+    let mut world = World::new();
+    let a = world.spawn(Pos(1));
+    let b = world.spawn(Pos(2));
+    assert_eq!(sorted(world.query_filtered::<Entity, Without<Unseen>>().collect()), [a, b]);
+    assert_eq!(world.query_filtered::<Entity, With<Unseen>>().count(), 0);
+    assert_eq!(world.query::<(Entity, Has<Unseen>)>().filter(|&(_, has)| has).count(), 0);
+}

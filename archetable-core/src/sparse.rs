@@ -503,9 +503,15 @@ impl<'w> SparseRows<'w> {
     ///
     /// # Safety
     /// `row` is below the length of the table the rows were made for,
-    /// which has not changed structurally since.
+    /// which has not changed structurally since (any `row` for
+    /// [`SparseRows::dangling`]).
     #[inline(always)]
     pub(crate) unsafe fn dense(&self, row: usize) -> Option<usize> {
+        // Rows made without a set (`dangling`, or a set never made) have no
+        // values; their entity pointer may dangle, so it is not read.
+        if self.index_len == 0 {
+            return None;
+        }
         // SAFETY: `row` is in bounds of the entity column (caller), and the
         // index is read below its length; both are borrowed for `'w`.
         unsafe {

@@ -160,7 +160,10 @@ impl<const K: usize> Drop for Token<K> {
 #[derive(Component)]
 pub struct Marker;
 
+/// In sparse storage, as are `Pair` and `Bomb`: the model runs every op over
+/// entities whose components are split between tables and sparse sets.
 #[derive(Component)]
+#[component(storage = "sparse")]
 pub struct Ghost(Token<1>);
 
 #[derive(Component)]
@@ -170,6 +173,7 @@ pub struct Small(pub u32);
 pub struct Odd([u16; 3]);
 
 #[derive(Component)]
+#[component(storage = "sparse")]
 pub struct Pair(u64, u64, Token<5>);
 
 #[derive(Component)]
@@ -203,6 +207,7 @@ pub struct Aligned(u64, Token<8>);
 pub struct Big([u64; 32], Token<9>);
 
 #[derive(Component)]
+#[component(storage = "sparse")]
 pub struct Bomb {
     pub serial: u64,
     pub armed: bool,

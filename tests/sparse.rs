@@ -385,3 +385,37 @@ fn without_a_sparse_type_the_world_never_saw() {
     assert_eq!(world.query_filtered::<Entity, With<Unseen>>().count(), 0);
     assert_eq!(world.query::<(Entity, Has<Unseen>)>().filter(|&(_, has)| has).count(), 0);
 }
+
+#[test]
+fn text_saves_keep_sparse_components_and_binary_saves_refuse_them() {
+    use archetable::data::{SerdeRegistry, SerdeWorldExt};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
+    struct Life(u32);
+    #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
+    #[component(storage = "sparse")]
+    struct Frozen(u32);
+
+    let mut registry = SerdeRegistry::default();
+    registry.register::<Life>("Life").register::<Frozen>("Frozen");
+    let mut world = World::new();
+    world.insert_resource(registry.clone());
+    let a = world.spawn((Life(1), Frozen(9)));
+    let b = world.spawn(Life(2));
+    let json = world.save_json().unwrap().data;
+    let ron = world.save_ron().unwrap().data;
+    for loaded in [World::load_json(&registry, &json), World::load_ron(&registry, &ron)] {
+        let loaded = loaded.unwrap();
+        assert_eq!(loaded.get::<Frozen>(a), Some(&Frozen(9)));
+        assert_eq!(loaded.get::<Frozen>(b), None);
+        assert_eq!(loaded.get::<Life>(b), Some(&Life(2)));
+        loaded.check_invariants().unwrap();
+    }
+    let mut merged = World::new();
+    merged.insert_resource(registry.clone());
+    let map = merged.load_into_json(&json).unwrap();
+    assert_eq!(merged.get::<Frozen>(map.get(a).unwrap()), Some(&Frozen(9)));
+    let error = world.save_binary().unwrap_err();
+    assert!(error.to_string().contains("Frozen") && error.to_string().contains("sparse"), "{error}");
+}

@@ -382,10 +382,10 @@ fn split_storage(
     ids: &[ComponentId],
     mut sorted: Vec<ComponentId>,
 ) -> (Box<[ComponentId]>, Box<[bool]>) {
-    let sparse: Box<[bool]> = ids.iter().map(|&id| components.info(id).is_sparse()).collect();
-    if !sparse.contains(&true) {
+    if !ids.iter().any(|&id| components.info(id).is_sparse()) {
         return (sorted.into_boxed_slice(), Box::default());
     }
+    let sparse: Box<[bool]> = ids.iter().map(|&id| components.info(id).is_sparse()).collect();
     sorted.retain(|&id| !components.info(id).is_sparse());
     (sorted.into_boxed_slice(), sparse)
 }

@@ -45,6 +45,7 @@ pub(crate) const BINARY_VERSION: u32 = 2;
 pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = save::plan(world, &registry);
+    save::refuse_sparse(&plan)?;
     let archetypes = world.archetypes().as_slice();
     let mut runs: Vec<Vec<ColumnRun<'_>>> = plan
         .archetypes

@@ -87,6 +87,10 @@ impl fmt::Display for SkippedComponent {
 /// components, each with its index in `names`.
 pub(crate) struct Plan<'r> {
     pub archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
+    /// The registered components in sparse storage that some entity has:
+    /// they are listed with every archetype's components, and an entity
+    /// without one writes nothing for it.
+    pub sparse: Vec<&'r str>,
     pub names: Vec<&'r str>,
     pub skipped: Vec<SkippedComponent>,
     pub skipped_resources: Vec<String>,
@@ -96,12 +100,20 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
     let mut archetypes = Vec::new();
     let mut names: Vec<&'r str> = Vec::new();
     let mut skipped: Vec<SkippedComponent> = Vec::new();
+    let mut sparse = Vec::new();
+    for set in world.sparse_sets().iter().filter(|set| !set.is_empty()) {
+        let info = world.components().info(set.id());
+        match registry.component_by_type(info.type_id()) {
+            Some(entry) => sparse.push((set.id(), entry)),
+            None => skipped.push(SkippedComponent { type_name: info.name().to_owned(), entities: set.len() }),
+        }
+    }
     for (index, archetype) in world.archetypes().as_slice().iter().enumerate() {
         if archetype.is_empty() {
             continue;
         }
-        let mut entries = Vec::with_capacity(archetype.components().len());
-        for &id in archetype.components() {
+        let mut entries = Vec::with_capacity(archetype.components().len() + sparse.len());
+        for &id in archetype.components().iter().chain(sparse.iter().map(|(id, _)| id)) {
             let info = world.components().info(id);
             match registry.component_by_type(info.type_id()) {
                 Some(entry) => {
@@ -132,7 +144,22 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         .filter(|&(type_id, _)| !registry.resources().iter().any(|entry| entry.type_id == type_id))
         .map(|(_, name)| name.to_owned())
         .collect();
-    Plan { archetypes, names, skipped, skipped_resources }
+    let sparse = sparse.iter().map(|(_, entry)| entry.name.as_str()).collect();
+    Plan { archetypes, sparse, names, skipped, skipped_resources }
+}
+
+/// Binary saves write whole table columns and cannot hold components in
+/// sparse storage yet: refused with an error that names the first one.
+pub(crate) fn refuse_sparse(plan: &Plan<'_>) -> Result<(), SaveError> {
+    match plan.sparse.first() {
+        None => Ok(()),
+        Some(name) => Err(SaveError::Encode {
+            format: Format::Binary,
+            message: format!(
+                "component `{name}` uses sparse storage, which binary saves do not hold yet; save as JSON or RON"
+            ),
+        }),
+    }
 }
 
 /// Writes `world` in `format`.
@@ -143,6 +170,9 @@ pub(crate) fn save<T>(
 ) -> Result<Saved<T>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = plan(world, &registry);
+    if format == Format::Binary {
+        refuse_sparse(&plan)?;
+    }
     let document = SaveDocument { world, registry: &registry, plan: &plan, format, error: RefCell::new(None) };
     let result = write(&document);
     if let Some(error) = document.error.into_inner() {
@@ -253,8 +283,10 @@ struct Components<'a> {
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Text formats only: binary saves are written by `binary.rs`.
-        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        // Text formats only: binary saves are written by `binary.rs`. With
+        // sparse components the count is known only once written.
+        let len = self.doc.plan.sparse.is_empty().then_some(self.entries.len());
+        let mut map = serializer.serialize_map(len)?;
         for &(entry, _) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,

@@ -419,3 +419,36 @@ fn text_saves_keep_sparse_components_and_binary_saves_refuse_them() {
     let error = world.save_binary().unwrap_err();
     assert!(error.to_string().contains("Frozen") && error.to_string().contains("sparse"), "{error}");
 }
+
+#[test]
+fn overwriting_a_sparse_value_releases_the_old_one_after_the_write() {
+    #[derive(Component, Default)]
+    #[component(storage = "sparse", pooled)]
+    struct Aura(Vec<u8>);
+    impl Reset for Aura {
+        fn reset(&mut self) {
+            self.0.clear();
+        }
+    }
+    #[derive(Component)]
+    #[component(storage = "sparse")]
+    struct Fragile(u32);
+    impl Drop for Fragile {
+        fn drop(&mut self) {
+            if self.0 == 13 {
+                panic!("unlucky");
+            }
+        }
+    }
+    let mut world = World::new();
+    let e = world.spawn(Pos(0));
+    world.insert(e, Aura(vec![1, 2])).unwrap();
+    world.insert(e, Aura(vec![3])).unwrap();
+    assert_eq!(world.pool_len::<Aura>(), 1, "the replaced value went to the pool");
+    assert_eq!(world.get::<Aura>(e).map(|a| a.0.clone()), Some(vec![3]));
+    world.insert(e, Fragile(13)).unwrap();
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(e, Fragile(1))));
+    assert!(panicked.is_err(), "the old value's destructor panicked");
+    assert_eq!(world.get::<Fragile>(e).map(|f| f.0), Some(1), "the new value is in place");
+    world.check_invariants().unwrap();
+}

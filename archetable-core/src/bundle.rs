@@ -57,6 +57,12 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     #[doc(hidden)]
     const ENGINE_HOOKED: bool = false;
 
+    /// Whether the bundle is one component in sparse storage, which an
+    /// insert or remove touches without a table lookup. Only the impl for
+    /// single components sets it.
+    #[doc(hidden)]
+    const SPARSE_COMPONENT: bool = false;
+
     /// Registers each component type and reports its id, in component order.
     fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId));
 
@@ -147,6 +153,7 @@ unsafe impl<C: Component> Bundle for C {
     // A type that requires others takes the hooked path too: a required
     // type may have engine hooks, installed when the first spawn fires them.
     const ENGINE_HOOKED: bool = C::ENGINE_HOOKS.is_some() || C::REQUIRES.is_some();
+    const SPARSE_COMPONENT: bool = matches!(C::STORAGE, crate::component::StorageType::Sparse);
 
     fn register_components(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
         ids(components.register::<C>());

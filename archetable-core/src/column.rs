@@ -357,6 +357,34 @@ impl Column {
         unsafe { self.ptr_at(row).cast::<C>().read() }
     }
 
+    /// Moves the value at `row` out as a `C` and fills the hole with the
+    /// last value (and its ticks): [`Column::read_typed`] and
+    /// [`Column::swap_remove_forget`] with the copy typed.
+    ///
+    /// # Safety
+    /// `C` is this column's type and `row < len`.
+    #[inline]
+    pub unsafe fn swap_remove_typed<C: 'static>(&mut self, row: usize) -> C {
+        debug_assert_eq!(self.type_id, TypeId::of::<C>());
+        debug_assert!(row < self.len);
+        if self.tracked {
+            self.ticks.swap_remove(row);
+        }
+        let base = self.data.as_ptr().cast::<C>();
+        let last = self.len - 1;
+        self.len = last;
+        // SAFETY: rows `row` and `last` hold valid `C`s (caller); the value
+        // at `row` is moved out, and the last one moved into its place
+        // (row `last` is past the new end).
+        unsafe {
+            let value = base.add(row).read();
+            if row != last {
+                std::ptr::copy_nonoverlapping(base.add(last), base.add(row), 1);
+            }
+            value
+        }
+    }
+
     /// Exchanges the value at `row` with the one at `other`: the column takes
     /// the value from `other`, and `other` receives the old one, which the
     /// caller now owns. The row counts as changed at `tick`.

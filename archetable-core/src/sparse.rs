@@ -108,6 +108,7 @@ impl SparseSet {
 
     /// Makes room for one more value, for the entity at `index`: after
     /// this, an insert for it does not allocate.
+    #[inline]
     pub(crate) fn reserve_for(&mut self, index: u32) {
         let needed = index as usize + 1;
         if self.index.len() < needed {
@@ -144,12 +145,22 @@ impl SparseSet {
     ///
     /// # Safety
     /// `C` is the set's type and `entity` is alive.
+    #[inline]
     pub(crate) unsafe fn insert_typed<C: 'static>(&mut self, entity: Entity, value: C, tick: Tick) -> Option<C> {
-        let mut value = std::mem::ManuallyDrop::new(value);
-        // SAFETY: `value` is a valid `C` (the set's type, caller) that the
-        // set takes over, or swaps with the old value, which is returned.
-        let replaced = unsafe { self.insert(entity, (&raw mut *value).cast(), tick) };
-        replaced.then(|| std::mem::ManuallyDrop::into_inner(value))
+        if let Some(dense) = self.dense(entity.index()) {
+            let mut value = std::mem::ManuallyDrop::new(value);
+            // SAFETY: `dense` is in bounds (invariant); `value` is a valid
+            // `C`, the set's type (caller), outside the set; after the swap
+            // it holds the old value, which is returned.
+            unsafe { self.values.swap_value(dense, (&raw mut *value).cast(), tick) };
+            return Some(std::mem::ManuallyDrop::into_inner(value));
+        }
+        self.reserve_for(entity.index());
+        // SAFETY: `C` is the column's type (caller).
+        unsafe { self.values.push_typed(value, tick) };
+        self.entities.push(entity);
+        self.index[entity.index() as usize] = self.entities.len() as u32;
+        None
     }
 
     /// Removes `entity`'s value without dropping it: `out` receives its
@@ -158,6 +169,7 @@ impl SparseSet {
     /// # Safety
     /// `out` moves the value out (or leaves it to leak), never drops it in
     /// place, and does not panic.
+    #[inline]
     pub(crate) unsafe fn take(&mut self, entity: Entity, out: impl FnOnce(*const u8)) -> bool {
         let Some(dense) = self.dense(entity.index()) else { return false };
         // SAFETY: `dense` is in bounds (invariant).
@@ -172,11 +184,13 @@ impl SparseSet {
     ///
     /// # Safety
     /// `C` is the set's type.
+    #[inline]
     pub(crate) unsafe fn take_typed<C: 'static>(&mut self, entity: Entity) -> Option<C> {
-        let mut value = None;
-        // SAFETY: the value is a valid `C` (caller) read out once, which moves it.
-        unsafe { self.take(entity, |ptr| value = Some(ptr.cast::<C>().read())) };
-        value
+        let dense = self.dense(entity.index())?;
+        // SAFETY: `C` is the set's type (caller) and `dense` is in bounds.
+        let value = unsafe { self.values.swap_remove_typed::<C>(dense) };
+        self.unlink(entity, dense);
+        Some(value)
     }
 
     /// Removes `entity`'s value from the set and releases it (drops it, or
@@ -196,6 +210,7 @@ impl SparseSet {
 
     /// Drops the bookkeeping of `entity`, whose value at `dense` was just
     /// swap-removed from `values`: the last value took its place.
+    #[inline]
     fn unlink(&mut self, entity: Entity, dense: usize) {
         self.entities.swap_remove(dense);
         self.index[entity.index() as usize] = 0;
@@ -307,21 +322,27 @@ impl SparseSets {
     }
 
     /// The set of the sparse component `info`, made if needed.
+    #[inline]
     pub(crate) fn get_or_insert(&mut self, info: &ComponentInfo) -> &mut SparseSet {
         debug_assert!(info.is_sparse());
         let slot = match self.by_component.get(info.id().index()) {
             Some(&slot) if slot != 0 => slot,
-            _ => {
-                if self.by_component.len() <= info.id().index() {
-                    self.by_component.resize(info.id().index() + 1, 0);
-                }
-                self.sets.push(SparseSet::new(info));
-                let slot = self.sets.len() as u32;
-                self.by_component[info.id().index()] = slot;
-                slot
-            }
+            _ => self.make(info),
         };
         &mut self.sets[slot as usize - 1]
+    }
+
+    /// Makes the set of `info` and returns its slot.
+    #[cold]
+    #[inline(never)]
+    fn make(&mut self, info: &ComponentInfo) -> u32 {
+        if self.by_component.len() <= info.id().index() {
+            self.by_component.resize(info.id().index() + 1, 0);
+        }
+        self.sets.push(SparseSet::new(info));
+        let slot = self.sets.len() as u32;
+        self.by_component[info.id().index()] = slot;
+        slot
     }
 
     /// Whether any set was made (then despawns look through them).

@@ -99,8 +99,7 @@ impl ComponentReader for ReadColumns<'_> {
 /// Makes the sparse sets of `info`'s sparse components and room in each for
 /// one more value, for an entity whose index is at most `bound`: once the
 /// write starts, nothing allocates.
-#[cold]
-#[inline(never)]
+#[inline]
 fn reserve_sparse(info: &BundleInfo, sets: &mut SparseSets, components: &Components, bound: u32) {
     for id in info.sparse_components() {
         sets.get_or_insert(components.info(id)).reserve_for(bound);
@@ -310,7 +309,19 @@ fn overwrite<B: Bundle>(
     let mut field = 0;
     // A sparse component exists or not per entity: its flag is set as its
     // value is written.
-    let mut existed_now: Vec<bool> = if info.has_sparse() { existed.to_vec() } else { Vec::new() };
+    // Small bundles keep the flags on the stack: a sparse insert every
+    // frame should not allocate.
+    let mut on_stack = [false; 16];
+    let mut on_heap = Vec::new();
+    let existed_now: &mut [bool] = match existed.len() {
+        _ if !info.has_sparse() => &mut [],
+        n if n <= on_stack.len() => &mut on_stack[..n],
+        _ => {
+            on_heap.resize(existed.len(), false);
+            &mut on_heap
+        }
+    };
+    existed_now.copy_from_slice(if info.has_sparse() { existed } else { &[] });
     let SparsePart { sets, ids, entity } = sparse;
     // SAFETY: `bundle` is a valid `B` and, by the `Bundle` contract, its
     // `field`-th pointer is a value of the `field`-th component, whose column
@@ -338,7 +349,7 @@ fn overwrite<B: Bundle>(
             field += 1;
         });
     }
-    let existed = if info.has_sparse() { &existed_now[..] } else { existed };
+    let existed = if info.has_sparse() { &*existed_now } else { existed };
     // Every table is consistent now; drop the replaced values, which sit in
     // the bundle's memory. If one destructor panics, the guard drops the
     // rest while unwinding.
@@ -663,5 +674,86 @@ unsafe fn insert_raw(
             panics.run(|| unsafe { pools.release(info, value) });
         }
         panics.finish();
+    }
+}
+
+/// Inserts the single sparse component `bundle` into the live `entity`:
+/// the value goes into its set, and an old value is released (dropped, or
+/// reset and pooled) once the set holds the new one. The fast path of
+/// `World::insert` for [`Bundle::SPARSE_COMPONENT`] bundles.
+#[inline]
+pub(crate) fn insert_sparse<B: Bundle>(
+    bundle: B,
+    components: &mut Components,
+    sets: &mut SparseSets,
+    pools: &mut Pools,
+    entity: Entity,
+    tick: Tick,
+) {
+    debug_assert!(B::SPARSE_COMPONENT);
+    bundle.write_components(&mut SparseOnly { components, sets, pools, entity, tick });
+}
+
+/// Writes single sparse components (see [`insert_sparse`]).
+struct SparseOnly<'a> {
+    components: &'a mut Components,
+    sets: &'a mut SparseSets,
+    pools: &'a mut Pools,
+    entity: Entity,
+    tick: Tick,
+}
+
+impl ComponentWriter for SparseOnly<'_> {
+    #[inline]
+    fn write<C: Component>(&mut self, value: C) {
+        assert!(C::STORAGE == StorageType::Sparse, "a table component on the sparse path");
+        let id = self.components.register::<C>();
+        let info = self.components.info(id);
+        let set = self.sets.get_or_insert(info);
+        // SAFETY: the set is `C`'s (made for its id); the entity is alive
+        // (the caller checked).
+        let Some(old) = (unsafe { set.insert_typed(self.entity, value, self.tick) }) else { return };
+        if info.is_pooled() {
+            let mut old = ManuallyDrop::new(old);
+            // SAFETY: a valid `C`, of `info`'s type, which `release` takes
+            // over; `ManuallyDrop` keeps it from being dropped here too.
+            unsafe { self.pools.release(info, (&raw mut *old).cast()) };
+        } else {
+            drop(old);
+        }
+    }
+}
+
+/// Takes the single sparse component `B` out of the live `entity`, or
+/// reports that it has none. The fast path of `World::remove` for
+/// [`Bundle::SPARSE_COMPONENT`] bundles.
+#[inline]
+pub(crate) fn take_sparse<B: Bundle>(
+    components: &Components,
+    sets: &mut SparseSets,
+    entity: Entity,
+) -> Result<(B, ComponentId), ComponentError> {
+    debug_assert!(B::SPARSE_COMPONENT);
+    let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<B>() };
+    let id = components.id_of_type(TypeId::of::<B>()).ok_or_else(missing)?;
+    let set = sets.get_mut(id).filter(|set| set.contains(entity)).ok_or_else(missing)?;
+    let mut reader = SparseTake { set, entity };
+    Ok((B::read_components(&mut reader), id))
+}
+
+/// Reads the one value of a single sparse component (see [`take_sparse`]).
+struct SparseTake<'a> {
+    set: &'a mut crate::sparse::SparseSet,
+    entity: Entity,
+}
+
+impl ComponentReader for SparseTake<'_> {
+    #[inline]
+    fn read<C: Component>(&mut self) -> C {
+        assert!(C::STORAGE == StorageType::Sparse, "a table component on the sparse path");
+        // SAFETY: a single-component bundle reads its own type, `B`, whose
+        // set this is (looked up by `B`'s type id); the caller checked the
+        // entity has a value.
+        unsafe { self.set.take_typed::<C>(self.entity) }.expect("the entity has the component")
     }
 }

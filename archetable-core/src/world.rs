@@ -288,6 +288,15 @@ impl World {
         if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.insert_hooked(entity, bundle);
         }
+        if B::SPARSE_COMPONENT {
+            // No table changes: straight into the component's set.
+            self.flush();
+            self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+            let tick = self.change_tick();
+            let (components, sparse, pools) = (&mut self.components, &mut self.sparse, &mut self.pools);
+            structural::insert_sparse(bundle, components, sparse, pools, entity, tick);
+            return Ok(());
+        }
         self.insert_unhooked(entity, bundle)
     }
 
@@ -318,6 +327,15 @@ impl World {
     pub(crate) fn remove_unhooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
+        if B::SPARSE_COMPONENT {
+            // No table changes: straight out of the component's set.
+            let (taken, id) = structural::take_sparse::<B>(&self.components, &mut self.sparse, entity)?;
+            self.removals.sync(&self.components);
+            if self.removals.any() {
+                self.removals.record(&[id], entity);
+            }
+            return Ok(taken);
+        }
         let info = self.bundles.register::<B>(&mut self.components);
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
         let taken = structural::take(info, archetypes, entities, &self.components, entity, location, sparse)?;
@@ -819,12 +837,19 @@ impl World {
     }
 
     /// Makes every reserved entity live, with no components.
+    #[inline]
     pub fn flush(&mut self) {
         if self.entities.has_reserved() {
-            let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
-            self.entities
-                .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
+            self.flush_reserved();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_reserved(&mut self) {
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        self.entities
+            .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
     }
 
     /// A copy of the entity allocator's state: the generation of every slot

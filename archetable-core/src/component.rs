@@ -99,7 +99,11 @@ pub trait Component: Send + Sync + 'static {
     /// (`#[component(storage = "sparse")]`), for components that come and
     /// go often: adding or removing a sparse component moves no table row
     /// and creates no archetype, while a query reading it looks each
-    /// entity up.
+    /// entity up. Since no archetype records a sparse component, `With` and
+    /// `Without` of one do not prove two queries of a system disjoint
+    /// (`error[E0002]`): use a [`ParamSet`](crate::ParamSet) there. Sparse
+    /// components cannot be required components, and binary saves do not
+    /// hold them yet (text saves do).
     ///
     /// ```
     /// use archetable::prelude::*;

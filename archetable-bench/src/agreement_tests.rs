@@ -301,3 +301,47 @@ fn hierarchy_propagation_agrees_and_despawn_takes_the_whole_tree() {
     world.entity_mut(root).despawn();
     assert_eq!(world.query::<&hierarchy::Local>().iter(&world).count(), 0);
 }
+
+#[test]
+fn sparse_add_remove_and_boosts_agree() {
+    let n = 50;
+    let (mut world, entities) = ours::add_remove_world(n);
+    ours::add_remove_sparse_all(&mut world, &entities);
+    world.check_invariants().unwrap();
+    assert!(entities.iter().all(|&e| !world.has::<crate::sparse_types::SparseB>(e)));
+    let (mut bevy, entities) = with_bevy::add_remove_world(n);
+    with_bevy::add_remove_sparse_all(&mut bevy, &entities);
+    assert!(entities.iter().all(|&e| !bevy.entity(e).contains::<crate::sparse_types::SparseB>()));
+
+    // One boost step: every other mover's x grows by its boost, on both
+    // storages and in both engines.
+    let sum_ours = |sparse: bool| {
+        let mut world = ours::boosted_world(n, sparse);
+        let mut table = archetable::QueryState::new(&mut world);
+        let mut set = archetable::QueryState::new(&mut world);
+        if sparse {
+            ours::boost_sparse_step(&mut world, &mut set);
+        } else {
+            ours::boost_table_step(&mut world, &mut table);
+        }
+        world.query::<&crate::Position>().map(|p| p.0[0] as f64).sum::<f64>()
+    };
+    let sum_bevy = |sparse: bool| {
+        let mut world = with_bevy::boosted_world(n, sparse);
+        if sparse {
+            let mut q = world.query::<(&mut crate::Position, &crate::sparse_types::SparseBoost)>();
+            q.iter_mut(&mut world).for_each(|(mut p, b)| p.0[0] += b.0);
+        } else {
+            let mut q = world.query::<(&mut crate::Position, &crate::sparse_types::Boost)>();
+            q.iter_mut(&mut world).for_each(|(mut p, b)| p.0[0] += b.0);
+        }
+        let mut q = world.query::<&crate::Position>();
+        q.iter(&world).map(|p| p.0[0] as f64).sum::<f64>()
+    };
+    let unboosted: f64 = (0..n).map(|i| i as f64).sum();
+    let boosts: f64 = (0..n).filter(|i| i % 2 == 0).map(|i| 1.0 + (i % 7) as f64).sum();
+    for sparse in [false, true] {
+        assert!(close(sum_ours(sparse), unboosted + boosts), "ours, sparse: {sparse}");
+        assert!(close(sum_bevy(sparse), unboosted + boosts), "bevy, sparse: {sparse}");
+    }
+}

@@ -353,3 +353,22 @@ mod tests {
         assert_eq!(count.0, 3);
     }
 }
+
+/// `B` and a boost kept in sparse storage where the engine has it (both
+/// derives read `storage = "SparseSet"`), for the workloads that compare it
+/// with table storage.
+pub mod sparse_types {
+    /// [`crate::B`] in sparse storage.
+    #[derive(archetable::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq)]
+    #[component(storage = "SparseSet")]
+    pub struct SparseB(pub f32);
+
+    /// A speed-up some movers have, in sparse storage.
+    #[derive(archetable::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq)]
+    #[component(storage = "SparseSet")]
+    pub struct SparseBoost(pub f32);
+
+    /// The same boost in table storage.
+    #[derive(archetable::Component, bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq)]
+    pub struct Boost(pub f32);
+}

@@ -393,3 +393,69 @@ pub fn first_query_many_archetypes() -> Box<dyn Routine> {
 pub fn despawn_random() -> Box<dyn Routine> {
     Box::new(Prepared::new(|| despawn_world(crate::DESPAWN), |(world, order)| despawn_all(world, order)))
 }
+
+/// [`add_remove_all`] with `B` in sparse storage.
+///
+/// # Panics
+/// If an entity is not alive or lost its `SparseB` in between.
+pub fn add_remove_sparse_all(world: &mut World, entities: &[Entity]) {
+    use crate::sparse_types::SparseB;
+    for &entity in entities {
+        world.insert(entity, SparseB(1.0)).expect("entity is alive");
+    }
+    for &entity in entities {
+        world.remove::<SparseB>(entity).expect("entity has a SparseB");
+    }
+}
+
+/// add_remove with `B` in sparse storage.
+pub fn add_remove_sparse() -> Box<dyn Routine> {
+    Box::new(Steady::new(add_remove_world(crate::N), |(world, entities)| add_remove_sparse_all(world, entities)))
+}
+
+/// `n` movers, every other one boosted: with a table `Boost`, or with a
+/// `SparseBoost` when `sparse`.
+pub fn boosted_world(n: usize, sparse: bool) -> World {
+    use crate::sparse_types::{Boost, SparseBoost};
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..n).map(mover)).collect();
+    for (i, &entity) in entities.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        let boost = 1.0 + (i % 7) as f32;
+        if sparse {
+            world.insert(entity, SparseBoost(boost)).expect("entity is alive");
+        } else {
+            world.insert(entity, Boost(boost)).expect("entity is alive");
+        }
+    }
+    world
+}
+
+/// Moves the boosted movers of a table-boost world along x by their boost.
+pub fn boost_table_step(
+    world: &mut World,
+    query: &mut QueryState<(&'static mut Position, &'static crate::sparse_types::Boost)>,
+) {
+    query.for_each_mut(world, |(mut position, boost)| position.0[0] += boost.0);
+}
+
+/// [`boost_table_step`] over a sparse-boost world.
+pub fn boost_sparse_step(
+    world: &mut World,
+    query: &mut QueryState<(&'static mut Position, &'static crate::sparse_types::SparseBoost)>,
+) {
+    query.for_each_mut(world, |(mut position, boost)| position.0[0] += boost.0);
+}
+
+/// 10,000 movers, half boosted by a table component.
+pub fn boost_iter() -> Box<dyn Routine> {
+    let mut world = boosted_world(crate::N, false);
+    let query = QueryState::new(&mut world);
+    Box::new(Steady::new((world, query), |(world, query)| boost_table_step(world, query)))
+}
+
+/// 10,000 movers, half boosted by a sparse component.
+pub fn sparse_boost_iter() -> Box<dyn Routine> {
+    let mut world = boosted_world(crate::N, true);
+    let query = QueryState::new(&mut world);
+    Box::new(Steady::new((world, query), |(world, query)| boost_sparse_step(world, query)))
+}

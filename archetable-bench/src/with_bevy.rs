@@ -328,3 +328,56 @@ pub fn first_query_many_archetypes() -> Box<dyn Routine> {
 pub fn despawn_random() -> Box<dyn Routine> {
     Box::new(Prepared::new(|| despawn_world(crate::DESPAWN), |(world, order)| despawn_all(world, order)))
 }
+
+/// [`add_remove_all`] with `B` in a `SparseSet`.
+pub fn add_remove_sparse_all(world: &mut World, entities: &[Entity]) {
+    use crate::sparse_types::SparseB;
+    for &entity in entities {
+        world.entity_mut(entity).insert(SparseB(1.0));
+    }
+    for &entity in entities {
+        world.entity_mut(entity).remove::<SparseB>();
+    }
+}
+
+/// add_remove with `B` in a `SparseSet`.
+pub fn add_remove_sparse() -> Box<dyn Routine> {
+    Box::new(Steady::new(add_remove_world(crate::N), |(world, entities)| add_remove_sparse_all(world, entities)))
+}
+
+/// `n` movers, every other one boosted: with a table `Boost`, or with a
+/// `SparseBoost` when `sparse`.
+pub fn boosted_world(n: usize, sparse: bool) -> World {
+    use crate::sparse_types::{Boost, SparseBoost};
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..n).map(mover)).collect();
+    for (i, &entity) in entities.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        let boost = 1.0 + (i % 7) as f32;
+        if sparse {
+            world.entity_mut(entity).insert(SparseBoost(boost));
+        } else {
+            world.entity_mut(entity).insert(Boost(boost));
+        }
+    }
+    world
+}
+
+/// 10,000 movers, half boosted by a table component.
+pub fn boost_iter() -> Box<dyn Routine> {
+    use crate::sparse_types::Boost;
+    let mut world = boosted_world(crate::N, false);
+    let query = world.query::<(&mut Position, &Boost)>();
+    Box::new(Steady::new((world, query), |(world, query)| {
+        query.iter_mut(world).for_each(|(mut position, boost)| position.0[0] += boost.0)
+    }))
+}
+
+/// 10,000 movers, half boosted by a `SparseSet` component.
+pub fn sparse_boost_iter() -> Box<dyn Routine> {
+    use crate::sparse_types::SparseBoost;
+    let mut world = boosted_world(crate::N, true);
+    let query = world.query::<(&mut Position, &SparseBoost)>();
+    Box::new(Steady::new((world, query), |(world, query)| {
+        query.iter_mut(world).for_each(|(mut position, boost)| position.0[0] += boost.0)
+    }))
+}

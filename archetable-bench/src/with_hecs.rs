@@ -268,3 +268,16 @@ pub fn first_query_many_archetypes() -> Box<dyn Routine> {
 pub fn despawn_random() -> Box<dyn Routine> {
     Box::new(Prepared::new(|| despawn_world(crate::DESPAWN), |(world, order)| despawn_all(world, order)))
 }
+
+/// 10,000 movers, half boosted by a component (hecs has one storage).
+pub fn boost_iter() -> Box<dyn Routine> {
+    use crate::sparse_types::Boost;
+    let mut world = spawn_movers(crate::N);
+    let entities: Vec<Entity> = world.iter().map(|e| e.entity()).collect();
+    for (i, &entity) in entities.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        world.insert_one(entity, Boost(1.0 + (i % 7) as f32)).expect("entity is alive");
+    }
+    Box::new(Steady::new(world, |world| {
+        world.query_mut::<(&mut Position, &Boost)>().into_iter().for_each(|(position, boost)| position.0[0] += boost.0)
+    }))
+}

@@ -251,6 +251,47 @@ pub fn workloads() -> Vec<Workload> {
             routine: |i| per_implementation!(i, add_remove),
         },
         Workload {
+            name: "add_remove_sparse",
+            about: "add_remove with B in sparse storage (archetable `storage = \"sparse\"`, bevy_ecs `SparseSet`); \
+                    hecs has one storage",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("add_remove"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::add_remove_sparse()),
+                Implementation::Bevy => Some(with_bevy::add_remove_sparse()),
+                Implementation::Hecs | Implementation::Raw => None,
+            },
+        },
+        Workload {
+            name: "boost_iter",
+            about: "10,000 (Position, Velocity), every other one with a Boost: position.x += boost",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::boost_iter()),
+                Implementation::Hecs => Some(with_hecs::boost_iter()),
+                Implementation::Bevy => Some(with_bevy::boost_iter()),
+                Implementation::Raw => None,
+            },
+        },
+        Workload {
+            name: "sparse_boost_iter",
+            about: "boost_iter with the Boost in sparse storage (archetable and bevy_ecs; hecs has one storage)",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("boost_iter"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::sparse_boost_iter()),
+                Implementation::Bevy => Some(with_bevy::sparse_boost_iter()),
+                Implementation::Hecs | Implementation::Raw => None,
+            },
+        },
+        Workload {
             name: "iter_1k",
             about: "1,000 (Position, Velocity): position += velocity",
             iteration: true,

@@ -96,7 +96,8 @@ pub trait Component: Send + Sync + 'static {
 
     /// Where the world keeps values of this type: in the archetype tables
     /// (the default, fastest to iterate) or in a sparse set beside them
-    /// (`#[component(storage = "sparse")]`), for components that come and
+    /// (`#[component(storage = "sparse")]`; bevy_ecs's `"SparseSet"` is
+    /// accepted too), for components that come and
     /// go often: adding or removing a sparse component moves no table row
     /// and creates no archetype, while a query reading it looks each
     /// entity up. Since no archetype records a sparse component, `With` and

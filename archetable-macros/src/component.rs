@@ -73,9 +73,11 @@ fn options(input: &DeriveInput) -> Result<Options> {
                     return Err(meta.error("this `component` option is given twice"));
                 }
                 let kind: syn::LitStr = meta.value()?.parse()?;
+                // bevy_ecs's spellings too, so a type moved over keeps its
+                // attribute.
                 options.sparse = Some(match kind.value().as_str() {
-                    "sparse" => true,
-                    "table" => false,
+                    "sparse" | "SparseSet" => true,
+                    "table" | "Table" => false,
                     _ => {
                         return Err(Error::new_spanned(
                             kind,

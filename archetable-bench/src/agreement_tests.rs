@@ -161,6 +161,25 @@ fn schedules_swap_the_same_values() {
 }
 
 #[test]
+fn schedules_of_for_loops_swap_what_the_others_swap() {
+    let n = 10;
+    let mut ours = ours::Schedule::new_for(n);
+    let mut hecs = with_hecs::schedule_world(n);
+    let mut bevy = with_bevy::Schedule::new_for(n);
+    let mut raw = RawSchedule::new(n);
+    for _ in 0..3 {
+        ours.run();
+        with_hecs::schedule_run_for(&mut hecs);
+        bevy.run();
+        raw.run();
+        let want = raw.sums();
+        assert_eq!(ours.sums(), want);
+        assert_eq!(with_hecs::schedule_sums(&mut hecs), want);
+        assert_eq!(bevy.sums(), want);
+    }
+}
+
+#[test]
 fn the_parallel_sweep_moves_every_entity_as_the_serial_loop_does() {
     use crate::par_sweep;
     // Past the engine's serial threshold, so archetable may share the rows.
@@ -303,6 +322,7 @@ fn every_small_routine_runs_with_its_set_up() {
         "simple_iter",
         "frag_iter",
         "schedule",
+        "schedule_for",
         "add_remove",
         "iter_1k",
         "iter_10k",

@@ -289,6 +289,20 @@ fn suite() -> Vec<Workload> {
             routine: |i| per_implementation!(i, schedule),
         },
         Workload {
+            name: "schedule_for",
+            about: "schedule with each system written as a plain `for` loop over its query (the floor is schedule's)",
+            iteration: true,
+            parallel: true,
+            section: Section::Suite,
+            baseline: Some("schedule"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::schedule_for()),
+                Implementation::Hecs => Some(with_hecs::schedule_for()),
+                Implementation::Bevy => Some(with_bevy::schedule_for()),
+                Implementation::Raw => Some(raw::schedule()),
+            },
+        },
+        Workload {
             name: "add_remove",
             about: "10,000 entities of (A): insert B into each, then remove it",
             iteration: false,

@@ -161,6 +161,66 @@ fn schedules_swap_the_same_values() {
 }
 
 #[test]
+fn schedules_of_for_loops_swap_what_the_others_swap() {
+    let n = 10;
+    let mut ours = ours::Schedule::new_for(n);
+    let mut hecs = with_hecs::schedule_world(n);
+    let mut bevy = with_bevy::Schedule::new_for(n);
+    let mut raw = RawSchedule::new(n);
+    for _ in 0..3 {
+        ours.run();
+        with_hecs::schedule_run_for(&mut hecs);
+        bevy.run();
+        raw.run();
+        let want = raw.sums();
+        assert_eq!(ours.sums(), want);
+        assert_eq!(with_hecs::schedule_sums(&mut hecs), want);
+        assert_eq!(bevy.sums(), want);
+    }
+}
+
+#[test]
+fn the_parallel_sweep_moves_every_entity_as_the_serial_loop_does() {
+    use crate::par_sweep;
+    // Past the engine's serial threshold, so archetable may share the rows.
+    let n = 3000;
+    let mut want = RawMovers::spawn(n);
+    for _ in 0..2 {
+        for (p, v) in want.positions.iter_mut().zip(&want.velocities) {
+            par_sweep::drift(p, v);
+        }
+    }
+    let want: f64 = want.positions.iter().map(|p| p.0.iter().sum::<f32>() as f64).sum();
+    for parallel in [true, false] {
+        let mut ours = par_sweep::ours::Sweep::new(n);
+        let mut hecs = par_sweep::with_hecs::world(n);
+        let mut bevy = par_sweep::with_bevy::Sweep::new(n);
+        for _ in 0..2 {
+            if parallel {
+                ours.par();
+                par_sweep::with_hecs::par(&mut hecs);
+                bevy.par();
+            } else {
+                ours.serial();
+                par_sweep::with_hecs::serial(&mut hecs);
+                bevy.serial();
+            }
+        }
+        assert!(close(ours.position_sum(), want), "parallel: {parallel}");
+        assert!(close(with_hecs::position_sum(&mut hecs), want), "parallel: {parallel}");
+        assert!(close(bevy.position_sum(), want), "parallel: {parallel}");
+    }
+    let sweep: Vec<_> = workloads().into_iter().filter(|w| w.section.name() == Some("par")).collect();
+    assert_eq!(sweep.len(), 2 * par_sweep::COUNTS.len());
+    for (entities, par, serial) in par_sweep::COUNTS {
+        let par = sweep.iter().find(|w| w.name == par).expect("listed");
+        assert_eq!(par.section, Section::Parallel { entities, parallel: true });
+        assert_eq!(par.baseline, Some(serial));
+        assert!((par.routine)(Implementation::Raw).is_none());
+    }
+}
+
+#[test]
 fn add_remove_leaves_every_entity_as_it_was() {
     let n = 50;
     let (mut world, entities) = ours::add_remove_world(n);
@@ -257,9 +317,22 @@ fn every_small_routine_runs_with_its_set_up() {
     // The large workloads (10^5 and more entities, 10^4 archetypes) take
     // too long in a debug build; their worlds are checked at smaller sizes
     // above.
-    let small = ["simple_insert", "simple_iter", "frag_iter", "schedule", "add_remove", "iter_1k", "iter_10k"];
+    let small = [
+        "simple_insert",
+        "simple_iter",
+        "frag_iter",
+        "schedule",
+        "schedule_for",
+        "add_remove",
+        "iter_1k",
+        "iter_10k",
+        "par_10",
+        "par_1k_serial",
+    ];
     for workload in workloads().into_iter().filter(|w| small.contains(&w.name)) {
-        for which in Implementation::ALL {
+        // The parallel sweep has no floor.
+        let sweep = workload.section.name() == Some("par");
+        for which in Implementation::ALL.into_iter().filter(|&i| !(sweep && i == Implementation::Raw)) {
             let mut routine = (workload.routine)(which).unwrap_or_else(|| panic!("{} has {:?}", workload.name, which));
             crate::routine::time_runs(routine.as_mut(), 2);
         }

@@ -26,6 +26,7 @@ pub mod game_loop;
 pub mod hierarchy;
 pub mod memory;
 pub mod ours;
+pub mod par_sweep;
 pub mod raw;
 pub mod report;
 pub mod routine;

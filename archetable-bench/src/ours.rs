@@ -200,6 +200,24 @@ fn ce(mut query: Query<(&mut C, &mut E)>) {
     query.for_each_mut(|(mut c, mut e)| swap_ce(&mut c, &mut e));
 }
 
+fn ab_for(mut query: Query<(&mut A, &mut B)>) {
+    for (mut a, mut b) in query.iter_mut() {
+        swap_ab(&mut a, &mut b);
+    }
+}
+
+fn cd_for(mut query: Query<(&mut C, &mut D)>) {
+    for (mut c, mut d) in query.iter_mut() {
+        swap_cd(&mut c, &mut d);
+    }
+}
+
+fn ce_for(mut query: Query<(&mut C, &mut E)>) {
+    for (mut c, mut e) in query.iter_mut() {
+        swap_ce(&mut c, &mut e);
+    }
+}
+
 /// The schedule workload: the world and an `archetable::Schedule` of its three
 /// systems, which runs `ab` beside `cd` or `ce` (`cd` and `ce` both write
 /// `C`).
@@ -213,17 +231,31 @@ impl Schedule {
     /// `n` entities of each of `(A, B)`, `(A, B, C)`, `(A, B, C, D)` and
     /// `(A, B, C, E)`.
     pub fn new(n: usize) -> Self {
+        let mut schedule = archetable::Schedule::new();
+        schedule.add_system(ab);
+        schedule.add_system(cd);
+        schedule.add_system(ce);
+        Schedule { world: Self::world(n), schedule }
+    }
+
+    /// [`Schedule::new`] with each system written as a plain `for` loop over
+    /// its query.
+    pub fn new_for(n: usize) -> Self {
+        let mut schedule = archetable::Schedule::new();
+        schedule.add_system(ab_for);
+        schedule.add_system(cd_for);
+        schedule.add_system(ce_for);
+        Schedule { world: Self::world(n), schedule }
+    }
+
+    fn world(n: usize) -> World {
         let mut world = World::new();
         let f = |i: usize| i as f32;
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), D(2.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), E(3.0)))).for_each(drop);
-        let mut schedule = archetable::Schedule::new();
-        schedule.add_system(ab);
-        schedule.add_system(cd);
-        schedule.add_system(ce);
-        Schedule { world, schedule }
+        world
     }
 
     /// Runs the schedule once.
@@ -362,6 +394,11 @@ pub fn heavy_compute() -> Box<dyn Routine> {
 /// Runs the three swap systems.
 pub fn schedule() -> Box<dyn Routine> {
     Box::new(Steady::new(Schedule::new(crate::SCHEDULE_PER_ARCHETYPE), Schedule::run))
+}
+
+/// Runs the three swap systems, each a `for` loop.
+pub fn schedule_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(Schedule::new_for(crate::SCHEDULE_PER_ARCHETYPE), Schedule::run))
 }
 
 /// Adds and removes `B` on 10,000 entities.

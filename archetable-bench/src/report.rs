@@ -416,8 +416,11 @@ pub fn markdown(
     }
     let _ = writeln!(w, "\n![archetable / best peer and archetable / raw floor, per workload]({chart})\n");
 
-    if rows.iter().any(|r| r.section != Section::Suite) || !sizes.is_empty() {
+    if rows.iter().any(|r| matches!(r.section, Section::SaveLoad(..))) || !sizes.is_empty() {
         save_load_section(w, rows, sizes);
+    }
+    if rows.iter().any(|r| matches!(r.section, Section::Parallel { .. })) {
+        parallel_section(w, rows, machine.cores);
     }
 
     let _ = writeln!(w, "## What each workload does\n");
@@ -530,6 +533,75 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
              saved component into its entity one by one. hecs writes compact text (no spaces or newlines) holding \
              each entity's handle and its components, and postcard columns with enum variants as indices.\n"
         );
+    }
+}
+
+/// The goal of the parallel sweep: `par_for_each_mut` at most this multiple
+/// of `for_each_mut`, at every count.
+pub const PARALLEL_GOAL: f64 = 1.1;
+
+/// The "Parallel iteration" section: per entity count, each engine's
+/// parallel loop beside its serial one, and archetable's worst ratio.
+fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
+    let _ = writeln!(w, "## Parallel iteration on {cores} cores\n");
+    let _ = writeln!(
+        w,
+        "One loop over that many movers (position += velocity, then {} rounds of a square root per coordinate: \
+         modest work per entity), run in parallel and on the calling thread, on each engine the way its users write \
+         it: archetable `par_for_each_mut` against `for_each_mut` (a kept `QueryState`), hecs rayon over \
+         `query_mut().into_iter_batched({})` against `query_mut().into_iter().for_each`, bevy_ecs `par_iter_mut` \
+         (default batching, compute task pool) against `iter_mut().for_each`. *par / serial* below 1 means the \
+         parallel loop is faster; the goal for archetable is at most {PARALLEL_GOAL}x at every count.\n",
+        crate::par_sweep::DRIFT_ROUNDS,
+        crate::par_sweep::HECS_BATCH,
+    );
+    let _ = writeln!(
+        w,
+        "| entities | archetable par | archetable serial | par / serial | hecs par | hecs serial | par / serial | bevy_ecs par | bevy_ecs serial | par / serial |"
+    );
+    let _ = writeln!(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let find =
+        |entities: usize, parallel: bool| rows.iter().find(|r| r.section == Section::Parallel { entities, parallel });
+    let mut counts: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| match r.section {
+            Section::Parallel { entities, .. } => Some(entities),
+            _ => None,
+        })
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut worst: Option<(f64, usize)> = None;
+    for &n in &counts {
+        let (par, serial) = (find(n, true), find(n, false));
+        let time = |row: Option<&Row>, which| row.and_then(|r| r.time(which));
+        let mut cells = vec![thousands(n)];
+        for which in [Implementation::Ours, Implementation::Hecs, Implementation::Bevy] {
+            let (p, s) = (time(par, which), time(serial, which));
+            let ratio = p.zip(s).map(|(p, s)| p.as_secs_f64() / s.as_secs_f64());
+            if let (Implementation::Ours, Some(r)) = (which, ratio) {
+                if worst.is_none_or(|(w, _)| r > w) {
+                    worst = Some((r, n));
+                }
+            }
+            cells.push(p.map_or_else(|| "–".to_owned(), format_duration));
+            cells.push(s.map_or_else(|| "–".to_owned(), format_duration));
+            cells.push(format_ratio(ratio));
+        }
+        let _ = writeln!(w, "| {} |", cells.join(" | "));
+    }
+    match worst {
+        Some((r, n)) => {
+            let verdict = if r <= PARALLEL_GOAL { "met" } else { "missed" };
+            let _ = writeln!(
+                w,
+                "\n- worst archetable par / serial: {r:.2}x, at {} entities (goal: at most {PARALLEL_GOAL}x, {verdict}).\n",
+                thousands(n)
+            );
+        }
+        None => {
+            let _ = writeln!(w, "\n- archetable par / serial: not measured together.\n");
+        }
     }
 }
 
@@ -761,6 +833,43 @@ mod tests {
         assert!(page.contains("| JSON | 2.00 MB | 20.0 | 1.50 MB | 15.0 | row |"), "{page}");
         assert!(!page.contains("| save_load_json_save"), "save and load rows stay out of the main table");
         assert_eq!(svg(&rows).matches("<title>").count(), 4, "two bars for each main row only");
+    }
+
+    #[test]
+    fn the_page_pairs_each_parallel_loop_with_its_serial_one() {
+        let sweep = |name, entities, parallel, us: [Option<u64>; 3]| {
+            let mut r = row([us[0], us[1], us[2], None]);
+            r.name = name;
+            r.section = Section::Parallel { entities, parallel };
+            r
+        };
+        let rows = [
+            sweep("par_10", 10, true, [Some(11), Some(50), Some(40)]),
+            sweep("par_10_serial", 10, false, [Some(10), Some(10), Some(10)]),
+            sweep("par_1m", 1_000_000, true, [Some(600), Some(500), Some(700)]),
+            sweep("par_1m_serial", 1_000_000, false, [Some(1000), Some(1000), Some(1000)]),
+        ];
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        };
+        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        assert!(page.contains("## Parallel iteration on 2 cores"), "{page}");
+        assert!(
+            page.contains("| 10 | 11.0 µs | 10.0 µs | 1.10x | 50.0 µs | 10.0 µs | 5.00x | 40.0 µs | 10.0 µs | 4.00x |"),
+            "{page}"
+        );
+        assert!(page.contains("| 1,000,000 | 600 µs | 1.00 ms | 0.60x |"), "{page}");
+        assert!(
+            page.contains("- worst archetable par / serial: 1.10x, at 10 entities (goal: at most 1.1x, met)."),
+            "{page}"
+        );
+        assert!(!page.contains("| par_10"), "sweep rows stay out of the main table");
     }
 
     #[test]

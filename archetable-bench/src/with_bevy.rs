@@ -149,6 +149,24 @@ fn ce(mut query: Query<(&mut C, &mut E)>) {
     query.iter_mut().for_each(|(mut c, mut e)| swap_ce(&mut c, &mut e));
 }
 
+fn ab_for(mut query: Query<(&mut A, &mut B)>) {
+    for (mut a, mut b) in query.iter_mut() {
+        swap_ab(&mut a, &mut b);
+    }
+}
+
+fn cd_for(mut query: Query<(&mut C, &mut D)>) {
+    for (mut c, mut d) in query.iter_mut() {
+        swap_cd(&mut c, &mut d);
+    }
+}
+
+fn ce_for(mut query: Query<(&mut C, &mut E)>) {
+    for (mut c, mut e) in query.iter_mut() {
+        swap_ce(&mut c, &mut e);
+    }
+}
+
 /// The schedule workload: the world and a `Schedule` of its three systems
 /// on the multi-threaded executor.
 pub struct Schedule {
@@ -161,16 +179,29 @@ impl Schedule {
     /// `n` entities of each of `(A, B)`, `(A, B, C)`, `(A, B, C, D)` and
     /// `(A, B, C, E)`.
     pub fn new(n: usize) -> Self {
+        let mut schedule = BevySchedule::default();
+        schedule.set_executor(MultiThreadedExecutor::new());
+        schedule.add_systems((ab, cd, ce));
+        Schedule { world: Self::world(n), schedule }
+    }
+
+    /// [`Schedule::new`] with each system written as a plain `for` loop over
+    /// its query.
+    pub fn new_for(n: usize) -> Self {
+        let mut schedule = BevySchedule::default();
+        schedule.set_executor(MultiThreadedExecutor::new());
+        schedule.add_systems((ab_for, cd_for, ce_for));
+        Schedule { world: Self::world(n), schedule }
+    }
+
+    fn world(n: usize) -> World {
         let mut world = World::new();
         let f = |i: usize| i as f32;
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), D(2.0)))).for_each(drop);
         world.spawn_batch((0..n).map(|i| (A(f(i)), B(0.0), C(1.0), E(3.0)))).for_each(drop);
-        let mut schedule = BevySchedule::default();
-        schedule.set_executor(MultiThreadedExecutor::new());
-        schedule.add_systems((ab, cd, ce));
-        Schedule { world, schedule }
+        world
     }
 
     /// Runs the schedule once.
@@ -297,6 +328,11 @@ pub fn heavy_compute() -> Box<dyn Routine> {
 /// Runs the three swap systems.
 pub fn schedule() -> Box<dyn Routine> {
     Box::new(Steady::new(Schedule::new(crate::SCHEDULE_PER_ARCHETYPE), Schedule::run))
+}
+
+/// Runs the three swap systems, each a `for` loop.
+pub fn schedule_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(Schedule::new_for(crate::SCHEDULE_PER_ARCHETYPE), Schedule::run))
 }
 
 /// Adds and removes `B` on 10,000 entities.

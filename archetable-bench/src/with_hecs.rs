@@ -113,6 +113,26 @@ pub fn schedule_run(world: &mut World) {
     world.query_mut::<(&mut C, &mut E)>().into_iter().for_each(|(c, e)| swap_ce(c, e));
 }
 
+/// [`schedule_run`] with each system written as a plain `for` loop.
+pub fn schedule_run_for(world: &mut World) {
+    let shared: &World = world;
+    rayon::join(
+        || {
+            for (a, b) in shared.query::<(&mut A, &mut B)>().iter() {
+                swap_ab(a, b);
+            }
+        },
+        || {
+            for (c, d) in shared.query::<(&mut C, &mut D)>().iter() {
+                swap_cd(c, d);
+            }
+        },
+    );
+    for (c, e) in world.query_mut::<(&mut C, &mut E)>() {
+        swap_ce(c, e);
+    }
+}
+
 /// Sums of the values of `A`, `B`, `C`, `D` and `E`.
 pub fn schedule_sums(world: &mut World) -> [f64; 5] {
     let mut sums = [0.0; 5];
@@ -235,6 +255,11 @@ pub fn heavy_compute() -> Box<dyn Routine> {
 /// Runs the three swap systems.
 pub fn schedule() -> Box<dyn Routine> {
     Box::new(Steady::new(schedule_world(crate::SCHEDULE_PER_ARCHETYPE), schedule_run))
+}
+
+/// Runs the three swap systems, each a `for` loop.
+pub fn schedule_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(schedule_world(crate::SCHEDULE_PER_ARCHETYPE), schedule_run_for))
 }
 
 /// Adds and removes `B` on 10,000 entities.

@@ -2,7 +2,7 @@
 //! that runs it. The criterion benches and the report both read this list.
 
 use crate::save_load::{self, Direction, Format};
-use crate::{churn, game_loop, hierarchy, ours, raw, systems, with_bevy, with_hecs, Routine};
+use crate::{churn, game_loop, hierarchy, ours, par_sweep, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +48,14 @@ pub enum Section {
     Suite,
     /// "Save and load": a world saved in, or loaded from, one format.
     SaveLoad(Format, Direction),
+    /// "Parallel iteration": the sweep's loop over `entities`, in parallel
+    /// or serially.
+    Parallel {
+        /// Entities the loop visits.
+        entities: usize,
+        /// Whether the loop is the parallel one.
+        parallel: bool,
+    },
 }
 
 impl Section {
@@ -57,6 +65,7 @@ impl Section {
         match self {
             Section::Suite => None,
             Section::SaveLoad(..) => Some("save_load"),
+            Section::Parallel { .. } => Some("par"),
         }
     }
 }
@@ -105,6 +114,34 @@ macro_rules! save_load {
     };
 }
 
+/// The two workloads of entry `$k` of [`par_sweep::COUNTS`]: the parallel
+/// loop (whose baseline is the serial one) and the serial loop.
+macro_rules! par_sweep {
+    ($k:literal) => {
+        [
+            Workload {
+                name: par_sweep::COUNTS[$k].1,
+                about: "the sweep's loop (position += velocity, then a short chain of square roots per coordinate) \
+                        over that many movers with each engine's parallel iteration",
+                iteration: true,
+                parallel: true,
+                section: Section::Parallel { entities: par_sweep::COUNTS[$k].0, parallel: true },
+                baseline: Some(par_sweep::COUNTS[$k].2),
+                routine: |i| par_sweep::routine(i, par_sweep::COUNTS[$k].0, true),
+            },
+            Workload {
+                name: par_sweep::COUNTS[$k].2,
+                about: "the same loop on the calling thread (`for_each`)",
+                iteration: true,
+                parallel: false,
+                section: Section::Parallel { entities: par_sweep::COUNTS[$k].0, parallel: false },
+                baseline: None,
+                routine: |i| par_sweep::routine(i, par_sweep::COUNTS[$k].0, false),
+            },
+        ]
+    };
+}
+
 /// Picks the routine of `which` among one function per implementation.
 macro_rules! per_implementation {
     ($which:expr, $f:ident $(($($arg:expr),*))?) => {
@@ -121,8 +158,18 @@ macro_rules! per_implementation {
 }
 
 /// Every workload, in report order: the community suite, then the scale
-/// curves, the schedule workloads, and saving and loading.
+/// curves, the schedule workloads, the parallel sweep, and saving and
+/// loading.
 pub fn workloads() -> Vec<Workload> {
+    let mut all = suite();
+    let sweep = [par_sweep!(0), par_sweep!(1), par_sweep!(2), par_sweep!(3), par_sweep!(4), par_sweep!(5)];
+    all.extend(sweep.into_iter().flatten());
+    all.extend(save_and_load());
+    all
+}
+
+/// The main table's workloads.
+fn suite() -> Vec<Workload> {
     vec![
         Workload {
             name: "simple_insert",
@@ -240,6 +287,20 @@ pub fn workloads() -> Vec<Workload> {
             section: Section::Suite,
             baseline: None,
             routine: |i| per_implementation!(i, schedule),
+        },
+        Workload {
+            name: "schedule_for",
+            about: "schedule with each system written as a plain `for` loop over its query (the floor is schedule's)",
+            iteration: true,
+            parallel: true,
+            section: Section::Suite,
+            baseline: Some("schedule"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::schedule_for()),
+                Implementation::Hecs => Some(with_hecs::schedule_for()),
+                Implementation::Bevy => Some(with_bevy::schedule_for()),
+                Implementation::Raw => Some(raw::schedule()),
+            },
         },
         Workload {
             name: "add_remove",
@@ -467,6 +528,12 @@ pub fn workloads() -> Vec<Workload> {
             baseline: Some("game_loop_by_hand"),
             routine: |i| (i == Implementation::Ours).then(game_loop::advance_empty),
         },
+    ]
+}
+
+/// The save and load workloads.
+fn save_and_load() -> [Workload; 6] {
+    [
         save_load!(
             "save_load_json_save",
             Json,

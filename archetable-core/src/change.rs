@@ -147,22 +147,28 @@ pub struct Mut<'a, T: ?Sized> {
     mark: ChangeMark<'a>,
 }
 
-/// The change-detection half of a [`Mut`]: where to stamp the change, and
-/// whether it is stamped already. Only the first write through a handle
-/// stores the tick, so a loop body that writes several fields stores one.
+/// The change-detection half of a [`Mut`]: where to stamp the change until
+/// it is stamped. Only the first write through a handle stores the tick, so
+/// a loop body that writes several fields stores one.
+///
+/// It holds no flag of its own: a `bool` would be the niche that
+/// `Option<Mut<T>>` (what a query iterator's `next` returns) uses for
+/// `None`, and a `for` loop over a query would then keep that flag in
+/// memory and test it on every row; without one, `None` is the null value
+/// pointer, which the compiler knows is never null.
 pub(crate) struct ChangeMark<'a> {
-    /// The value's changed tick, for a type that tracks changes.
+    /// The value's changed tick, for a type that tracks changes, until the
+    /// first write through the handle stamps it (then `None`).
     changed: Option<&'a mut Tick>,
     /// The value's added tick (unused for untracked types).
     added: Tick,
     run: RunTicks,
-    written: bool,
 }
 
 impl<'a> ChangeMark<'a> {
     #[inline(always)]
     pub fn new(changed: Option<&'a mut Tick>, added: Tick, run: RunTicks) -> Self {
-        ChangeMark { changed, added, run, written: false }
+        ChangeMark { changed, added, run }
     }
 }
 
@@ -170,11 +176,8 @@ impl ChangeMark<'_> {
     /// Stamps the change, once per handle.
     #[inline(always)]
     fn mark(&mut self) {
-        if !self.written {
-            self.written = true;
-            if let Some(changed) = &mut self.changed {
-                **changed = self.run.this_run;
-            }
+        if let Some(changed) = self.changed.take() {
+            *changed = self.run.this_run;
         }
     }
 }
@@ -228,7 +231,9 @@ impl<T: ?Sized + crate::Component + Tracked> Mut<'_, T> {
     /// writes through this handle included.
     #[inline]
     pub fn is_changed(&self) -> bool {
-        self.mark.changed.as_deref().is_some_and(|t| t.is_newer_than(self.mark.run.last_run, self.mark.run.this_run))
+        // A tracked type's handle starts with its changed tick; without it,
+        // the handle (or the one it was reborrowed from) has written.
+        self.mark.changed.as_deref().is_none_or(|t| t.is_newer_than(self.mark.run.last_run, self.mark.run.this_run))
     }
 }
 
@@ -358,6 +363,38 @@ mod tests {
         assert!(t(2).is_newer_than(t(u32::MAX - 1), t(3)));
         assert!(t(u32::MAX).is_newer_than(t(u32::MAX - 1), t(3)));
         assert!(!t(u32::MAX - 2).is_newer_than(t(u32::MAX - 1), t(3)));
+    }
+
+    #[derive(archetable_macros::Component, Debug, PartialEq)]
+    #[component(track_changes)]
+    struct Hp(u32);
+
+    #[test]
+    fn a_handle_stamps_its_first_write_and_knows_it_wrote() {
+        let mut world = crate::World::new();
+        let e = world.spawn(Hp(1));
+        let mut query = crate::QueryState::<&mut Hp>::new(&mut world);
+        query.iter_mut(&mut world).for_each(drop);
+        let mut hp = query.iter_mut(&mut world).next().expect("one entity");
+        assert!(!hp.is_changed(), "seen by the previous pass");
+        {
+            let mut child = hp.reborrow();
+            assert!(!child.is_changed());
+            child.0 += 1;
+            assert!(child.is_changed(), "its own write");
+        }
+        assert!(hp.is_changed(), "a reborrow's write");
+        hp.0 += 1;
+        hp.0 += 1;
+        assert!(hp.is_changed());
+        let stamped = world.component_ticks::<Hp>(e).expect("tracked").changed;
+        assert_eq!(world.get::<Hp>(e), Some(&Hp(4)));
+        let mut hp = query.iter_mut(&mut world).next().expect("one entity");
+        hp.bypass_change_detection().0 += 1;
+        assert!(!hp.is_changed(), "a bypass is no change");
+        hp.set_changed();
+        assert!(hp.is_changed());
+        assert_ne!(world.component_ticks::<Hp>(e).expect("tracked").changed, stamped);
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod fetch;
 mod filter;
 mod iter;
 mod one;
+mod par;
 mod presence;
 mod state;
 
@@ -25,6 +26,7 @@ pub use fetch::{ColumnFetch, MutFetch, MutRef, QueryData, ReadOnlyQueryData, Ref
 pub use filter::{Added, ArchetypeFilter, Changed, Or, QueryFilter, TicksFetch, With, Without};
 pub use iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 pub(crate) use one::{query_many, query_many_mut, query_one, query_one_mut};
+pub use par::QueryParIter;
 pub use presence::{AnyOf, Has};
 pub(crate) use state::check_distinct;
 pub use state::QueryState;

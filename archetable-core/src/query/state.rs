@@ -394,6 +394,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { QueryIter::cached(world, self.q_state.clone(), self.f_state.clone(), &self.matched, self.ticks) }
     }
 
+    /// What a parallel run reads: the states, the matched archetypes with
+    /// their caches, and the ticks.
+    #[cfg(feature = "parallel")]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn parts(&self) -> (&Q::State, &F::State, &[(ArchetypeId, Q::Cache)], RunTicks) {
+        (&self.q_state, &self.f_state, &self.matched, self.ticks)
+    }
+
     /// The matched archetypes, in increasing id order.
     pub(crate) fn matched_ids(&self) -> impl Iterator<Item = ArchetypeId> + '_ {
         self.matched.iter().map(|&(id, _)| id)
@@ -441,94 +449,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     fn lookup_ticks(&self, world: &World) -> RunTicks {
         let now = world.change_tick();
         RunTicks { last_run: self.ticks.this_run.clamped(now), this_run: now }
-    }
-
-    /// Calls `f` on every matching entity of `world`, read-only, spreading
-    /// the rows over rayon's thread pool (on the calling thread when the
-    /// `parallel` feature is off).
-    pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
-    where
-        Q: ReadOnlyQueryData,
-    {
-        self.update(world);
-        self.begin_run(world);
-        // SAFETY: `Q` is read-only and the world is borrowed shared for `'w`.
-        unsafe { self.par_for_each_unchecked(world, f) }
-    }
-
-    /// Calls `f` on every matching entity of `world`, with mutable access,
-    /// spreading the rows over rayon's thread pool (on the calling thread
-    /// when the `parallel` feature is off). Each entity is visited once, by
-    /// one thread.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// world.spawn_batch((0..1000).map(Hp)).for_each(drop);
-    /// let mut state = QueryState::<&mut Hp>::new(&mut world);
-    /// state.par_for_each_mut(&mut world, |mut hp| hp.0 *= 2);
-    /// assert_eq!(world.query::<&Hp>().map(|hp| hp.0 as u64).sum::<u64>(), 999 * 1000);
-    /// ```
-    pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        self.update(world);
-        self.begin_run(world);
-        // SAFETY: the exclusive borrow of the world covers `'w`.
-        unsafe { self.par_for_each_unchecked(world, f) }
-    }
-
-    /// # Safety
-    /// As for [`QueryState::iter_unchecked`].
-    #[cfg(feature = "parallel")]
-    pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        use rayon::prelude::*;
-
-        let archetypes = world.archetypes().as_slice();
-        let total: usize = self.matched.iter().map(|&(id, _)| archetypes[id.index()].len()).sum();
-        if total == 0 {
-            return;
-        }
-        let threads = rayon::current_num_threads().max(1);
-        let batch = total.div_ceil(threads * 4).max(1);
-        let mut batches = Vec::new();
-        for &(id, cache) in &self.matched {
-            let len = archetypes[id.index()].len();
-            let mut start = 0;
-            while start < len {
-                let end = (start + batch).min(len);
-                batches.push((id, cache, start, end));
-                start = end;
-            }
-        }
-        let (q_state, f_state, ticks) = (&self.q_state, &self.f_state, self.ticks);
-        let sparse = world.sparse_sets();
-        batches.into_par_iter().for_each(|(id, cache, start, end)| {
-            let table = TableRef::new(&archetypes[id.index()], sparse);
-            // SAFETY: `cache` is `match_archetype`'s for this archetype, which
-            // passes `F`; the batches split each archetype's rows, so every
-            // row is fetched once, by one thread; the access is the caller's.
-            unsafe {
-                let mut fetch = Q::init_fetch(q_state, cache, table, ticks);
-                let mut filter = F::init_fetch(f_state, table, ticks);
-                for row in start..end {
-                    if (F::IS_ARCHETYPAL || F::filter_row(&mut filter, row))
-                        && (Q::DENSE || Q::row_matches(&fetch, row))
-                    {
-                        f(Q::fetch(&mut fetch, row));
-                    }
-                }
-            }
-        });
-    }
-
-    /// Without the `parallel` feature: the same visit on the calling thread.
-    ///
-    /// # Safety
-    /// As for [`QueryState::iter_unchecked`].
-    #[cfg(not(feature = "parallel"))]
-    pub(crate) unsafe fn par_for_each_unchecked<'w>(&self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        // SAFETY: forwarded contract.
-        unsafe { self.iter_unchecked(world) }.for_each(f);
     }
 
     /// What the query reads and writes, and a condition covering the

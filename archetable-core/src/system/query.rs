@@ -5,7 +5,7 @@ use std::fmt;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
 use crate::query::{
-    QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryState,
+    QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryParIter, QueryState,
     ReadOnlyQueryData,
 };
 use crate::system::access::AccessConflict;
@@ -91,20 +91,59 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> Query<'w, 's, Q, F> {
         self.iter_mut().for_each(f);
     }
 
-    /// Calls `f` on every matching entity, read-only, on rayon's thread pool.
+    /// The matching entities, read-only, to visit on several threads with
+    /// [`QueryParIter::for_each`], optionally in chunks of a
+    /// [`batch_size`](QueryParIter::batch_size).
+    pub fn par_iter(&self) -> QueryParIter<'_, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as for `iter`; the state was updated when the system
+        // started.
+        unsafe { QueryParIter::new(self.world, self.state) }
+    }
+
+    /// The matching entities, with mutable access, to visit on several
+    /// threads with [`QueryParIter::for_each`], optionally in chunks of a
+    /// [`batch_size`](QueryParIter::batch_size).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Path(Vec<u32>);
+    /// # #[derive(Component)] struct Goal(u32);
+    /// // Heavy work per entity: chunks of 8 agents, whatever their number.
+    /// fn plan(mut agents: Query<(&mut Path, &Goal)>) {
+    ///     agents.par_iter_mut().batch_size(8).for_each(|(mut path, goal)| {
+    ///         path.0 = (0..goal.0).collect();
+    ///     });
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100).map(|i| (Path(Vec::new()), Goal(i)))).for_each(drop);
+    /// world.run_system_once(plan);
+    /// # assert_eq!(world.query::<&Path>().map(|p| p.0.len()).sum::<usize>(), 4950);
+    /// ```
+    pub fn par_iter_mut(&mut self) -> QueryParIter<'_, 's, Q, F> {
+        // SAFETY: as for `iter_mut`; the state was updated when the system
+        // started.
+        unsafe { QueryParIter::new(self.world, self.state) }
+    }
+
+    /// Calls `f` on every matching entity, read-only, spreading the rows
+    /// over rayon's thread pool when there are enough of them (see
+    /// [`QueryParIter::for_each`]).
     pub fn par_for_each<'a>(&'a self, f: impl Fn(Q::Item<'a>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
     {
-        // SAFETY: as for `iter`.
-        unsafe { self.state.par_for_each_unchecked(self.world, f) }
+        self.par_iter().for_each(f);
     }
 
-    /// Calls `f` on every matching entity, with mutable access, on rayon's
-    /// thread pool; each entity is visited once, by one thread.
+    /// Calls `f` on every matching entity, with mutable access, spreading
+    /// the rows over rayon's thread pool when there are enough of them (see
+    /// [`QueryParIter::for_each`]); each entity is visited once, by one
+    /// thread.
     pub fn par_for_each_mut<'a>(&'a mut self, f: impl Fn(Q::Item<'a>) + Send + Sync) {
-        // SAFETY: as for `iter_mut`.
-        unsafe { self.state.par_for_each_unchecked(self.world, f) }
+        self.par_iter_mut().for_each(f);
     }
 
     /// The item of `entity`, read-only.

@@ -32,7 +32,7 @@ fn main() {
         // Effects land on some units: every combination of them, and none
         // of it makes a new table.
         for (i, &unit) in units.iter().enumerate() {
-            if (i as u32 + turn) % 3 == 0 {
+            if (i as u32 + turn).is_multiple_of(3) {
                 world.insert(unit, Poisoned { per_turn: 2, turns_left: 2 }).unwrap();
             }
             if (i as u32 * turn) % 4 == 1 {

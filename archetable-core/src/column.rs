@@ -326,6 +326,29 @@ impl Column {
         self.len += 1;
     }
 
+    /// Appends the `count` values that lie back to back from `src`, moving
+    /// them in with one copy (the caller must not use or drop them
+    /// afterwards), each added and changed at `tick`. Grows first, so a
+    /// failed allocation moves nothing.
+    ///
+    /// # Safety
+    /// - `src` points to `count` valid, initialized values of this column's
+    ///   type, aligned and contiguous (a slice of them);
+    /// - they do not lie in this column.
+    pub unsafe fn append_raw(&mut self, src: *const u8, count: usize, tick: Tick) {
+        self.reserve(count);
+        if self.tracked {
+            self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
+            self.ticks.changed.extend((0..count).map(|_| TickCell::new(tick)));
+        }
+        // SAFETY: `reserve` made rows `len .. len + count` part of the
+        // allocation (or the type is zero-sized and nothing is copied);
+        // `src` holds `count` values of the same layout outside the column
+        // (caller), so the two ranges do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src, self.ptr_at(self.len), count * self.layout.size()) };
+        self.len += count;
+    }
+
     /// Appends `value`, added and changed at `tick`.
     ///
     /// # Safety

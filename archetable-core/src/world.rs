@@ -983,6 +983,12 @@ impl World {
         &mut self.entities
     }
 
+    /// The entity table, component registry, tables and bundle registry,
+    /// borrowed apart (for whole-table placement, `table_load.rs`).
+    pub(crate) fn storage_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes, &mut Bundles) {
+        (&mut self.entities, &mut self.components, &mut self.archetypes, &mut self.bundles)
+    }
+
     pub(crate) fn removals(&self) -> &Removals {
         &self.removals
     }

@@ -415,3 +415,95 @@ fn zero_sized_and_large_columns() {
     assert_eq!(world.query_filtered::<&Name, With<Marker>>().count(), n);
     world.check_invariants().unwrap();
 }
+
+#[derive(Default)]
+struct Arrivals(Vec<(Entity, u32)>);
+
+#[test]
+fn observers_of_added_components_see_every_row() {
+    let mut world = World::new();
+    world.init_resource::<Arrivals>();
+    world.observe(|t: Trigger<OnAdd<Hp>>, hp: Query<&Hp>, mut seen: ResMut<Arrivals>| {
+        let entity = t.target().unwrap();
+        seen.0.push((entity, hp.get(entity).unwrap().0));
+    });
+    // A batch of other components runs nothing.
+    let mut names = ColumnBatch::new(2);
+    names.add(vec![Name("a".into()), Name("b".into())]);
+    world.spawn_column_batch(names);
+    assert!(world.resource::<Arrivals>().0.is_empty());
+    let spawned = world.spawn_column_batch(batch(&[5, 6], &["x", "y"]));
+    assert_eq!(world.resource::<Arrivals>().0, [(spawned[0], 5), (spawned[1], 6)]);
+}
+
+#[test]
+fn a_restore_places_every_batch_at_its_saved_handles() {
+    let mut source = World::new();
+    let all: Vec<Entity> = (0..8).map(|i| source.spawn(Hp(i))).collect();
+    for &gone in &all[5..7] {
+        source.despawn(gone).unwrap();
+    }
+    let bare = source.spawn(());
+    let state = source.allocator_state();
+    let named = [all[3], all[1]];
+    let plain = [all[7], all[0], all[2], all[4]];
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut copy = World::new();
+    let seen = log.clone();
+    copy.register_component_hooks::<Hp>().on_add(move |w, e| seen.lock().unwrap().push((e, w.query::<&Hp>().count())));
+    copy.restore_with_column_batches(
+        &state,
+        &[bare],
+        [(&named[..], batch(&[3, 1], &["three", "one"])), (&plain[..], batch(&[7, 0, 2, 4], &[]))],
+    )
+    .unwrap();
+    for &e in named.iter().chain(&plain) {
+        assert_eq!(copy.get::<Hp>(e), source.get::<Hp>(e));
+    }
+    assert_eq!(copy.get::<Name>(all[1]).map(|n| n.0.as_str()), Some("one"));
+    assert!(copy.contains(bare) && !copy.has::<Hp>(bare));
+    assert_eq!(copy.len(), 7);
+    let order: Vec<Entity> = log.lock().unwrap().iter().map(|&(e, _)| e).collect();
+    assert_eq!(order, [all[3], all[1], all[7], all[0], all[2], all[4]], "batch by batch, row by row");
+    assert!(log.lock().unwrap().iter().all(|&(_, live)| live == 6), "hooks see the whole restore");
+    let table = copy.archetypes().as_slice().iter().find(|t| t.entities().contains(&all[7])).unwrap();
+    assert_eq!(table.entities(), plain);
+    assert_eq!(copy.spawn(Hp(9)), source.spawn(Hp(9)), "later spawns replay");
+    copy.check_invariants().unwrap();
+}
+
+#[test]
+fn a_refused_restore_changes_nothing_and_drops_its_values_once() {
+    let mut source = World::new();
+    let a = source.spawn(Hp(1));
+    let b = source.spawn(Hp(2));
+    let state = source.allocator_state();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let with = |n: u32| {
+        let mut batch = ColumnBatch::new(n as usize);
+        batch.add(counted(n, &drops));
+        batch
+    };
+    let mut copy = World::new();
+    let stale = Entity::from_bits((2 << 32) | u64::from(a.index())).unwrap();
+    assert_eq!(
+        copy.restore_with_column_batches(&state, &[], [(&[stale, b][..], with(2))]),
+        Err(archetable::AllocatorStateError::GenerationMismatch { entity: stale, slot_generation: 1 })
+    );
+    assert_eq!(
+        copy.restore_with_column_batches(&state, &[a], [(&[a, b][..], with(2))]),
+        Err(archetable::AllocatorStateError::DuplicateLiveEntity(a))
+    );
+    assert_eq!(drops.load(Ordering::Relaxed), 4);
+    assert!(copy.is_empty());
+    assert_eq!(copy.allocator_state(), World::new().allocator_state());
+    copy.check_invariants().unwrap();
+    let other = copy.spawn(());
+    assert_eq!(
+        copy.restore_with_column_batches(&state, &[], [(&[a, b][..], with(2))]),
+        Err(archetable::AllocatorStateError::WorldNotEmpty)
+    );
+    assert_eq!(drops.load(Ordering::Relaxed), 6);
+    assert_eq!(copy.len(), 1);
+    let _ = other;
+}

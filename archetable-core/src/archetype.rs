@@ -196,6 +196,12 @@ impl Archetype {
         }
     }
 
+    /// Makes room for `additional` more rows in the entity column only; the
+    /// caller grows the columns (or has them take over buffers).
+    pub(crate) fn reserve_entities(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+    }
+
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) {

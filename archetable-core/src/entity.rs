@@ -700,6 +700,17 @@ impl Entities {
         &mut self,
         state: &AllocatorState,
         live: &[Entity],
+        place: impl FnMut(Entity) -> EntityLocation,
+    ) -> Result<(), AllocatorStateError> {
+        self.restore_each(state, live.iter().copied(), place)
+    }
+
+    /// [`Entities::restore`] with the live handles given by an iterator,
+    /// which is walked twice (to check, then to place).
+    pub fn restore_each(
+        &mut self,
+        state: &AllocatorState,
+        live: impl Iterator<Item = Entity> + Clone,
         mut place: impl FnMut(Entity) -> EntityLocation,
     ) -> Result<(), AllocatorStateError> {
         debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
@@ -718,7 +729,7 @@ impl Entities {
                 Some(mark) => *mark = FREE,
             }
         }
-        for &entity in live {
+        for entity in live.clone() {
             let i = entity.index as usize;
             match marks.get_mut(i) {
                 None => return Err(AllocatorStateError::LiveIndexOutOfRange(entity)),
@@ -746,12 +757,13 @@ impl Entities {
             .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));
         self.free.clear();
         self.free.extend_from_slice(&state.free);
-        for &entity in live {
+        let txn = !self.txns.is_empty();
+        for entity in live {
             self.slots[entity.index as usize].location = place(entity);
             self.live += 1;
-        }
-        if !self.txns.is_empty() {
-            self.allocated.extend(live.iter().map(|e| e.index));
+            if txn {
+                self.allocated.push(entity.index);
+            }
         }
         Ok(())
     }

@@ -26,7 +26,8 @@ use crate::bundle::BundleId;
 use crate::change::Tick;
 use crate::column::Column;
 use crate::component::{Component, ComponentId, Components};
-use crate::entity::{Entity, EntityLocation};
+use crate::entity::{AllocatorState, Entity, EntityLocation};
+use crate::error::AllocatorStateError;
 use crate::structural::RequiredValue;
 use crate::world::World;
 
@@ -100,6 +101,17 @@ impl<T: Component> BatchColumn for Vec<T> {
 
     unsafe fn move_into(&mut self, column: &mut Column, tick: Tick) {
         debug_assert_eq!(column.type_id(), TypeId::of::<T>());
+        if column.can_adopt() && self.capacity() != 0 {
+            let mut values = std::mem::ManuallyDrop::new(std::mem::take(self));
+            let (data, len, capacity) = (values.as_mut_ptr(), values.len(), values.capacity());
+            // SAFETY: the column stores `T` (caller) and can adopt; `data`
+            // is the buffer of a `Vec<T>` of non-zero capacity (so a real
+            // allocation by the global allocator, with `Layout::array::<T>`),
+            // whose first `len` values are initialized; the vector is
+            // forgotten, so the column is the buffer's only owner.
+            unsafe { column.adopt(std::ptr::NonNull::new_unchecked(data.cast()), len, capacity, tick) };
+            return;
+        }
         column.reserve(self.len());
         // SAFETY: the vector holds `len` initialized `T`s back to back, and
         // `column` stores `T` (caller) and is another allocation; the
@@ -233,6 +245,9 @@ enum Handles<'a> {
     Spawn,
     /// These live entities without components, batch by batch.
     Fill(&'a [&'a [Entity]]),
+    /// These entities, which a restore made live in the batches' tables
+    /// (rows pushed, values to come).
+    Restored(&'a [&'a [Entity]]),
 }
 
 impl World {
@@ -266,6 +281,7 @@ impl World {
         let spare = self.entities_mut().spare();
         assert!(rows <= spare, "entity index space exhausted: {rows} entities asked for, room for {spare}");
         let planned = vec![self.plan_batch(batch)];
+        self.reserve_batches(&planned);
         let mut spawned = Vec::with_capacity(rows);
         self.place_batches(planned, Handles::Spawn, &mut spawned);
         spawned
@@ -313,7 +329,82 @@ impl World {
         let (handles, batches): (Vec<&[Entity]>, Vec<ColumnBatch>) = batches.into_iter().unzip();
         self.check_fill(&handles, &batches)?;
         let planned: Vec<Planned> = batches.into_iter().map(|batch| self.plan_batch(batch)).collect();
+        self.reserve_batches(&planned);
         self.place_batches(planned, Handles::Fill(&handles), &mut Vec::new());
+        Ok(())
+    }
+
+    /// Rebuilds this empty world's entities in one step, as
+    /// [`World::restore_allocator_state`] followed by
+    /// [`World::insert_column_batches`] would, without the detour through
+    /// the table of entities without components: the allocator becomes a
+    /// copy of `state`, the entities of `bare` live without components,
+    /// and the rows of `batches[i].1` live at `batches[i].0`, each batch's
+    /// columns moved into its table with one copy (or none, for a table it
+    /// fills alone: its buffers are taken over). For loading saves.
+    ///
+    /// Checks the state and the handles first (as
+    /// `restore_allocator_state` does) and on error changes nothing; the
+    /// batches are dropped. Then the hooks run as for
+    /// `insert_column_batches`.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::ColumnBatch;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let all: Vec<Entity> = (0..4).map(|i| world.spawn(Hp(i))).collect();
+    /// world.despawn(all[1]).unwrap();
+    /// let bare = world.spawn(());
+    ///
+    /// let mut copy = World::new();
+    /// let mut hp = ColumnBatch::new(3);
+    /// hp.add(vec![Hp(0), Hp(2), Hp(3)]);
+    /// let dressed = [all[0], all[2], all[3]];
+    /// copy.restore_with_column_batches(&world.allocator_state(), &[bare], [(&dressed[..], hp)]).unwrap();
+    /// assert_eq!(copy.get::<Hp>(all[2]), Some(&Hp(2)));
+    /// assert!(copy.contains(bare) && !copy.contains(all[1]));
+    /// assert_eq!(copy.spawn(Hp(9)), world.spawn(Hp(9)));
+    /// ```
+    ///
+    /// # Panics
+    /// If a batch has another number of rows than entities listed for it
+    /// (before anything changes), or as `insert_column_batches`.
+    pub fn restore_with_column_batches<'a>(
+        &mut self,
+        state: &AllocatorState,
+        bare: &[Entity],
+        batches: impl IntoIterator<Item = (&'a [Entity], ColumnBatch)>,
+    ) -> Result<(), AllocatorStateError> {
+        self.flush();
+        if !self.is_empty() {
+            return Err(AllocatorStateError::WorldNotEmpty);
+        }
+        let (handles, batches): (Vec<&[Entity]>, Vec<ColumnBatch>) = batches.into_iter().unzip();
+        for (entities, batch) in handles.iter().zip(&batches) {
+            let (entities, rows) = (entities.len(), batch.rows);
+            assert_eq!(entities, rows, "{entities} entities listed for a batch of {rows} rows");
+        }
+        let planned: Vec<Planned> = batches.into_iter().map(|batch| self.plan_batch(batch)).collect();
+        self.reserve_batches(&planned);
+        // Where the entities go, in the order the restore places them.
+        let spans: Vec<(ArchetypeId, usize)> = std::iter::once((ArchetypeId::EMPTY, bare.len()))
+            .chain(planned.iter().map(|plan| (plan.target, plan.batch.rows)))
+            .collect();
+        let (entities, _, archetypes, _) = self.storage_mut();
+        archetypes.get_mut(ArchetypeId::EMPTY).reserve_entities(bare.len());
+        let live = bare.iter().chain(handles.iter().flat_map(|list| list.iter())).copied();
+        let (mut span, mut left) = (0, bare.len());
+        entities.restore_each(state, live, |entity| {
+            while left == 0 {
+                span += 1;
+                left = spans[span].1;
+            }
+            left -= 1;
+            let archetype = spans[span].0;
+            EntityLocation { archetype, row: archetypes.get_mut(archetype).push_entity(entity) }
+        })?;
+        self.place_batches(planned, Handles::Restored(&handles), &mut Vec::new());
         Ok(())
     }
 
@@ -364,13 +455,10 @@ impl World {
     /// Moves the planned batches into their tables, at new handles or at
     /// the listed entities, pushing new handles to `spawned`; then runs
     /// the hooks.
-    fn place_batches(&mut self, planned: Vec<Planned>, handles: Handles<'_>, spawned: &mut Vec<Entity>) {
-        let tick = self.change_tick();
-        let (entities, components, archetypes, _) = self.storage_mut();
-        // Every check and allocation first: once values move, nothing may
-        // panic.
+    fn reserve_batches(&mut self, planned: &[Planned]) {
+        let (_, components, archetypes, _) = self.storage_mut();
         let mut room: Vec<(ArchetypeId, usize)> = Vec::new();
-        for plan in &planned {
+        for plan in planned {
             let table = archetypes.get(plan.target);
             for (column, &to) in plan.batch.columns.iter().zip(plan.columns.iter()) {
                 let id = table.components()[to as usize];
@@ -382,8 +470,29 @@ impl World {
             }
         }
         for &(target, rows) in &room {
-            archetypes.get_mut(target).reserve(rows);
+            let table = archetypes.get_mut(target);
+            // A table that one batch fills from empty takes over the
+            // batch's own buffers: no copy, no second allocation.
+            let sole = planned.iter().filter(|p| p.target == target).count() == 1;
+            table.reserve_entities(rows);
+            for column in table.columns_mut() {
+                if sole && column.can_adopt() {
+                    column.reserve_ticks(rows);
+                } else {
+                    column.reserve(rows);
+                }
+            }
         }
+    }
+
+    /// Moves the planned batches into their tables, at new handles, at the
+    /// listed entities, or beside the entities a restore already placed,
+    /// pushing new handles to `spawned`; then runs the hooks. The caller
+    /// checked the batches and made room for them
+    /// ([`World::reserve_batches`]): once values move, nothing may panic.
+    fn place_batches(&mut self, planned: Vec<Planned>, handles: Handles<'_>, spawned: &mut Vec<Entity>) {
+        let tick = self.change_tick();
+        let (entities, _, archetypes, _) = self.storage_mut();
         if let Handles::Fill(lists) = handles {
             // Out of the empty table, last listed first: a block at the end
             // of the table (a restored save's order) leaves it with pops.
@@ -414,6 +523,7 @@ impl World {
                         entities.set_location(entity.index(), EntityLocation { archetype: plan.target, row });
                     }
                 }
+                Handles::Restored(_) => {}
             }
             let columns = table.columns_mut();
             for (column, &to) in plan.batch.columns.iter_mut().zip(plan.columns.iter()) {
@@ -434,10 +544,20 @@ impl World {
         }
         let mut next = 0;
         for (i, &(bundle, rows, _)) in done.iter().enumerate() {
+            // A batch none of whose components has a hook or an observer
+            // (the usual case in a world whose only hooks are the engine's
+            // own, for other types) skips the per-entity calls.
+            let info = self.bundle_info(bundle);
+            let ids: Vec<ComponentId> =
+                info.components().iter().copied().chain(info.required().iter().map(|r| r.id)).collect();
+            if !ids.into_iter().any(|id| self.reacts_to_insert(id)) {
+                next += rows;
+                continue;
+            }
             for r in 0..rows {
                 let entity = match handles {
                     Handles::Spawn => spawned[next + r],
-                    Handles::Fill(lists) => lists[i][r],
+                    Handles::Fill(lists) | Handles::Restored(lists) => lists[i][r],
                 };
                 if self.contains(entity) {
                     self.fire_insert_hooks(bundle, entity, ArchetypeId::EMPTY);

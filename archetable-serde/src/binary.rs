@@ -22,7 +22,7 @@
 use std::cell::Cell;
 use std::num::NonZeroU32;
 
-use archetable_core::{Entity, EntityBuilder, World};
+use archetable_core::{ColumnBatch, Entity, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
@@ -31,6 +31,7 @@ use crate::depth::{too_deep, MAX_DEPTH};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
+use crate::place::{self, LoadedTable};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{self, Saved, FORMAT_TAG};
 use crate::value::{Value, ValueSeed};
@@ -203,6 +204,18 @@ impl<'a> Reader<'a> {
         Ok(count as usize)
     }
 
+    /// One entity of a table, `(index - previous index, generation)`, read
+    /// without postcard's per-call setup; `None` (nothing read) on anything
+    /// but two well-formed varints.
+    #[inline]
+    fn entity_step(&mut self) -> Option<(i64, u32)> {
+        let mut rest = self.0;
+        let zigzag = varint(&mut rest, 10, 1)?;
+        let generation = u32::try_from(varint(&mut rest, 5, 0x0f)?).ok()?;
+        self.0 = rest;
+        Some(((zigzag >> 1) as i64 ^ -((zigzag & 1) as i64), generation))
+    }
+
     fn bytes(&mut self, len: u64) -> Result<&'a [u8], LoadError> {
         if len > self.0.len() as u64 {
             return Err(binary_error(format!("a column of {len} bytes with {} bytes left", self.0.len())));
@@ -211,6 +224,26 @@ impl<'a> Reader<'a> {
         self.0 = rest;
         Ok(bytes)
     }
+}
+
+/// A postcard varint of at most `max` bytes whose last byte, if it is the
+/// `max`-th, is at most `last`: postcard's rules for `u64` (10, 1) and
+/// `u32` (5, 0x0f).
+#[inline]
+fn varint(bytes: &mut &[u8], max: usize, last: u8) -> Option<u64> {
+    let mut out = 0u64;
+    for i in 0..max {
+        let &byte = bytes.get(i)?;
+        out |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            if i == max - 1 && byte > last {
+                return None;
+            }
+            *bytes = &bytes[i + 1..];
+            return Some(out);
+        }
+    }
+    None
 }
 
 /// A save as read, before any value is built.
@@ -241,7 +274,11 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
         let mut entities = Vec::with_capacity(count);
         let mut index = 0i64;
         for _ in 0..count {
-            let (delta, generation): (i64, u32) = reader.take()?;
+            let (delta, generation): (i64, u32) = match reader.entity_step() {
+                Some(step) => step,
+                // Postcard names what is wrong.
+                None => reader.take()?,
+            };
             index = index.wrapping_add(delta);
             let entity = u32::try_from(index)
                 .ok()
@@ -333,15 +370,21 @@ fn build_column(
 }
 
 /// Builds every value of `save`, then (if all went well) puts the entities
-/// into `world`. On error the world is unchanged.
+/// into `world`, each table as one batch. On error the world is unchanged.
 /// Returns where the saved entities went, when merging.
 fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
     let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
-    let sorted = load::sorted_unique(&saved)?;
-    // As the text loader does: while building, keep the save's own handles
-    // and send the others to `DANGLING`; values holding handles are read
-    // again once the new handles exist.
+    // As the text loader does: while building a merge, keep the save's own
+    // handles and send the others to `DANGLING`; values holding handles
+    // are read again once the new handles exist.
+    let sorted = match mode {
+        Mode::Exact => {
+            place::check_unique(&saved)?;
+            Vec::new()
+        }
+        Mode::Merge => load::sorted_unique(&saved)?,
+    };
     let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
     let cx = match mode {
         Mode::Exact => Context::new(EntityMapping::Keep),
@@ -364,19 +407,8 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
     let mut exact = None;
     let handles: Vec<Entity> = match mode {
         Mode::Exact => {
-            let state = load::allocator_state(&save.allocator, saved.len())?;
-            // Entities without components first, in order: they stay in the
-            // empty table. The others in reverse, so that each, taken in
-            // file order, leaves the empty table from its end.
-            let (bare, dressed): (Vec<&Table<'_, '_>>, Vec<&Table<'_, '_>>) =
-                save.tables.iter().partition(|t| t.columns.is_empty());
-            let order: Vec<Entity> = bare
-                .iter()
-                .flat_map(|t| t.entities.iter().copied())
-                .chain(dressed.iter().rev().flat_map(|t| t.entities.iter().rev().copied()))
-                .collect();
-            exact = Some((state, order));
-            saved.clone()
+            exact = Some(load::allocator_state(&save.allocator, saved.len())?);
+            saved
         }
         Mode::Merge => {
             let handles = world.peek_entities(saved.len());
@@ -388,19 +420,20 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
             handles
         }
     };
-    let mut builders: Vec<EntityBuilder> = Vec::with_capacity(saved.len());
+    let mut tables = Vec::with_capacity(built.len());
+    let mut first = 0;
     for (table, columns) in save.tables.iter().zip(built) {
-        let mut queues: Vec<_> =
-            columns.into_iter().map(|(entry, column)| (entry, (entry.column.into_queue)(column.values))).collect();
-        for _ in &table.entities {
-            let mut builder = EntityBuilder::new();
-            for (entry, queue) in &mut queues {
-                (entry.column.add_next)(&mut builder, queue);
+        let rows = table.entities.len();
+        if !columns.is_empty() {
+            let mut batch = ColumnBatch::new(rows);
+            for (entry, column) in columns {
+                (entry.column.into_batch)(column.values, &mut batch);
             }
-            builders.push(builder);
+            tables.push(LoadedTable { first, batch });
         }
+        first += rows;
     }
-    load::place(world, &handles, &mut builders, exact.as_ref().map(|(state, order)| (state, &order[..])))?;
+    place::place_tables(world, &handles, tables, exact.as_ref())?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }
@@ -526,6 +559,30 @@ mod tests {
         assert_eq!(World::load_binary(&registry, &bytes).unwrap_err(), expected);
         assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
         assert_eq!(world.len(), 1);
+    }
+
+    #[test]
+    fn entity_steps_read_as_postcard_reads_them() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for delta in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX] {
+            for generation in [0u32, 1, 127, 128, u32::MAX] {
+                cases.push(postcard::to_allocvec(&(delta, generation)).unwrap());
+            }
+        }
+        // Too long, a last byte past the type, cut short, empty.
+        cases.push(vec![0x80; 11]);
+        cases.push(vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x01]);
+        cases.push(vec![0x02, 0xff, 0xff, 0xff, 0xff, 0x1f]);
+        cases.push(vec![0x02, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+        cases.push(vec![0x02, 0x80]);
+        cases.push(vec![0x02]);
+        cases.push(vec![]);
+        for bytes in cases {
+            let mut reader = super::Reader(&bytes);
+            let ours = reader.entity_step().map(|step| (step, reader.0.len()));
+            let theirs = postcard::take_from_bytes::<(i64, u32)>(&bytes).ok().map(|(step, rest)| (step, rest.len()));
+            assert_eq!(ours, theirs, "{bytes:?}");
+        }
     }
 
     #[test]

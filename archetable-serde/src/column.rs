@@ -17,7 +17,7 @@
 
 use std::any::Any;
 
-use archetable_core::{Component, Entity, EntityBuilder, World};
+use archetable_core::{ColumnBatch, Component, Entity, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -48,7 +48,7 @@ pub(crate) struct ColumnRun<'a> {
 /// A column being read: the values, and the rows whose values hold entity
 /// handles (with their trees, to be read again once the handles are known).
 pub(crate) struct ReadColumn {
-    /// A `Vec<T>`, then (see [`ColumnFns::into_queue`]) its `IntoIter`.
+    /// A `Vec<T>`.
     pub values: Boxed,
     pub rebuild: Vec<(usize, Value)>,
 }
@@ -83,10 +83,9 @@ pub(crate) struct ColumnFns {
     pub find_handles: PassFn,
     /// Reads the rows to rebuild again through the context.
     pub rebuild: PassFn,
-    /// Turns the values into a queue for `add_next`.
-    pub into_queue: fn(Boxed) -> Boxed,
-    /// Adds the next value of the queue to an entity being built.
-    pub add_next: fn(&mut EntityBuilder, &mut Boxed),
+    /// Adds the values (a `Vec<T>` with one value per row) to a batch as
+    /// its column of `T`.
+    pub into_batch: fn(Boxed, &mut ColumnBatch),
 }
 
 impl ColumnFns {
@@ -97,12 +96,8 @@ impl ColumnFns {
             read_trees: read_trees::<T>,
             find_handles: find_handles::<T>,
             rebuild: rebuild::<T>,
-            into_queue: |values| Box::new(downcast::<Vec<T>>(values).into_iter()),
-            add_next: |builder, queue| {
-                let queue = queue
-                    .downcast_mut::<std::vec::IntoIter<T>>()
-                    .unwrap_or_else(|| unreachable!("a column queue of another type"));
-                builder.add(queue.next().expect("a column holds one value per entity"));
+            into_batch: |values, batch| {
+                batch.add(downcast::<Vec<T>>(values));
             },
         }
     }

@@ -57,6 +57,7 @@ mod error;
 mod from_value;
 mod json_format;
 mod load;
+mod place;
 mod prefab;
 mod registry;
 mod save;

@@ -687,6 +687,12 @@ impl Entities {
         AllocatorHooks { entities: self }
     }
 
+    /// The allocator's state, borrowed: every slot's generation, in index
+    /// order, and the free list.
+    pub fn state_view(&self) -> (impl ExactSizeIterator<Item = NonZeroU32> + '_, &[u32]) {
+        (self.slots.iter().map(|slot| slot.generation), &self.free)
+    }
+
     /// A copy of the allocator's state: every slot's generation and the
     /// free list. Handles reserved but not yet flushed are not included.
     pub fn state(&self) -> AllocatorState {

@@ -759,6 +759,12 @@ impl World {
         self.entities.state()
     }
 
+    /// What [`World::allocator_state`] copies, borrowed: the generation of
+    /// every slot in index order, and the free list.
+    pub fn allocator_view(&self) -> (impl ExactSizeIterator<Item = std::num::NonZeroU32> + '_, &[u32]) {
+        self.entities.state_view()
+    }
+
     /// Makes this empty world's entity allocator a copy of `state`, with
     /// each of `live` alive and without components (insert them next).
     /// Checks first, and on error changes nothing.

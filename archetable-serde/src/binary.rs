@@ -26,7 +26,7 @@ use archetable_core::{ColumnBatch, Entity, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
-use crate::column::{append, ColumnRun, ReadColumn};
+use crate::column::{append, ReadColumn, PREALLOCATE_BYTES};
 use crate::depth::{too_deep, MAX_DEPTH};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
@@ -42,73 +42,84 @@ pub(crate) const BINARY_VERSION: u32 = 2;
 // ---------------------------------------------------------------------------
 // Writing
 
-/// Writes `world` as a version 2 binary save.
+/// Writes `world` as a version 2 binary save, table by table, each
+/// column's values straight into the output.
 pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = save::plan(world, &registry);
     let archetypes = world.archetypes().as_slice();
-    let mut runs: Vec<Vec<ColumnRun<'_>>> = plan
+    // Room for about what the save takes: typed values tend to take no
+    // more bytes than they do in memory, and entities two or three.
+    let guess: usize = plan
         .archetypes
         .iter()
-        .map(|(a, entries)| {
-            let entities = archetypes[*a].entities();
-            entries.iter().map(|_| ColumnRun { entities, out: Vec::new(), trees: false }).collect()
+        .map(|(a, _)| {
+            let table = &archetypes[*a];
+            let row: usize = table.components().iter().map(|&id| world.components().info(id).layout().size()).sum();
+            table.len().saturating_mul(row + 3)
         })
-        .collect();
-    // Where each component type's columns are: (table, column), tables in
-    // increasing archetype order.
-    let mut columns_of: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.names.len()];
-    for (t, (_, entries)) in plan.archetypes.iter().enumerate() {
-        for (c, &(_, name)) in entries.iter().enumerate() {
-            columns_of[name as usize].push((t, c));
-        }
-    }
-    for positions in &columns_of {
-        let Some(&(t, c)) = positions.first() else { continue };
-        let entry: &ComponentEntry = plan.archetypes[t].1[c].0;
-        let mut column: Vec<ColumnRun<'_>> = positions
-            .iter()
-            .map(|&(t, c)| {
-                std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
-            })
-            .collect();
-        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, field, message)| {
-            SaveError::Component { entity, component: entry.name.clone(), field, message }
-        })?;
-        for (&(t, c), run) in positions.iter().zip(column) {
-            runs[t][c] = run;
-        }
-    }
-    let resources = resource_trees(world, &registry)?;
-
-    let values: usize = runs.iter().flatten().map(|run| run.out.len()).sum();
-    let entities: usize = plan.archetypes.iter().map(|(a, _)| archetypes[*a].len()).sum();
-    let mut out = Vec::with_capacity(values + 3 * entities + 64);
+        .sum();
+    let mut out = Vec::with_capacity(guess.min(PREALLOCATE_BYTES) + 64);
     let encode = |e: postcard::Error| SaveError::Encode { format: Format::Binary, message: e.to_string() };
     append(&(FORMAT_TAG, BINARY_VERSION), &mut out).map_err(encode)?;
     append(&save::Allocator::of(world), &mut out).map_err(encode)?;
     append(&plan.names, &mut out).map_err(encode)?;
-    append(&(plan.archetypes.len() as u64), &mut out).map_err(encode)?;
-    for ((a, entries), table) in plan.archetypes.iter().zip(&runs) {
-        let entities = archetypes[*a].entities();
-        append(&(entities.len() as u64), &mut out).map_err(encode)?;
+    push_varint(&mut out, plan.archetypes.len() as u64);
+    for (a, entries) in &plan.archetypes {
+        let table = &archetypes[*a];
+        push_varint(&mut out, table.len() as u64);
         let mut previous = 0i64;
-        for &entity in entities {
-            let bits = entity.to_bits();
-            let index = i64::from(bits as u32);
-            append(&(index - previous, (bits >> 32) as u32), &mut out).map_err(encode)?;
+        for &entity in table.entities() {
+            let index = i64::from(entity.index());
+            let delta = index - previous;
+            push_varint(&mut out, ((delta << 1) ^ (delta >> 63)) as u64);
+            push_varint(&mut out, u64::from(entity.generation()));
             previous = index;
         }
-        append(&(entries.len() as u64), &mut out).map_err(encode)?;
-        for (&(_, name), run) in entries.iter().zip(table) {
-            append(&(name, run.trees, run.out.len() as u64), &mut out).map_err(encode)?;
-            out.extend_from_slice(&run.out);
+        push_varint(&mut out, entries.len() as u64);
+        for &(entry, name) in entries {
+            push_varint(&mut out, u64::from(name));
+            // The tree flag and the length of the values follow; the values
+            // are written first, into the room left for them.
+            let flag = out.len();
+            let room = varint_len((table.len() as u64).saturating_mul(8));
+            out.resize(flag + 1 + room, 0);
+            let trees =
+                (entry.column.write)(world, table, &entry.typed, &mut out).map_err(|(entity, field, message)| {
+                    SaveError::Component { entity, component: entry.name.clone(), field, message }
+                })?;
+            let values = out.len() - (flag + 1 + room);
+            out[flag] = u8::from(trees);
+            let mut len = Vec::with_capacity(10);
+            push_varint(&mut len, values as u64);
+            if len.len() == room {
+                out[flag + 1..flag + 1 + room].copy_from_slice(&len);
+            } else {
+                // A column far from its guessed size: move its values.
+                out.splice(flag + 1..flag + 1 + room, len);
+            }
         }
     }
+    let resources = resource_trees(world, &registry)?;
     append(&ResourceMap(&resources), &mut out).map_err(encode)?;
     let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
     append(&skipped, &mut out).map_err(encode)?;
     Ok(Saved { data: out, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
+}
+
+/// Appends `value` as a postcard varint (7 bits a byte, low bits first).
+#[inline]
+fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The bytes of `value` as a varint.
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// The trees of the registered resources the world has.
@@ -559,6 +570,16 @@ mod tests {
         assert_eq!(World::load_binary(&registry, &bytes).unwrap_err(), expected);
         assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
         assert_eq!(world.len(), 1);
+    }
+
+    #[test]
+    fn varints_are_written_as_postcard_writes_them() {
+        for value in [0u64, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+            let mut ours = Vec::new();
+            super::push_varint(&mut ours, value);
+            assert_eq!(ours, postcard::to_allocvec(&value).unwrap(), "{value}");
+            assert_eq!(super::varint_len(value), ours.len(), "{value}");
+        }
     }
 
     #[test]

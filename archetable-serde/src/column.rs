@@ -17,6 +17,7 @@
 
 use std::any::Any;
 
+use archetable_core::storage::Archetype;
 use archetable_core::{ColumnBatch, Component, Entity, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -33,17 +34,7 @@ use crate::value::Value;
 
 /// Reserve at most this many bytes of values before writing or reading
 /// them.
-const PREALLOCATE_BYTES: usize = 64 << 20;
-
-/// The values of one component type for one table, as written.
-pub(crate) struct ColumnRun<'a> {
-    /// The table's entities, in row order; each has the component.
-    pub entities: &'a [Entity],
-    /// The encoded values.
-    pub out: Vec<u8>,
-    /// Whether the values are [`Value`] trees rather than typed.
-    pub trees: bool,
-}
+pub(crate) const PREALLOCATE_BYTES: usize = 64 << 20;
 
 /// A column being read: the values, and the rows whose values hold entity
 /// handles (with their trees, to be read again once the handles are known).
@@ -57,9 +48,10 @@ pub(crate) struct ReadColumn {
 /// and the message.
 pub(crate) type WriteError = (Entity, String, String);
 
-/// Writes one run per table holding the type, typed where the plan
-/// allows; fails with the entity, field and message.
-type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), WriteError>;
+/// Appends the values of one table's column to the output, typed where
+/// the plan allows and as trees otherwise; returns whether it wrote trees.
+/// Fails with the entity, field and message.
+type WriteFn = fn(&World, &Archetype, &TypedPlan, &mut Vec<u8>) -> Result<bool, WriteError>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -70,8 +62,7 @@ type PassFn = fn(&mut ReadColumn, &Context<'_>) -> Result<(), (usize, FromValueE
 /// How to write, read and insert columns of one component type.
 #[derive(Clone, Copy)]
 pub(crate) struct ColumnFns {
-    /// Writes one run per table holding the type, tables in increasing
-    /// archetype order; fails with the entity, field and message.
+    /// Appends one table's column; see [`WriteFn`].
     pub write: WriteFn,
     /// Reads `count` typed values from the bytes; fails with the row.
     pub read_typed: ReadTypedFn,
@@ -113,51 +104,61 @@ fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
 
 fn write<T: Component + Serialize>(
     world: &World,
-    runs: &mut [ColumnRun<'_>],
+    table: &Archetype,
     plan: &TypedPlan,
-) -> Result<(), WriteError> {
-    // The query visits the tables holding `T` in increasing archetype
-    // order, as the runs are; `get` is the fallback should that change.
-    let mut query = world.query::<(Entity, &T)>();
-    let mut in_step = true;
-    for run in runs.iter_mut() {
-        let mut typed = true;
-        for (row, &entity) in run.entities.iter().enumerate() {
-            let value = next_value(world, &mut query, &mut in_step, entity);
-            let written = plan.fits(value) == Fit::Typed && append(value, &mut run.out).is_ok();
-            if !written {
-                // The tree's error names the problem better than postcard's
-                // does, if the value cannot be written at all; so does its
-                // path, if the value nests too deep.
-                let tree = to_value(value).map_err(|e| (entity, String::new(), e.0))?;
-                if let Some((field, message)) = unwritable(&tree, Format::Binary) {
-                    return Err((entity, field, message));
-                }
-                typed = false;
-                for &entity in &run.entities[row + 1..] {
-                    next_value(world, &mut query, &mut in_step, entity);
-                }
+    out: &mut Vec<u8>,
+) -> Result<bool, WriteError> {
+    let entities = table.entities();
+    // The table's column as a slice; an entity's value one by one should
+    // the type be stored elsewhere.
+    let column = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
+    let value_at = |row: usize| -> &T {
+        match column {
+            Some(values) => &values[row],
+            None => world.get::<T>(entities[row]).expect("the table's entities have the component"),
+        }
+    };
+    let start = out.len();
+    let writer = plan.writer();
+    let mut written = 0;
+    if let Some(values) = column {
+        for value in values {
+            if writer.write(value, out) != Fit::Typed {
                 break;
             }
-            if row == 0 {
-                // Values of one type tend to take alike room; but the first
-                // may be a large one.
-                let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
-                run.out.reserve(guess.min(PREALLOCATE_BYTES));
+            if written == 0 {
+                // Values of one type tend to take alike room; but the
+                // first may be a large one.
+                let guess = (out.len() - start).saturating_mul(values.len()) + values.len() / 4;
+                out.reserve(guess.min(PREALLOCATE_BYTES));
             }
+            written += 1;
         }
-        if typed {
-            continue;
-        }
-        run.out.clear();
-        run.trees = true;
-        for &entity in run.entities {
-            let value = world.get::<T>(entity).expect("the runs list entities that have the component");
-            let tree = to_binary_tree(value, plan).map_err(|e| (entity, String::new(), e.0))?;
-            append(&tree, &mut run.out).map_err(|e| (entity, String::new(), e.to_string()))?;
+    } else {
+        while written < entities.len() && writer.write(value_at(written), out) == Fit::Typed {
+            written += 1;
         }
     }
-    Ok(())
+    if written == entities.len() {
+        return Ok(false);
+    }
+    // The tree's error names the problem better than postcard's does, if
+    // the value cannot be written at all; so does its path, if the value
+    // nests too deep.
+    let entity = entities[written];
+    let tree = to_value(value_at(written)).map_err(|e| (entity, String::new(), e.0))?;
+    if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+        return Err((entity, field, message));
+    }
+    out.truncate(start);
+    for (row, &entity) in entities.iter().enumerate() {
+        let tree = to_binary_tree(value_at(row), plan).map_err(|e| (entity, String::new(), e.0))?;
+        if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+            return Err((entity, field, message));
+        }
+        append(&tree, out).map_err(|e| (entity, String::new(), e.to_string()))?;
+    }
+    Ok(true)
 }
 
 /// Appends the postcard encoding of `value` to `out`.
@@ -166,7 +167,7 @@ pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> pos
 }
 
 /// Appends postcard's output to a vector, without taking it over.
-struct Sink<'a>(&'a mut Vec<u8>);
+pub(crate) struct Sink<'a>(pub &'a mut Vec<u8>);
 
 impl postcard::ser_flavors::Flavor for Sink<'_> {
     type Output = ();
@@ -186,22 +187,6 @@ impl postcard::ser_flavors::Flavor for Sink<'_> {
     fn finalize(self) -> postcard::Result<()> {
         Ok(())
     }
-}
-
-/// `entity`'s `T`: the query's next value while it keeps in step.
-fn next_value<'w, T: Component>(
-    world: &'w World,
-    query: &mut impl Iterator<Item = (Entity, &'w T)>,
-    in_step: &mut bool,
-    entity: Entity,
-) -> &'w T {
-    if *in_step {
-        match query.next() {
-            Some((e, value)) if e == entity => return value,
-            _ => *in_step = false,
-        }
-    }
-    world.get::<T>(entity).expect("the runs list entities that have the component")
 }
 
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {

@@ -202,15 +202,21 @@ pub(crate) struct Allocator {
 
 impl Allocator {
     pub(crate) fn of(world: &World) -> Allocator {
-        let state = world.allocator_state();
+        let (mut slots, free) = world.allocator_view();
         let mut generations: Vec<(u32, NonZeroU32)> = Vec::new();
-        for &generation in &state.generations {
-            match generations.last_mut() {
-                Some((count, g)) if *g == generation => *count += 1,
-                _ => generations.push((1, generation)),
+        if let Some(mut current) = slots.next() {
+            let mut count = 1;
+            for generation in slots {
+                if generation == current {
+                    count += 1;
+                } else {
+                    generations.push((count, current));
+                    (current, count) = (generation, 1);
+                }
             }
+            generations.push((count, current));
         }
-        Allocator { generations, free: state.free }
+        Allocator { generations, free: free.to_vec() }
     }
 }
 

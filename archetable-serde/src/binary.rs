@@ -24,7 +24,6 @@ use std::num::NonZeroU32;
 
 use archetable_core::{ColumnBatch, Entity, World};
 use serde::de::DeserializeSeed;
-use serde::Serialize;
 
 use crate::column::{append, ReadColumn, PREALLOCATE_BYTES};
 use crate::depth::{too_deep, MAX_DEPTH};
@@ -34,7 +33,7 @@ use crate::load::{self, EntityMap, Mode, NamedValues};
 use crate::place::{self, LoadedTable};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{self, Saved, FORMAT_TAG};
-use crate::value::{Value, ValueSeed};
+use crate::value::ValueSeed;
 
 /// The binary layout version this build writes.
 pub(crate) const BINARY_VERSION: u32 = 2;
@@ -100,8 +99,8 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
             }
         }
     }
-    let resources = resource_trees(world, &registry)?;
-    append(&ResourceMap(&resources), &mut out).map_err(encode)?;
+    let resources = save::resource_trees(world, &registry, Format::Binary)?;
+    append(&save::ResourceMap(&resources), &mut out).map_err(encode)?;
     let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
     append(&skipped, &mut out).map_err(encode)?;
     Ok(Saved { data: out, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
@@ -120,34 +119,6 @@ fn push_varint(out: &mut Vec<u8>, mut value: u64) {
 /// The bytes of `value` as a varint.
 fn varint_len(value: u64) -> usize {
     (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
-}
-
-/// The trees of the registered resources the world has.
-fn resource_trees<'r>(world: &World, registry: &'r SerdeRegistry) -> Result<Vec<(&'r str, Value)>, SaveError> {
-    let mut trees = Vec::new();
-    for entry in registry.resources() {
-        match (entry.save)(world) {
-            Some(Ok(value)) => {
-                if let Some((field, message)) = save::unwritable(&value, Format::Binary) {
-                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
-                }
-                trees.push((entry.name.as_str(), value))
-            }
-            Some(Err(e)) => {
-                return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
-            }
-            None => {}
-        }
-    }
-    Ok(trees)
-}
-
-struct ResourceMap<'a>(&'a [(&'a str, Value)]);
-
-impl Serialize for ResourceMap<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
-    }
 }
 
 // ---------------------------------------------------------------------------

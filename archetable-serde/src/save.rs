@@ -311,7 +311,42 @@ impl Serialize for Resources<'_> {
     }
 }
 
-struct Skipped<'a>(&'a [SkippedComponent]);
+/// The trees of the registered resources the world has, each checked for
+/// `format`.
+pub(crate) fn resource_trees<'r>(
+    world: &World,
+    registry: &'r SerdeRegistry,
+    format: Format,
+) -> Result<Vec<(&'r str, Value)>, SaveError> {
+    let mut trees = Vec::new();
+    for entry in registry.resources() {
+        match (entry.save)(world) {
+            Some(Ok(value)) => {
+                if let Some((field, message)) = unwritable(&value, format) {
+                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
+                }
+                trees.push((entry.name.as_str(), value))
+            }
+            Some(Err(e)) => {
+                return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
+            }
+            None => {}
+        }
+    }
+    Ok(trees)
+}
+
+/// Resources by name, as a save's `resources` field.
+pub(crate) struct ResourceMap<'a>(pub &'a [(&'a str, Value)]);
+
+impl Serialize for ResourceMap<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
+}
+
+/// The component types a save left out, as its `skipped` field.
+pub(crate) struct Skipped<'a>(pub &'a [SkippedComponent]);
 
 impl Serialize for Skipped<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

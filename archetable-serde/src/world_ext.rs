@@ -11,6 +11,7 @@ use crate::load::{self, EntityMap, Mode};
 use crate::prefab::{self, Overrides, Prefabs};
 use crate::registry::SerdeRegistry;
 use crate::save::{self, Saved};
+use crate::text_save::Text;
 
 mod sealed {
     pub trait Sealed {}
@@ -133,16 +134,43 @@ pub trait SerdeWorldExt: sealed::Sealed {
     ) -> Result<Entity, PrefabError>;
 
     /// Saves every entity with its registered components, the registered
-    /// resources and the entity allocator, as JSON with one line per
-    /// component.
+    /// resources and the entity allocator, as compact JSON (no spaces or
+    /// line breaks; [`SerdeWorldExt::save_json_pretty`] writes one line per
+    /// component, for saves people read or compare).
     /// Unregistered components are left out and listed in
     /// [`Saved::skipped`]. JSON cannot hold NaN or infinite numbers: a
     /// component holding one fails the save (RON and binary keep them).
+    ///
+    /// Values are written straight from the tables, the text the same as
+    /// the pretty save's but for the spaces and line breaks; every loader
+    /// reads both.
     fn save_json(&self) -> Result<Saved<String>, SaveError>;
 
-    /// Saves as [`SerdeWorldExt::save_json`] does, as RON with one line per
-    /// component.
+    /// Saves as [`SerdeWorldExt::save_json`] does, with one line per
+    /// entity and per component:
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Component, Serialize, Deserialize, Default)]
+    /// struct Hp(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_serde::<Hp>("Hp");
+    /// world.spawn(Hp(3));
+    /// let pretty = world.save_json_pretty()?.data;
+    /// assert!(pretty.contains("\"entities\": {\n    \"0v1\": {\n      \"Hp\": 3\n    }\n  }"));
+    /// assert!(world.save_json()?.data.contains(r#""entities":{"0v1":{"Hp":3}}"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn save_json_pretty(&self) -> Result<Saved<String>, SaveError>;
+
+    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON.
     fn save_ron(&self) -> Result<Saved<String>, SaveError>;
+
+    /// Saves as [`SerdeWorldExt::save_ron`] does, with one line per entity
+    /// and per component.
+    fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_json`] does, in the compact binary
     /// form (postcard). Structs whose fields were all written keep their
@@ -282,10 +310,18 @@ impl SerdeWorldExt for World {
     }
 
     fn save_json(&self) -> Result<Saved<String>, SaveError> {
+        crate::text_save::save(self, Text::Json)
+    }
+
+    fn save_json_pretty(&self) -> Result<Saved<String>, SaveError> {
         save::save(self, Format::Json, |doc| crate::json_format::to_string(doc, 3).map_err(|e| e.to_string()))
     }
 
     fn save_ron(&self) -> Result<Saved<String>, SaveError> {
+        crate::text_save::save(self, Text::Ron)
+    }
+
+    fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError> {
         let config = ron::ser::PrettyConfig::new().depth_limit(3);
         save::save(self, Format::Ron, |doc| ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string()))
     }

@@ -30,7 +30,7 @@ use crate::depth::{too_deep, MAX_DEPTH};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
-use crate::place::{self, LoadedTable};
+use crate::place::{self, Arrival, LoadedTable};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{self, Saved, FORMAT_TAG};
 use crate::value::ValueSeed;
@@ -415,7 +415,12 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
         }
         first += rows;
     }
-    place::place_tables(world, &handles, tables, exact.as_ref())?;
+    let bare = place::bare(&handles, &tables);
+    let arrival = match &exact {
+        Some(state) => Arrival::Exact { state, bare: &bare },
+        None => Arrival::Merge { peeked: &handles },
+    };
+    place::place_tables(world, &handles, tables, arrival)?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }

@@ -20,14 +20,16 @@ use std::any::Any;
 use archetable_core::storage::Archetype;
 use archetable_core::{ColumnBatch, Component, Entity, World};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 
-use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
+use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
 use crate::entity_probe::holds_entity;
 use crate::error::Format;
-use crate::from_value::{from_value, Context, FromValueError};
+use crate::from_value::{from_value, Context, EntityMapping, FromValueError};
 use crate::registry::Boxed;
 use crate::save::unwritable;
+use crate::strict::Strictly;
 use crate::to_value::{to_binary_tree, to_value};
 use crate::typed::{Fit, TypedPlan};
 use crate::value::Value;
@@ -77,6 +79,19 @@ pub(crate) struct ColumnFns {
     /// Adds the values (a `Vec<T>` with one value per row) to a batch as
     /// its column of `T`.
     pub into_batch: fn(Boxed, &mut ColumnBatch),
+    /// An empty `Vec<T>`, for a text load to push to.
+    pub new_values: fn() -> Boxed,
+    /// Reads one value from the JSON text at the start of the `&str`
+    /// through [`Strictly`], pushes it and returns the bytes it took; `None`
+    /// (nothing pushed) if it must be read through its tree.
+    pub read_json: fn(&str, &mut Boxed) -> Option<usize>,
+    /// The same, from RON text.
+    pub read_ron: fn(&str, &mut Boxed) -> Option<usize>,
+    /// Builds a value from its tree (handles kept) and pushes it.
+    pub push_tree: fn(&Value, &mut Boxed) -> Result<(), FromValueError>,
+    /// Deals the values out to tables: `tables[i]` is the table of value
+    /// `i`; returns each table's values, for tables `0..count`.
+    pub deal: fn(Boxed, &[u32], usize) -> Vec<Boxed>,
 }
 
 impl ColumnFns {
@@ -90,8 +105,45 @@ impl ColumnFns {
             into_batch: |values, batch| {
                 batch.add(downcast::<Vec<T>>(values));
             },
+            new_values: || Box::new(Vec::<T>::new()),
+            read_json: read_json::<T>,
+            read_ron: read_ron::<T>,
+            push_tree: |tree, values| {
+                let value = from_value::<T>(tree, &Context::new(EntityMapping::Keep))?;
+                values_of::<T>(values).push(value);
+                Ok(())
+            },
+            deal: deal::<T>,
         }
     }
+}
+
+fn values_of<T: Any>(values: &mut Boxed) -> &mut Vec<T> {
+    values.downcast_mut::<Vec<T>>().unwrap_or_else(|| unreachable!("a column of another type"))
+}
+
+fn read_json<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Strictly<T, false, MAX_DEPTH>>();
+    let Some(Ok(Strictly(value))) = stream.next() else { return None };
+    values_of::<T>(values).push(value);
+    Some(stream.byte_offset())
+}
+
+fn read_ron<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<usize> {
+    let mut deserializer = ron::Deserializer::from_str(text).ok()?;
+    let Strictly(value) = Strictly::<T, true, MAX_RON_DEPTH>::deserialize(&mut deserializer).ok()?;
+    values_of::<T>(values).push(value);
+    Some(text.len() - deserializer.remainder().len())
+}
+
+fn deal<T: Component>(values: Boxed, tables: &[u32], count: usize) -> Vec<Boxed> {
+    let values = downcast::<Vec<T>>(values);
+    debug_assert_eq!(values.len(), tables.len());
+    let mut dealt: Vec<Vec<T>> = (0..count).map(|_| Vec::new()).collect();
+    for (value, &table) in values.into_iter().zip(tables) {
+        dealt[table as usize].push(value);
+    }
+    dealt.into_iter().map(|values| Box::new(values) as Boxed).collect()
 }
 
 fn downcast<T: Any>(value: Boxed) -> T {

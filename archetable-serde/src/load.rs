@@ -138,10 +138,11 @@ pub(crate) struct Document<const L: usize> {
     skipped: Vec<SkippedEntry>,
 }
 
+/// An entry of a save's `skipped` list (read, to be checked, and dropped).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct SkippedEntry {
+pub(crate) struct SkippedEntry {
     component: String,
     entities: u64,
 }

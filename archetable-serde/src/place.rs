@@ -37,39 +37,48 @@ pub(crate) fn check_unique(saved: &[Entity]) -> Result<(), LoadError> {
     sorted_unique(saved).map(drop)
 }
 
+/// How the entities of a load enter the world.
+pub(crate) enum Arrival<'a> {
+    /// Into an empty world, whose allocator becomes `state`; `bare` are the
+    /// entities without components.
+    Exact { state: &'a AllocatorState, bare: &'a [Entity] },
+    /// Beside the world's own entities: every loaded entity's new handle,
+    /// in the order the world's next spawns hand them out
+    /// ([`World::peek_entities`]).
+    Merge { peeked: &'a [Entity] },
+}
+
+/// The saved entities that are in no table (those without components):
+/// `handles` holds every entity, the tables' rows among them.
+pub(crate) fn bare(handles: &[Entity], tables: &[LoadedTable]) -> Vec<Entity> {
+    let mut in_table = vec![false; handles.len()];
+    for table in tables {
+        in_table[table.first..table.first + table.batch.len()].fill(true);
+    }
+    handles.iter().zip(&in_table).filter(|&(_, &t)| !t).map(|(&e, _)| e).collect()
+}
+
 /// Puts the loaded `tables` into `world` as one step, the rows of each at
-/// their slice of `handles` (one per saved entity, in the loader's order;
-/// those in no table are entities without components).
+/// its slice of `rows` (the tables' entities back to back).
 ///
-/// An exact load (`exact`: into an empty world) restores the allocator
-/// state with every entity at its place in its table; a merge makes
-/// `handles`, which must be what the world's next spawns get
-/// ([`World::peek_entities`]), live, then fills them. Only then do hooks
-/// run; if one panics, the entities go again, the allocator included, and
-/// the panic goes on.
+/// An exact load restores the allocator state with every entity at its
+/// place in its table; a merge makes the handles it peeked live, then
+/// fills them. Only then do hooks run; if one panics, the entities go
+/// again, the allocator included, and the panic goes on.
 pub(crate) fn place_tables(
     world: &mut World,
-    handles: &[Entity],
+    rows: &[Entity],
     tables: Vec<LoadedTable>,
-    exact: Option<&AllocatorState>,
+    arrival: Arrival<'_>,
 ) -> Result<(), LoadError> {
-    // The entities in no table have no components.
-    let bare: Vec<Entity> = match exact {
-        Some(_) => {
-            let mut in_table = vec![false; handles.len()];
-            for table in &tables {
-                in_table[table.first..table.first + table.batch.len()].fill(true);
-            }
-            handles.iter().zip(&in_table).filter(|&(_, &t)| !t).map(|(&e, _)| e).collect()
-        }
-        None => Vec::new(),
-    };
     world.all_or_nothing(|world| {
-        let batches = tables.into_iter().map(|t| (&handles[t.first..t.first + t.batch.len()], t.batch));
-        match exact {
-            Some(state) => world.restore_with_column_batches(state, &bare, batches).map_err(LoadError::Allocator),
-            None => {
-                for &expected in handles {
+        let batches = tables.into_iter().map(|t| (&rows[t.first..t.first + t.batch.len()], t.batch));
+        match arrival {
+            Arrival::Exact { state, bare } => {
+                world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)
+            }
+            Arrival::Merge { peeked } => {
+                for &expected in peeked {
                     let made = world.reserve_entity();
                     debug_assert_eq!(made, expected, "a merge makes the handles it peeked");
                 }

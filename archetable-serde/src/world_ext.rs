@@ -230,20 +230,34 @@ pub trait SerdeWorldExt: sealed::Sealed {
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError>;
 }
 
-fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<World, LoadError> {
+fn load_fresh(registry: &SerdeRegistry, format: Format, text: &str) -> Result<World, LoadError> {
     match format {
-        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, data),
-        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, data),
+        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, text),
+        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, text),
     }
 }
 
-/// [`load_fresh`] of a save whose values may nest `L` levels.
+/// The text format of `format`.
+fn text_of(format: Format) -> Text {
+    if format == Format::Ron {
+        Text::Ron
+    } else {
+        Text::Json
+    }
+}
+
+/// [`load_fresh`] of a save whose values may nest `L` levels: straight
+/// into the tables where the file allows (`text_load.rs`), else through
+/// trees.
 fn load_fresh_nesting<const L: usize>(
     registry: &SerdeRegistry,
     format: Format,
-    data: &[u8],
+    text: &str,
 ) -> Result<World, LoadError> {
-    let document = load::parse::<L>(format, data)?;
+    if let Some(loaded) = crate::text_load::load_fresh::<L>(registry, text_of(format), text) {
+        return loaded;
+    }
+    let document = load::parse::<L>(format, text.as_bytes())?;
     let mut world = World::new();
     registry.register_components(&mut world);
     world.insert_resource(registry.clone());
@@ -251,16 +265,19 @@ fn load_fresh_nesting<const L: usize>(
     Ok(world)
 }
 
-fn load_merge(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
+fn load_merge(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
     match format {
-        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, data),
-        _ => load_merge_nesting::<MAX_DEPTH>(world, format, data),
+        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, text),
+        _ => load_merge_nesting::<MAX_DEPTH>(world, format, text),
     }
 }
 
 /// [`load_merge`] of a save whose values may nest `L` levels.
-fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
-    let document = load::parse::<L>(format, data)?;
+fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
+    if let Some(loaded) = crate::text_load::load_merge::<L>(world, text_of(format), text) {
+        return loaded;
+    }
+    let document = load::parse::<L>(format, text.as_bytes())?;
     let handles = load::load(world, &document, Mode::Merge)?;
     Ok(load::entity_map(&document, handles))
 }
@@ -331,11 +348,11 @@ impl SerdeWorldExt for World {
     }
 
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Json, text.as_bytes())
+        load_fresh(registry, Format::Json, text)
     }
 
     fn load_ron(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Ron, text.as_bytes())
+        load_fresh(registry, Format::Ron, text)
     }
 
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError> {
@@ -343,11 +360,11 @@ impl SerdeWorldExt for World {
     }
 
     fn load_into_json(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Json, text.as_bytes())
+        load_merge(self, Format::Json, text)
     }
 
     fn load_into_ron(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Ron, text.as_bytes())
+        load_merge(self, Format::Ron, text)
     }
 
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError> {

@@ -688,6 +688,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn damaged_saves_load_or_fail_as_through_trees() {
+        let (world, with_nan) = (scene(false), scene(true));
+        let registry = world.serde_registry();
+        let saves = [
+            (Text::Json, world.save_json().unwrap().data),
+            (Text::Json, world.save_json_pretty().unwrap().data),
+            (Text::Ron, with_nan.save_ron().unwrap().data),
+            (Text::Ron, with_nan.save_ron_pretty().unwrap().data),
+        ];
+        // xorshift: the same damage every run.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n.max(1) as u64) as usize
+        };
+        let mut compared = 0;
+        for (text, data) in &saves {
+            for _ in 0..400 {
+                let mut bytes = data.clone().into_bytes();
+                for _ in 0..1 + next(3) {
+                    let i = next(bytes.len());
+                    match next(4) {
+                        0 => {
+                            let tokens = b"{}[]():,\"0123456789 .-eE\\ntruefalsenull";
+                            bytes[i] = tokens[next(tokens.len())];
+                        }
+                        1 => bytes.truncate(i),
+                        2 => drop(bytes.drain(i..(i + next(8)).min(bytes.len()))),
+                        _ => {
+                            let j = next(bytes.len());
+                            let run = bytes[j..(j + next(16)).min(bytes.len())].to_vec();
+                            bytes.splice(i..i, run);
+                        }
+                    }
+                    if bytes.is_empty() {
+                        break;
+                    }
+                }
+                let Ok(damaged) = String::from_utf8(bytes) else { continue };
+                let fast = load(&registry, *text, &damaged);
+                let slow = through_trees(&registry, *text, &damaged);
+                match (&fast, &slow) {
+                    (Ok(fast), Ok(slow)) => assert_same_world(fast, slow),
+                    _ => assert_eq!(fast.as_ref().err(), slow.as_ref().err(), "{damaged}"),
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000);
+    }
+
     /// A JSON save holding `entities` (the entity map's inside).
     fn json(slots: u32, entities: &str) -> String {
         format!(

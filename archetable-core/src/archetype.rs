@@ -223,6 +223,13 @@ impl Archetype {
         row
     }
 
+    /// Appends `entities` to the entity column, a block of rows from the
+    /// current length. The caller pushes one value per row to every column
+    /// before the archetype is used again.
+    pub(crate) fn extend_entities(&mut self, entities: &[Entity]) {
+        self.entities.extend_from_slice(entities);
+    }
+
     /// Removes `row` from a table without columns (the empty table), the
     /// last row moving into its place; returns the entity moved there, for
     /// the caller to record.

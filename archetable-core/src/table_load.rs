@@ -387,23 +387,30 @@ impl World {
         }
         let planned: Vec<Planned> = batches.into_iter().map(|batch| self.plan_batch(batch)).collect();
         self.reserve_batches(&planned);
-        // Where the entities go, in the order the restore places them.
-        let spans: Vec<(ArchetypeId, usize)> = std::iter::once((ArchetypeId::EMPTY, bare.len()))
-            .chain(planned.iter().map(|plan| (plan.target, plan.batch.rows)))
-            .collect();
+        // Where each block of entities goes: the rows after those already
+        // there (or after an earlier batch's, for two of one table).
         let (entities, _, archetypes, _) = self.storage_mut();
+        let mut next_row: Vec<(ArchetypeId, usize)> = Vec::new();
+        let mut row_for = |archetype: ArchetypeId, rows: usize| {
+            let at = match next_row.iter_mut().find(|(a, _)| *a == archetype) {
+                Some(at) => at,
+                None => {
+                    next_row.push((archetype, archetypes.get(archetype).len()));
+                    next_row.last_mut().expect("just pushed")
+                }
+            };
+            at.1 += rows;
+            (at.1 - rows) as u32
+        };
+        let mut blocks = vec![(bare, ArchetypeId::EMPTY, row_for(ArchetypeId::EMPTY, bare.len()))];
+        for (plan, list) in planned.iter().zip(&handles) {
+            blocks.push((list, plan.target, row_for(plan.target, list.len())));
+        }
         archetypes.get_mut(ArchetypeId::EMPTY).reserve_entities(bare.len());
-        let live = bare.iter().chain(handles.iter().flat_map(|list| list.iter())).copied();
-        let (mut span, mut left) = (0, bare.len());
-        entities.restore_each(state, live, |entity| {
-            while left == 0 {
-                span += 1;
-                left = spans[span].1;
-            }
-            left -= 1;
-            let archetype = spans[span].0;
-            EntityLocation { archetype, row: archetypes.get_mut(archetype).push_entity(entity) }
-        })?;
+        entities.restore_blocks(state, &blocks)?;
+        for &(list, archetype, _) in &blocks {
+            archetypes.get_mut(archetype).extend_entities(list);
+        }
         self.place_batches(planned, Handles::Restored(&handles), &mut Vec::new());
         Ok(())
     }

@@ -134,7 +134,7 @@ pub(crate) fn load_fresh(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World
         load::load(&mut world, &document, Mode::Exact)?;
     } else {
         let save = parse(registry, bytes)?;
-        build_into(&mut world, save, Mode::Exact)?;
+        build_into(&mut world, &save, Mode::Exact)?;
     }
     Ok(world)
 }
@@ -148,7 +148,7 @@ pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, L
     }
     let registry = crate::world_ext::registry_of(world);
     let save = parse(&registry, bytes)?;
-    Ok(build_into(world, save, Mode::Merge)?.expect("a merge maps the saved entities"))
+    Ok(build_into(world, &save, Mode::Merge)?.expect("a merge maps the saved entities"))
 }
 
 fn binary_error(message: impl ToString) -> LoadError {
@@ -208,6 +208,20 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The entity of a table step of two one-byte varints (a small index
+/// step, a low generation) after `index`, with its index; `None` for any
+/// other step.
+#[inline(always)]
+fn short_step(bytes: &[u8], index: i64) -> Option<(Entity, i64)> {
+    let &[step, generation, ..] = bytes else { return None };
+    if step >= 0x80 || generation >= 0x80 {
+        return None;
+    }
+    let next = index.checked_add(i64::from(step >> 1) ^ -i64::from(step & 1))?;
+    let at = u32::try_from(next).ok()?;
+    Some((Entity::from_bits((u64::from(generation) << 32) | u64::from(at))?, next))
+}
+
 /// A postcard varint of at most `max` bytes whose last byte, if it is the
 /// `max`-th, is at most `last`: postcard's rules for `u64` (10, 1) and
 /// `u32` (5, 0x0f).
@@ -256,6 +270,14 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
         let mut entities = Vec::with_capacity(count);
         let mut index = 0i64;
         for _ in 0..count {
+            // Most steps are two one-byte varints: the next index, a low
+            // generation.
+            if let Some((entity, next)) = short_step(reader.0, index) {
+                reader.0 = &reader.0[2..];
+                index = next;
+                entities.push(entity);
+                continue;
+            }
             let (delta, generation): (i64, u32) = match reader.entity_step() {
                 Some(step) => step,
                 // Postcard names what is wrong.
@@ -354,17 +376,42 @@ fn build_column(
 /// Builds every value of `save`, then (if all went well) puts the entities
 /// into `world`, each table as one batch. On error the world is unchanged.
 /// Returns where the saved entities went, when merging.
-fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
+fn build_into(world: &mut World, save: &Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
+    let lists: Vec<&[Entity]> = save.tables.iter().map(|t| &t.entities[..]).collect();
+    if mode == Mode::Merge {
+        return build_checked(world, save, mode, &lists);
+    }
+    // An exact load's restore refuses an entity listed twice; should
+    // anything fail, the duplicate is named first, as the checks before a
+    // merge name it. (So a file with a duplicate is refused once its values
+    // are read, and a `Deserialize` that panics on it panics first.)
+    let result = build_checked(world, save, mode, &lists);
+    if result.is_err() {
+        place::check_unique(&lists)?;
+    }
+    result
+}
+
+/// [`build_into`] for a save whose entities `lists` are checked for
+/// duplicates when merging, and by the restore when exact.
+fn build_checked(
+    world: &mut World,
+    save: &Parsed<'_, '_>,
+    mode: Mode,
+    lists: &[&[Entity]],
+) -> Result<Option<EntityMap>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
-    let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
+    let count: usize = lists.iter().map(|list| list.len()).sum();
     // As the text loader does: while building a merge, keep the save's own
     // handles and send the others to `DANGLING`; values holding handles
-    // are read again once the new handles exist.
+    // are read again once the new handles exist. (An exact load keeps the
+    // handles as they are, and needs no list of them all.)
+    let saved: Vec<Entity> = match mode {
+        Mode::Exact => Vec::new(),
+        Mode::Merge => lists.iter().flat_map(|list| list.iter().copied()).collect(),
+    };
     let sorted = match mode {
-        Mode::Exact => {
-            place::check_unique(&saved)?;
-            Vec::new()
-        }
+        Mode::Exact => Vec::new(),
         Mode::Merge => load::sorted_unique(&saved)?,
     };
     let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
@@ -386,41 +433,44 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
     // rebuilds the values naming entities with the handles the world's next
     // spawns get, then everything is placed in one step.
     let mut entity_map = None;
-    let mut exact = None;
-    let handles: Vec<Entity> = match mode {
-        Mode::Exact => {
-            exact = Some(load::allocator_state(&save.allocator, saved.len())?);
-            saved
-        }
+    let (state, peeked) = match mode {
+        Mode::Exact => (Some(load::allocator_state(&save.allocator, count)?), Vec::new()),
         Mode::Merge => {
-            let handles = world.peek_entities(saved.len());
-            let map = EntityMap::from_pairs(saved.iter().copied().zip(handles.iter().copied()));
+            let peeked = world.peek_entities(count);
+            let map = EntityMap::from_pairs(saved.iter().copied().zip(peeked.iter().copied()));
             let remap = |e: Entity| map.get(e).unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
             rebuild(&save.tables, &mut built, &mut resources, &cx)?;
             entity_map = Some(map);
-            handles
+            (None, peeked)
         }
     };
+    // Each table's handles: as saved, or the new ones, in the same order.
     let mut tables = Vec::with_capacity(built.len());
+    let mut bare = Vec::new();
     let mut first = 0;
     for (table, columns) in save.tables.iter().zip(built) {
         let rows = table.entities.len();
-        if !columns.is_empty() {
-            let mut batch = ColumnBatch::new(rows);
-            for (entry, column) in columns {
-                (entry.column.into_batch)(column.values, &mut batch);
-            }
-            tables.push(LoadedTable { first, batch });
-        }
+        let handles = match mode {
+            Mode::Exact => &table.entities[..],
+            Mode::Merge => &peeked[first..first + rows],
+        };
         first += rows;
+        if columns.is_empty() {
+            bare.extend_from_slice(handles);
+            continue;
+        }
+        let mut batch = ColumnBatch::new(rows);
+        for (entry, column) in columns {
+            (entry.column.into_batch)(column.values, &mut batch);
+        }
+        tables.push(LoadedTable { handles, batch });
     }
-    let bare = place::bare(&handles, &tables);
-    let arrival = match &exact {
+    let arrival = match &state {
         Some(state) => Arrival::Exact { state, bare: &bare },
-        None => Arrival::Merge { peeked: &handles },
+        None => Arrival::Merge { peeked: &peeked },
     };
-    place::place_tables(world, &handles, tables, arrival)?;
+    place::place_tables(world, tables, arrival)?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }
@@ -546,6 +596,44 @@ mod tests {
         assert_eq!(World::load_binary(&registry, &bytes).unwrap_err(), expected);
         assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
         assert_eq!(world.len(), 1);
+    }
+
+    #[test]
+    fn an_entity_listed_twice_is_named_in_both_modes() {
+        let mut world = World::new();
+        world.register_serde::<Health>("Health");
+        let e = world.spawn(Health(1));
+        world.spawn(Health(2));
+        let mut bytes = world.save_binary().unwrap().data;
+        // The table's steps: (0, 1) then (1, 1); make the second (0, 1).
+        let steps = bytes.windows(4).position(|w| w == [0, 1, 2, 1]).unwrap();
+        bytes[steps + 2] = 0;
+        let expected = LoadError::DuplicateEntity { entity: e };
+        assert_eq!(World::load_binary(&world.serde_registry(), &bytes).unwrap_err(), expected);
+        let before = world.allocator_state();
+        assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
+        assert_eq!((world.len(), world.allocator_state()), (2, before));
+        // With a value that does not read besides (`Health(2)` as a
+        // `bool`), the duplicate is still what is named.
+        let mut flags = World::new();
+        flags.register_serde::<Flag>("Health");
+        assert_eq!(World::load_binary(&flags.serde_registry(), &bytes).unwrap_err(), expected);
+    }
+
+    #[test]
+    fn short_steps_read_as_long_ones() {
+        for index in [0i64, 5, 200, i64::from(u32::MAX) - 1, i64::from(u32::MAX)] {
+            for bytes in [[0u8, 1], [2, 1], [1, 1], [0x7e, 0x7f], [0x7f, 3], [0, 0], [0x80, 1], [2, 0x80]] {
+                let long = super::Reader(&bytes).entity_step().and_then(|(delta, generation)| {
+                    let next = index.checked_add(delta)?;
+                    let entity = u32::try_from(next).ok().and_then(|at| {
+                        archetable_core::Entity::from_bits((u64::from(generation) << 32) | u64::from(at))
+                    })?;
+                    Some((entity, next))
+                });
+                assert_eq!(super::short_step(&bytes, index), long, "{bytes:?} after {index}");
+            }
+        }
     }
 
     #[test]

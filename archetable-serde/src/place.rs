@@ -8,22 +8,23 @@ use archetable_core::{AllocatorState, ColumnBatch, Entity, World};
 use crate::error::LoadError;
 use crate::load::sorted_unique;
 
-/// One table of a save, built: its rows are the saved entities
-/// `first .. first + batch.len()` (in the order the loader lists them).
-pub(crate) struct LoadedTable {
-    pub first: usize,
+/// One table of a save, built: its rows go to `handles`.
+pub(crate) struct LoadedTable<'h> {
+    pub handles: &'h [Entity],
     pub batch: ColumnBatch,
 }
 
-/// Refuses a save that lists an entity twice. Dense indices (a real
-/// save's) are checked with one bit each; anything else, or two handles of
-/// one index, by sorting.
-pub(crate) fn check_unique(saved: &[Entity]) -> Result<(), LoadError> {
-    let Some(max) = saved.iter().map(|e| e.index() as usize).max() else { return Ok(()) };
+/// Refuses a save that lists an entity twice; `lists` hold every saved
+/// entity. Dense indices (a real save's) are checked with one bit each;
+/// anything else, or two handles of one index, by sorting.
+pub(crate) fn check_unique(lists: &[&[Entity]]) -> Result<(), LoadError> {
+    let all = || lists.iter().flat_map(|list| list.iter());
+    let Some(max) = all().map(|e| e.index() as usize).max() else { return Ok(()) };
+    let count: usize = lists.iter().map(|list| list.len()).sum();
     // The bits cost no more than the handles read from the file.
-    if max < saved.len().saturating_mul(16).max(4096) {
+    if max < count.saturating_mul(16).max(4096) {
         let mut seen = vec![0u64; max / 64 + 1];
-        let clash = saved.iter().any(|e| {
+        let clash = all().any(|e| {
             let i = e.index() as usize;
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             let clash = seen[word] & bit != 0;
@@ -34,7 +35,7 @@ pub(crate) fn check_unique(saved: &[Entity]) -> Result<(), LoadError> {
             return Ok(());
         }
     }
-    sorted_unique(saved).map(drop)
+    sorted_unique(&all().copied().collect::<Vec<_>>()).map(drop)
 }
 
 /// How the entities of a load enter the world.
@@ -48,18 +49,8 @@ pub(crate) enum Arrival<'a> {
     Merge { peeked: &'a [Entity] },
 }
 
-/// The saved entities that are in no table (those without components):
-/// `handles` holds every entity, the tables' rows among them.
-pub(crate) fn bare(handles: &[Entity], tables: &[LoadedTable]) -> Vec<Entity> {
-    let mut in_table = vec![false; handles.len()];
-    for table in tables {
-        in_table[table.first..table.first + table.batch.len()].fill(true);
-    }
-    handles.iter().zip(&in_table).filter(|&(_, &t)| !t).map(|(&e, _)| e).collect()
-}
-
 /// Puts the loaded `tables` into `world` as one step, the rows of each at
-/// its slice of `rows` (the tables' entities back to back).
+/// its handles.
 ///
 /// An exact load restores the allocator state with every entity at its
 /// place in its table; a merge makes the handles it peeked live, then
@@ -67,12 +58,11 @@ pub(crate) fn bare(handles: &[Entity], tables: &[LoadedTable]) -> Vec<Entity> {
 /// again, the allocator included, and the panic goes on.
 pub(crate) fn place_tables(
     world: &mut World,
-    rows: &[Entity],
-    tables: Vec<LoadedTable>,
+    tables: Vec<LoadedTable<'_>>,
     arrival: Arrival<'_>,
 ) -> Result<(), LoadError> {
     world.all_or_nothing(|world| {
-        let batches = tables.into_iter().map(|t| (&rows[t.first..t.first + t.batch.len()], t.batch));
+        let batches = tables.into_iter().map(|t| (t.handles, t.batch));
         match arrival {
             Arrival::Exact { state, bare } => {
                 world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)

@@ -355,7 +355,7 @@ fn build<const L: usize>(
     let Scan { allocator, resources, saved, table_of, tables, types } = scan;
     let sorted = match mode {
         Mode::Exact => {
-            place::check_unique(&saved)?;
+            place::check_unique(&[&saved])?;
             Vec::new()
         }
         Mode::Merge => load::sorted_unique(&saved)?,
@@ -430,28 +430,27 @@ fn build<const L: usize>(
     };
     let handles = if mode == Mode::Merge { &peeked } else { &saved };
 
-    // The tables' rows back to back, and the entities without components.
-    let mut grouped = Vec::with_capacity(saved.len());
+    // Each table's handles, in its rows' order, and the entities without
+    // components.
     let mut bare = Vec::new();
-    let mut loaded = Vec::with_capacity(tables.len());
-    for ((table, columns), rows) in tables.iter().zip(columns).zip(&rows) {
+    let mut batches = Vec::with_capacity(tables.len());
+    let table_handles: Vec<Vec<Entity>> = rows.iter().map(|rows| rows.iter().map(|&i| handles[i]).collect()).collect();
+    for (((table, columns), rows), table_handles) in tables.iter().zip(columns).zip(&rows).zip(&table_handles) {
         if table.is_empty() {
-            bare.extend(rows.iter().map(|&i| handles[i]));
+            bare.extend_from_slice(table_handles);
             continue;
         }
-        let first = grouped.len();
-        grouped.extend(rows.iter().map(|&i| handles[i]));
         let mut batch = ColumnBatch::new(rows.len());
         for (&u, column) in table.iter().zip(columns) {
             (entries[u as usize].column.into_batch)(column.values, &mut batch);
         }
-        loaded.push(LoadedTable { first, batch });
+        batches.push(LoadedTable { handles: table_handles, batch });
     }
     let arrival = match &state {
         Some(state) => Arrival::Exact { state, bare: &bare },
         None => Arrival::Merge { peeked: &peeked },
     };
-    place::place_tables(world, &grouped, loaded, arrival)?;
+    place::place_tables(world, batches, arrival)?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }

@@ -18,8 +18,11 @@
 //!
 //! `generations` is run-length encoded over the slots (a fresh world's
 //! slots all have generation 1). `components` lists the component names
-//! the save uses; binary saves of version 1 named each entity's components
-//! by their index in that list instead of repeating the names.
+//! the save uses; binary saves of version 1, and compact RON saves (layout
+//! version 2: `{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
+//! components by their index in that list instead of repeating the names.
+//! Compact JSON and RON saves are written by `text_save.rs`, pretty ones
+//! (and checks) through this document.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -36,8 +39,35 @@ use crate::value::Value;
 
 /// The `format` tag of every save.
 pub(crate) const FORMAT_TAG: &str = "ecs-save";
-/// The layout version this build writes (and the newest it reads).
+/// The layout version of JSON saves and pretty RON saves: components named
+/// by their names.
 pub(crate) const VERSION: u32 = 1;
+/// The layout version of compact RON saves: each entity names its
+/// components by their index in `components` (`{"0v1": {0: (x: 1.0)}}`),
+/// as RON tells numbers from strings. RON loads read versions 1 and 2.
+pub(crate) const RON_VERSION: u32 = 2;
+
+/// The newest layout version loads of `format` read.
+pub(crate) fn newest_version(format: Format) -> u32 {
+    match format {
+        Format::Ron => RON_VERSION,
+        _ => VERSION,
+    }
+}
+
+/// Whether loads of `format` read layout `version`.
+pub(crate) fn reads_version(format: Format, version: u32) -> bool {
+    version == VERSION || version == newest_version(format)
+}
+
+/// How a text save names each entity's components.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// By name: layout version 1.
+    Names,
+    /// By index in `components`: RON's layout version 2.
+    Indices,
+}
 
 /// A save and what it had to leave out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,15 +165,16 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
     Plan { archetypes, names, skipped, skipped_resources }
 }
 
-/// Writes `world` in `format`.
+/// Writes `world` in `format`, its components named as `keys` says.
 pub(crate) fn save<T>(
     world: &World,
     format: Format,
+    keys: Keys,
     write: impl FnOnce(&SaveDocument<'_>) -> Result<T, String>,
 ) -> Result<Saved<T>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = plan(world, &registry);
-    let document = SaveDocument { world, registry: &registry, plan: &plan, format, error: RefCell::new(None) };
+    let document = SaveDocument { world, registry: &registry, plan: &plan, format, keys, error: RefCell::new(None) };
     let result = write(&document);
     if let Some(error) = document.error.into_inner() {
         return Err(error);
@@ -158,6 +189,7 @@ pub(crate) struct SaveDocument<'a> {
     registry: &'a SerdeRegistry,
     plan: &'a Plan<'a>,
     format: Format,
+    keys: Keys,
     /// The first component or resource that could not be written; the
     /// writer only gets a message.
     error: RefCell<Option<SaveError>>,
@@ -184,7 +216,8 @@ impl Serialize for SaveDocument<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut doc = serializer.serialize_struct("Save", 7)?;
         doc.serialize_field("format", FORMAT_TAG)?;
-        doc.serialize_field("version", &VERSION)?;
+        let version = if self.keys == Keys::Indices { RON_VERSION } else { VERSION };
+        doc.serialize_field("version", &version)?;
         doc.serialize_field("allocator", &Allocator::of(self.world))?;
         doc.serialize_field("components", &self.plan.names)?;
         doc.serialize_field("entities", &Entities(self))?;
@@ -261,7 +294,7 @@ impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Text formats only: binary saves are written by `binary.rs`.
         let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for &(entry, _) in self.entries {
+        for &(entry, index) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -273,7 +306,10 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    map.serialize_entry(&entry.name, &value)?;
+                    match self.doc.keys {
+                        Keys::Names => map.serialize_entry(&entry.name, &value)?,
+                        Keys::Indices => map.serialize_entry(&index, &value)?,
+                    }
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}

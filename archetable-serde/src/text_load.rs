@@ -27,12 +27,13 @@ use archetable_core::{ColumnBatch, Entity, World};
 use serde::de::DeserializeOwned;
 
 use crate::column::ReadColumn;
+use crate::error::Format;
 use crate::error::LoadError;
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
 use crate::place::{self, Arrival, LoadedTable};
 use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
-use crate::save::{FORMAT_TAG, VERSION};
+use crate::save::{reads_version, FORMAT_TAG};
 use crate::text_save::Text;
 use crate::value::Limited;
 
@@ -96,6 +97,24 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.pos += 1)
+    }
+
+    /// A component's key: its name (a string without escapes), or in RON
+    /// its index in `names`.
+    #[inline]
+    fn component_key<'k>(&mut self, names: Option<&'k [String]>) -> Option<&'k str>
+    where
+        'a: 'k,
+    {
+        if !self.ron || !self.peek()?.is_ascii_digit() {
+            return self.string();
+        }
+        let start = self.pos;
+        while self.bytes().get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+        let index: usize = self.text[start..self.pos].parse().ok()?;
+        names?.get(index).map(String::as_str)
     }
 
     /// A string without escapes.
@@ -259,7 +278,7 @@ impl<'r, const L: usize> Scan<'r, L> {
                 "components" => components.replace(at.value::<Vec<String>>()?).is_none(),
                 "resources" => resources.replace(at.value::<NamedValues<L>>()?).is_none(),
                 "skipped" => skipped.replace(at.value::<Vec<load::SkippedEntry>>()?).is_none(),
-                "entities" => entities.replace(Self::entities(&mut at, registry)?).is_none(),
+                "entities" => entities.replace(Self::entities(&mut at, registry, components.as_deref())?).is_none(),
                 _ => false,
             };
             if !fresh || !at.more(close)? {
@@ -268,7 +287,8 @@ impl<'r, const L: usize> Scan<'r, L> {
         }
         at.skip_space();
         // The whole text, and a save of this version.
-        if at.pos != data.len() || format? != FORMAT_TAG || version? != VERSION {
+        let read = if ron { Format::Ron } else { Format::Json };
+        if at.pos != data.len() || format? != FORMAT_TAG || !reads_version(read, version?) {
             return None;
         }
         let (saved, table_of, tables, types) = entities?;
@@ -281,6 +301,7 @@ impl<'r, const L: usize> Scan<'r, L> {
     fn entities(
         at: &mut Cursor<'_>,
         registry: &'r SerdeRegistry,
+        names: Option<&[String]>,
     ) -> Option<(Vec<Entity>, Vec<u32>, Vec<Vec<u16>>, Types<'r>)> {
         let mut types = Types { entries: Vec::new(), values: Vec::new(), names: Vec::new() };
         let (mut saved, mut table_of) = (Vec::new(), Vec::new());
@@ -299,7 +320,7 @@ impl<'r, const L: usize> Scan<'r, L> {
             components.clear();
             if !at.closes(b'}')? {
                 loop {
-                    let name = at.string()?;
+                    let name = at.component_key(names)?;
                     // Entities of one table usually list their components
                     // in one order.
                     let hint = previous.and_then(|t| tables[t as usize].get(components.len()).copied());
@@ -739,6 +760,56 @@ mod tests {
             }
         }
         assert!(compared > 1000);
+    }
+
+    #[test]
+    fn ron_saves_name_components_by_index_and_load_either_way() {
+        let registry = registered().serde_registry();
+        let doc = |version: u32, components: &str, entities: &str, order_swapped: bool| {
+            let (components, entities) = (format!("components: [{components}]"), format!("entities: {{{entities}}}"));
+            let (first, second) = if order_swapped { (entities, components) } else { (components, entities) };
+            format!(
+                "(format: \"ecs-save\", version: {version}, allocator: (generations: [(2, 1)], free: []), \
+                 {first}, {second}, resources: {{}}, skipped: [])"
+            )
+        };
+        let cases = [
+            (2, r#""Hp", "Marker""#, r#""0v1": {0: 3, 1: ()}, "1v1": {"Hp": 4}"#, false),
+            (1, r#""Hp""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
+            (2, r#""Hp""#, r#""0v1": {0: 3}, "1v1": {}"#, true),
+            (2, r#""Hp""#, r#""0v1": {1: 3}, "1v1": {}"#, false),
+            (2, r#""Helth""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
+            (2, r#""Hp", "Hp""#, r#""0v1": {0: 3, 1: 4}, "1v1": {}"#, false),
+            (3, r#""Hp""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
+        ];
+        for (version, components, entities, swapped) in cases {
+            let data = doc(version, components, entities, swapped);
+            let fast = load(&registry, Text::Ron, &data);
+            let slow = through_trees(&registry, Text::Ron, &data);
+            match (&fast, &slow) {
+                (Ok(fast), Ok(slow)) => assert_same_world(fast, slow),
+                _ => assert_eq!(fast.as_ref().err(), slow.as_ref().err(), "{data}"),
+            }
+        }
+        let two = Entity::from_bits(1 << 32).unwrap();
+        assert_eq!(
+            load(&registry, Text::Ron, &doc(2, r#""Hp""#, r#""0v1": {1: 3}, "1v1": {}"#, false)).err(),
+            Some(LoadError::UnknownComponent { entity: two, component: "1".into(), suggestion: None })
+        );
+        assert_eq!(
+            load(&registry, Text::Ron, &doc(3, r#""Hp""#, "", false)).err(),
+            Some(LoadError::UnsupportedVersion { found: 3, supported: 2 })
+        );
+        let json = json(0, "").replace("\"version\": 1", "\"version\": 2");
+        assert_eq!(
+            load(&registry, Text::Json, &json).err(),
+            Some(LoadError::UnsupportedVersion { found: 2, supported: 1 })
+        );
+        let world = scene(true);
+        let compact = world.save_ron().unwrap().data;
+        assert!(compact.starts_with(r#"(format:"ecs-save",version:2,"#), "{compact}");
+        let pretty = world.save_ron_pretty().unwrap().data;
+        assert!(pretty.contains("version: 1,") && pretty.contains(r#""Position": "#), "{pretty}");
     }
 
     /// A JSON save holding `entities` (the entity map's inside).

@@ -1,7 +1,8 @@
 //! Compact JSON and RON saves, written straight from the tables: the same
 //! text as serializing the whole document (`save.rs`) with the format's
 //! compact serializer, byte for byte, without a [`Value`] tree per
-//! component. Each value goes through [`Plain`], which writes what its tree
+//! component. RON saves name components by their index in the document's
+//! `components` list (layout version 2), JSON saves by their names. Each value goes through [`Plain`], which writes what its tree
 //! would; a value `Plain` refuses (see `plain.rs`) is written through its
 //! tree, which also gives the error a save reports.
 //!
@@ -18,7 +19,7 @@ use serde::Serialize;
 use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, SaveError};
 use crate::plain::{Plain, Rules};
-use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, VERSION};
+use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
 use crate::to_value::{to_value, ToValueError};
 use crate::value::Value;
 
@@ -172,7 +173,9 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     text.field(&mut out, "format", true);
     text.write(FORMAT_TAG, &mut out)?;
     text.field(&mut out, "version", false);
-    text.write(&VERSION, &mut out)?;
+    // RON names components by their index (layout version 2), JSON, whose
+    // keys are strings, by their names.
+    text.write(if text == Text::Ron { &RON_VERSION } else { &VERSION }, &mut out)?;
     text.field(&mut out, "allocator", false);
     text.write(&Allocator::of(world), &mut out)?;
     text.field(&mut out, "components", false);
@@ -182,11 +185,14 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     let mut first = true;
     for (a, entries) in &plan.archetypes {
         let table = &archetypes[*a];
-        // Each component's name as the format writes a map key.
+        // Each component's key as the format writes it.
         let mut keys = Vec::with_capacity(entries.len());
-        for &(entry, _) in entries {
+        for &(entry, index) in entries {
             let mut key = Vec::new();
-            text.write(entry.name.as_str(), &mut key)?;
+            match text {
+                Text::Json => text.write(entry.name.as_str(), &mut key)?,
+                Text::Ron => text.write(&index, &mut key)?,
+            }
             key.push(b':');
             keys.push(key);
         }
@@ -323,8 +329,12 @@ mod tests {
     /// The save as the whole document's compact serializer writes it.
     fn whole(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
         match text {
-            Text::Json => save::save(world, Format::Json, |doc| serde_json::to_string(doc).map_err(|e| e.to_string())),
-            Text::Ron => save::save(world, Format::Ron, |doc| ron::ser::to_string(doc).map_err(|e| e.to_string())),
+            Text::Json => save::save(world, Format::Json, save::Keys::Names, |doc| {
+                serde_json::to_string(doc).map_err(|e| e.to_string())
+            }),
+            Text::Ron => save::save(world, Format::Ron, save::Keys::Indices, |doc| {
+                ron::ser::to_string(doc).map_err(|e| e.to_string())
+            }),
         }
     }
 

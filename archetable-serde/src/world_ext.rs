@@ -165,11 +165,14 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// ```
     fn save_json_pretty(&self) -> Result<Saved<String>, SaveError>;
 
-    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON.
+    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON. Each
+    /// entity names its components by their index in the save's
+    /// `components` list (`"0v1": {0: (x: 1.0)}`, layout version 2),
+    /// which RON tells from names; the loaders read both.
     fn save_ron(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_ron`] does, with one line per entity
-    /// and per component.
+    /// and per component, and components by name (layout version 1).
     fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_json`] does, in the compact binary
@@ -202,7 +205,7 @@ pub trait SerdeWorldExt: sealed::Sealed {
         Self: Sized;
 
     /// A fresh world holding the RON save `text`; see
-    /// [`SerdeWorldExt::load_json`].
+    /// [`SerdeWorldExt::load_json`]. Reads layout versions 1 and 2.
     fn load_ron(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError>
     where
         Self: Sized;
@@ -331,7 +334,9 @@ impl SerdeWorldExt for World {
     }
 
     fn save_json_pretty(&self) -> Result<Saved<String>, SaveError> {
-        save::save(self, Format::Json, |doc| crate::json_format::to_string(doc, 3).map_err(|e| e.to_string()))
+        save::save(self, Format::Json, save::Keys::Names, |doc| {
+            crate::json_format::to_string(doc, 3).map_err(|e| e.to_string())
+        })
     }
 
     fn save_ron(&self) -> Result<Saved<String>, SaveError> {
@@ -340,7 +345,9 @@ impl SerdeWorldExt for World {
 
     fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError> {
         let config = ron::ser::PrettyConfig::new().depth_limit(3);
-        save::save(self, Format::Ron, |doc| ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string()))
+        save::save(self, Format::Ron, save::Keys::Names, |doc| {
+            ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string())
+        })
     }
 
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError> {

@@ -769,7 +769,8 @@ fn saves_never_read_components_back() {
     let entities = r#""entities":{"0v1":{"Health":1,"Fragile":7},"1v1":{"Fragile":8}},"#;
     assert!(compact_json.contains(entities), "{compact_json}");
     let compact_ron = world.save_ron().unwrap().data;
-    let entities = r#"entities:{"0v1":{"Health":1,"Fragile":7},"1v1":{"Fragile":8}},"#;
+    // Compact RON names components by their index in `components`.
+    let entities = r#"components:["Health","Fragile"],entities:{"0v1":{0:1,1:7},"1v1":{1:8}},"#;
     assert!(compact_ron.contains(entities), "{compact_ron}");
     let ron = world.save_ron_pretty().unwrap().data;
     let entities = r#"entities: {

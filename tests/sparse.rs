@@ -403,6 +403,7 @@ fn text_saves_keep_sparse_components_and_binary_saves_refuse_them() {
     world.insert_resource(registry.clone());
     let a = world.spawn((Life(1), Frozen(9)));
     let b = world.spawn(Life(2));
+    let c = world.spawn(Frozen(3)); // sparse components only
     let json = world.save_json().unwrap().data;
     let ron = world.save_ron().unwrap().data;
     for loaded in [World::load_json(&registry, &json), World::load_ron(&registry, &ron)] {
@@ -410,12 +411,16 @@ fn text_saves_keep_sparse_components_and_binary_saves_refuse_them() {
         assert_eq!(loaded.get::<Frozen>(a), Some(&Frozen(9)));
         assert_eq!(loaded.get::<Frozen>(b), None);
         assert_eq!(loaded.get::<Life>(b), Some(&Life(2)));
+        assert_eq!((loaded.get::<Frozen>(c), loaded.has::<Life>(c)), (Some(&Frozen(3)), false));
+        assert_eq!(loaded.len(), 3);
         loaded.check_invariants().unwrap();
     }
     let mut merged = World::new();
     merged.insert_resource(registry.clone());
     let map = merged.load_into_json(&json).unwrap();
     assert_eq!(merged.get::<Frozen>(map.get(a).unwrap()), Some(&Frozen(9)));
+    assert_eq!(merged.get::<Frozen>(map.get(c).unwrap()), Some(&Frozen(3)));
+    merged.check_invariants().unwrap();
     let error = world.save_binary().unwrap_err();
     assert!(error.to_string().contains("Frozen") && error.to_string().contains("sparse"), "{error}");
 }

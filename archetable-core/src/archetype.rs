@@ -151,6 +151,35 @@ impl Archetype {
         &mut self.columns
     }
 
+    /// The values of component `id`, one per row in row order, if the
+    /// table stores it and `T` is its type. For reading whole columns at
+    /// once (saving a world, exporting data).
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// world.spawn(Hp(3));
+    /// world.spawn(Hp(4));
+    /// let hp = world.components().id::<Hp>().unwrap();
+    /// let table = world.archetypes().as_slice().iter().find(|t| t.contains(hp)).unwrap();
+    /// assert_eq!(table.column_slice::<Hp>(hp), Some(&[Hp(3), Hp(4)][..]));
+    /// assert_eq!(table.column_slice::<u32>(hp), None);
+    /// ```
+    #[inline]
+    pub fn column_slice<T: 'static>(&self, id: ComponentId) -> Option<&[T]> {
+        let column = self.column(self.column_index(id)?);
+        if column.type_id() != std::any::TypeId::of::<T>() {
+            return None;
+        }
+        // SAFETY: the column stores `T` (checked above), so its first `len`
+        // rows are initialized `T`s, contiguous and aligned from `data`
+        // (the column's invariants; a dangling aligned pointer for zero
+        // rows or a zero-sized `T`); the shared borrow of the table keeps
+        // them from being changed or moved meanwhile.
+        Some(unsafe { std::slice::from_raw_parts(column.data().as_ptr().cast::<T>(), column.len()) })
+    }
+
     /// The `T` in `row`, if the archetype stores `T` under `id`.
     #[inline]
     pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: Row) -> Option<&T> {
@@ -165,6 +194,12 @@ impl Archetype {
         if additional > self.capacity.saturating_sub(self.entities.len()) {
             self.grow(additional);
         }
+    }
+
+    /// Makes room for `additional` more rows in the entity column only; the
+    /// caller grows the columns (or has them take over buffers).
+    pub(crate) fn reserve_entities(&mut self, additional: usize) {
+        self.entities.reserve(additional);
     }
 
     #[cold]
@@ -186,6 +221,25 @@ impl Archetype {
         let row = Row(self.entities.len() as u32);
         self.entities.push(entity);
         row
+    }
+
+    /// Appends `entities` to the entity column, a block of rows from the
+    /// current length. The caller pushes one value per row to every column
+    /// before the archetype is used again.
+    pub(crate) fn extend_entities(&mut self, entities: &[Entity]) {
+        self.entities.extend_from_slice(entities);
+    }
+
+    /// Removes `row` from a table without columns (the empty table), the
+    /// last row moving into its place; returns the entity moved there, for
+    /// the caller to record.
+    ///
+    /// # Panics
+    /// If the table has columns, or the row is out of bounds.
+    pub(crate) fn remove_bare_row(&mut self, row: Row) -> Option<Entity> {
+        assert!(self.columns.is_empty(), "remove_bare_row on a table with columns");
+        self.entities.swap_remove(row.index());
+        self.entities.get(row.index()).copied()
     }
 
     /// Removes `row` and drops its values, or resets and pools the values

@@ -326,6 +326,72 @@ impl Column {
         self.len += 1;
     }
 
+    /// Appends the `count` values that lie back to back from `src`, moving
+    /// them in with one copy (the caller must not use or drop them
+    /// afterwards), each added and changed at `tick`. Grows first, so a
+    /// failed allocation moves nothing.
+    ///
+    /// # Safety
+    /// - `src` points to `count` valid, initialized values of this column's
+    ///   type, aligned and contiguous (a slice of them);
+    /// - they do not lie in this column.
+    pub unsafe fn append_raw(&mut self, src: *const u8, count: usize, tick: Tick) {
+        self.reserve(count);
+        if self.tracked {
+            self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
+            self.ticks.changed.extend((0..count).map(|_| TickCell::new(tick)));
+        }
+        // SAFETY: `reserve` made rows `len .. len + count` part of the
+        // allocation (or the type is zero-sized and nothing is copied);
+        // `src` holds `count` values of the same layout outside the column
+        // (caller), so the two ranges do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src, self.ptr_at(self.len), count * self.layout.size()) };
+        self.len += count;
+    }
+
+    /// Makes room for the change ticks of `additional` more values only:
+    /// for a column about to take over a buffer ([`Column::adopt`]).
+    pub fn reserve_ticks(&mut self, additional: usize) {
+        if self.tracked {
+            self.ticks.reserve(additional);
+        }
+    }
+
+    /// Whether the column may take over a buffer ([`Column::adopt`]): it
+    /// is empty, owns no allocation, and its type is not zero-sized.
+    #[inline]
+    pub fn can_adopt(&self) -> bool {
+        self.len == 0 && self.capacity == 0 && self.layout.size() != 0
+    }
+
+    /// Takes over a buffer of `capacity` values of this column's type whose
+    /// first `count` are initialized (a `Vec`'s), as its own allocation,
+    /// instead of copying the values: each is added and changed at `tick`.
+    /// Room for the ticks was made with [`Column::reserve_ticks`], so
+    /// nothing allocates.
+    ///
+    /// # Safety
+    /// - [`Column::can_adopt`] holds;
+    /// - `data` was allocated by the global allocator for `capacity` values
+    ///   of the column's type, as `Vec` allocates (`Layout::array`), and the
+    ///   caller hands it over: it never uses or frees it again;
+    /// - `count <= capacity`, and the first `count` values are initialized
+    ///   values of the column's type.
+    pub unsafe fn adopt(&mut self, data: NonNull<u8>, count: usize, capacity: usize, tick: Tick) {
+        debug_assert!(self.can_adopt() && count <= capacity);
+        if self.tracked {
+            self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
+            self.ticks.changed.extend((0..count).map(|_| TickCell::new(tick)));
+        }
+        // The invariants hold: `data` is an allocation of `capacity *
+        // size` bytes aligned for the type (the layout `Vec` uses is the
+        // column's `array_layout`), rows below `count` are initialized,
+        // and the column had no allocation to free.
+        self.data = data;
+        self.capacity = capacity;
+        self.len = count;
+    }
+
     /// Appends `value`, added and changed at `tick`.
     ///
     /// # Safety

@@ -694,6 +694,12 @@ impl Entities {
         AllocatorHooks { entities: self }
     }
 
+    /// The allocator's state, borrowed: every slot's generation, in index
+    /// order, and the free list.
+    pub fn state_view(&self) -> (impl ExactSizeIterator<Item = NonZeroU32> + '_, &[u32]) {
+        (self.slots.iter().map(|slot| slot.generation), &self.free)
+    }
+
     /// A copy of the allocator's state: every slot's generation and the
     /// free list. Handles reserved but not yet flushed are not included.
     pub fn state(&self) -> AllocatorState {
@@ -707,8 +713,67 @@ impl Entities {
         &mut self,
         state: &AllocatorState,
         live: &[Entity],
+        place: impl FnMut(Entity) -> EntityLocation,
+    ) -> Result<(), AllocatorStateError> {
+        self.restore_each(state, live.iter().copied(), place)
+    }
+
+    /// [`Entities::restore`] for entities placed a block at a time: the
+    /// entities of each `(handles, archetype, first)` live at consecutive
+    /// rows of `archetype` from row `first` (the caller puts them there).
+    /// Checks everything before changing anything.
+    pub fn restore_blocks(
+        &mut self,
+        state: &AllocatorState,
+        blocks: &[(&[Entity], ArchetypeId, u32)],
+    ) -> Result<(), AllocatorStateError> {
+        let live = blocks.iter().flat_map(|&(handles, _, _)| handles.iter().copied());
+        let count = self.check_restore(state, live)?;
+        self.install(state);
+        let txn = !self.txns.is_empty();
+        if txn {
+            self.allocated.reserve(count);
+        }
+        for &(handles, archetype, first) in blocks {
+            for (r, entity) in handles.iter().enumerate() {
+                self.slots[entity.index as usize].location = EntityLocation { archetype, row: Row(first + r as u32) };
+            }
+            if txn {
+                self.allocated.extend(handles.iter().map(|e| e.index));
+            }
+        }
+        self.live = count as u32;
+        Ok(())
+    }
+
+    /// [`Entities::restore`] with the live handles given by an iterator,
+    /// which is walked twice (to check, then to place).
+    pub fn restore_each(
+        &mut self,
+        state: &AllocatorState,
+        live: impl Iterator<Item = Entity> + Clone,
         mut place: impl FnMut(Entity) -> EntityLocation,
     ) -> Result<(), AllocatorStateError> {
+        self.check_restore(state, live.clone())?;
+        self.install(state);
+        let txn = !self.txns.is_empty();
+        for entity in live {
+            self.slots[entity.index as usize].location = place(entity);
+            self.live += 1;
+            if txn {
+                self.allocated.push(entity.index);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that this allocator, with no live entity, may become `state`
+    /// with `live` alive; returns how many they are.
+    fn check_restore(
+        &mut self,
+        state: &AllocatorState,
+        live: impl Iterator<Item = Entity>,
+    ) -> Result<usize, AllocatorStateError> {
         debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
         debug_assert_eq!(self.live, 0, "restore needs an allocator with no live entity");
         let len = state.generations.len();
@@ -725,7 +790,8 @@ impl Entities {
                 Some(mark) => *mark = FREE,
             }
         }
-        for &entity in live {
+        let mut count = 0;
+        for entity in live {
             let i = entity.index as usize;
             match marks.get_mut(i) {
                 None => return Err(AllocatorStateError::LiveIndexOutOfRange(entity)),
@@ -739,11 +805,19 @@ impl Entities {
                 }
                 Some(mark) => *mark = LIVE,
             }
+            count += 1;
         }
         // Every other slot must be retired, or its index is lost for good.
         if let Some(i) = marks.iter().zip(&state.generations).position(|(&m, &g)| m == 0 && g != NonZeroU32::MAX) {
             return Err(AllocatorStateError::LostIndex(i as u32));
         }
+        Ok(count)
+    }
+
+    /// Replaces the slots and the free list by `state`'s, every slot
+    /// vacant (the caller then places the live ones), remembering the old
+    /// ones for open transactions.
+    fn install(&mut self, state: &AllocatorState) {
         for txn in self.txns.iter_mut().filter(|txn| txn.replaced.is_none()) {
             txn.replaced =
                 Some(Box::new(Replaced { slots: self.slots.clone(), free: self.free.clone(), live: self.live }));
@@ -753,14 +827,6 @@ impl Entities {
             .extend(state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }));
         self.free.clear();
         self.free.extend_from_slice(&state.free);
-        for &entity in live {
-            self.slots[entity.index as usize].location = place(entity);
-            self.live += 1;
-        }
-        if !self.txns.is_empty() {
-            self.allocated.extend(live.iter().map(|e| e.index));
-        }
-        Ok(())
     }
 
     #[cfg(test)]

@@ -812,6 +812,18 @@ impl World {
         });
     }
 
+    /// Whether adding component `id` to an entity has anything to run: an
+    /// `on_add` or `on_insert` hook, or an observer of those events.
+    pub(crate) fn reacts_to_insert(&mut self, id: ComponentId) -> bool {
+        self.install_engine_hooks();
+        let lifecycle = self.components().info(id).lifecycle();
+        let mut watched = self.hooks.has(id, HookKind::Add) || self.hooks.has(id, HookKind::Insert);
+        for kind in [HookKind::Add, HookKind::Insert].into_iter().filter(|_| !self.hooks.observers.is_empty()) {
+            lifecycle(kind, &mut |event, _| watched |= self.hooks.observers.watches(Any::type_id(event)));
+        }
+        watched
+    }
+
     /// Whether despawning an entity with component `id` has anything to
     /// run: a hook, or an observer of a lifecycle event a despawn triggers.
     fn reacts_to_removal(&self, id: ComponentId) -> bool {

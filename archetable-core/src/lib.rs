@@ -4,7 +4,7 @@
 //! derive macros.
 //!
 //! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `sparse`, `builder`, `bundle`, `structural`, `pool`, `resource`), the query and
+//! `sparse`, `builder`, `bundle`, `structural`, `table_load`, `pool`, `resource`), the query and
 //! system-parameter fetch modules (`query`, `system`), and the schedule's
 //! executor, which runs systems through a shared world once their accesses
 //! are proven disjoint; each of those opts in with `#[allow(unsafe_code)]`,
@@ -58,6 +58,8 @@ mod sparse;
 mod structural;
 #[allow(unsafe_code)]
 pub mod system;
+#[allow(unsafe_code)]
+mod table_load;
 mod time;
 mod trace;
 mod transaction;
@@ -96,6 +98,7 @@ pub use system::{
     CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoObserver, IntoSystem,
     Local, Query, RemovedComponents, Res, ResMut, System, SystemParam,
 };
+pub use table_load::{ColumnBatch, ColumnBatchError};
 pub use time::Time;
 pub use world::{SpawnBatch, World, WorldId};
 

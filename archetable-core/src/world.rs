@@ -860,6 +860,12 @@ impl World {
         self.entities.state()
     }
 
+    /// What [`World::allocator_state`] copies, borrowed: the generation of
+    /// every slot in index order, and the free list.
+    pub fn allocator_view(&self) -> (impl ExactSizeIterator<Item = std::num::NonZeroU32> + '_, &[u32]) {
+        self.entities.state_view()
+    }
+
     /// Makes this empty world's entity allocator a copy of `state`, with
     /// each of `live` alive and without components (insert them next).
     /// Checks first, and on error changes nothing.
@@ -1082,6 +1088,12 @@ impl World {
 
     pub(crate) fn entities_mut(&mut self) -> &mut Entities {
         &mut self.entities
+    }
+
+    /// The entity table, component registry, tables and bundle registry,
+    /// borrowed apart (for whole-table placement, `table_load.rs`).
+    pub(crate) fn storage_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes, &mut Bundles) {
+        (&mut self.entities, &mut self.components, &mut self.archetypes, &mut self.bundles)
     }
 
     pub(crate) fn removals(&self) -> &Removals {

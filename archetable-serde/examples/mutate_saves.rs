@@ -1,9 +1,10 @@
-//! Mutation fuzzing on the stable toolchain: takes a binary save of the fuzz
-//! fixture's world, damages copies of it (bit flips, byte sets, cuts,
-//! splices, duplicated runs, random words) and loads each into a fresh world
-//! and merged into a populated one. A load may fail; it must not panic, and
-//! the world must stay consistent (unchanged on failure). Failing inputs are
-//! written to `mutate-crash-N.bin` in the current folder.
+//! Mutation fuzzing on the stable toolchain: takes saves of the fuzz
+//! fixture's world (binary, and JSON and RON both compact and pretty),
+//! damages copies of them (bit flips, byte sets, cuts, splices, duplicated
+//! runs, random words) and loads each into a fresh world and merged into a
+//! populated one. A load may fail; it must not panic, and the world must
+//! stay consistent (unchanged on failure). Failing inputs are written to
+//! `mutate-crash-N.bin` in the current folder.
 //!
 //! ```sh
 //! cargo run --release -p archetable-serde --example mutate_saves [SECONDS] [SEED]
@@ -63,7 +64,8 @@ fn mutate(data: &mut Vec<u8>, rng: &mut Rng) {
     }
 }
 
-/// Loads `data` both ways; panics on any broken promise.
+/// Loads `data` both ways, as binary and (if it is text) as JSON and RON;
+/// panics on any broken promise.
 fn check(registry: &archetable::data::SerdeRegistry, data: &[u8]) {
     if let Ok(world) = World::load_binary(registry, data) {
         world.check_invariants().unwrap();
@@ -75,20 +77,41 @@ fn check(registry: &archetable::data::SerdeRegistry, data: &[u8]) {
         Err(_) => assert_eq!(target.len(), before, "a failed merge changed the world"),
     }
     target.check_invariants().unwrap();
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    for load in [World::load_json, World::load_ron] {
+        if let Ok(world) = load(registry, text) {
+            world.check_invariants().unwrap();
+        }
+    }
+    for load in [World::load_into_json, World::load_into_ron] {
+        let mut target = fixture::populated_world();
+        match load(&mut target, text) {
+            Ok(map) => assert_eq!(target.len(), before + map.len()),
+            Err(_) => assert_eq!(target.len(), before, "a failed merge changed the world"),
+        }
+        target.check_invariants().unwrap();
+    }
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let seconds: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(60);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(0x9E37_79B9_7F4A_7C15);
-    let original = fixture::populated_world().save_binary().expect("the fixture saves").data;
+    let world = fixture::populated_world();
+    let originals = [
+        world.save_binary().expect("the fixture saves").data,
+        world.save_json().expect("the fixture saves").data.into_bytes(),
+        world.save_json_pretty().expect("the fixture saves").data.into_bytes(),
+        world.save_ron().expect("the fixture saves").data.into_bytes(),
+        world.save_ron_pretty().expect("the fixture saves").data.into_bytes(),
+    ];
     let registry = fixture::registered_world().serde_registry();
     let mut rng = Rng(seed.max(1));
     std::panic::set_hook(Box::new(|_| {}));
     let start = Instant::now();
     let (mut runs, mut crashes) = (0u64, 0u64);
     while start.elapsed().as_secs() < seconds {
-        let mut data = original.clone();
+        let mut data = originals[rng.below(originals.len())].clone();
         for _ in 0..1 + rng.below(4) {
             if data.is_empty() {
                 break;
@@ -103,7 +126,7 @@ fn main() {
         }
         runs += 1;
     }
-    println!("{runs} loads of damaged {}-byte saves in {seconds} s, {crashes} failures", original.len());
+    println!("{runs} loads of damaged saves in {seconds} s, {crashes} failures");
     if crashes > 0 {
         std::process::exit(1);
     }

@@ -22,18 +22,18 @@
 use std::cell::Cell;
 use std::num::NonZeroU32;
 
-use archetable_core::{Entity, EntityBuilder, World};
+use archetable_core::{Entity, World};
 use serde::de::DeserializeSeed;
-use serde::Serialize;
 
-use crate::column::{append, ColumnRun, ReadColumn};
+use crate::column::{append, ReadColumn, PREALLOCATE_BYTES};
 use crate::depth::{too_deep, MAX_DEPTH};
 use crate::error::{Format, LoadError, SaveError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
+use crate::place::{self, Arrival, LoadedTable};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{self, Saved, FORMAT_TAG};
-use crate::value::{Value, ValueSeed};
+use crate::value::ValueSeed;
 
 /// The binary layout version this build writes.
 pub(crate) const BINARY_VERSION: u32 = 2;
@@ -41,102 +41,85 @@ pub(crate) const BINARY_VERSION: u32 = 2;
 // ---------------------------------------------------------------------------
 // Writing
 
-/// Writes `world` as a version 2 binary save.
+/// Writes `world` as a version 2 binary save, table by table, each
+/// column's values straight into the output.
 pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = save::plan(world, &registry);
     save::refuse_sparse(&plan)?;
     let archetypes = world.archetypes().as_slice();
-    let mut runs: Vec<Vec<ColumnRun<'_>>> = plan
+    // Room for about what the save takes: typed values tend to take no
+    // more bytes than they do in memory, and entities two or three.
+    let guess: usize = plan
         .archetypes
         .iter()
-        .map(|(a, entries)| {
-            let entities = archetypes[*a].entities();
-            entries.iter().map(|_| ColumnRun { entities, out: Vec::new(), trees: false }).collect()
+        .map(|(a, _)| {
+            let table = &archetypes[*a];
+            let row: usize = table.components().iter().map(|&id| world.components().info(id).layout().size()).sum();
+            table.len().saturating_mul(row + 3)
         })
-        .collect();
-    // Where each component type's columns are: (table, column), tables in
-    // increasing archetype order.
-    let mut columns_of: Vec<Vec<(usize, usize)>> = vec![Vec::new(); plan.names.len()];
-    for (t, (_, entries)) in plan.archetypes.iter().enumerate() {
-        for (c, &(_, name)) in entries.iter().enumerate() {
-            columns_of[name as usize].push((t, c));
-        }
-    }
-    for positions in &columns_of {
-        let Some(&(t, c)) = positions.first() else { continue };
-        let entry: &ComponentEntry = plan.archetypes[t].1[c].0;
-        let mut column: Vec<ColumnRun<'_>> = positions
-            .iter()
-            .map(|&(t, c)| {
-                std::mem::replace(&mut runs[t][c], ColumnRun { entities: &[], out: Vec::new(), trees: false })
-            })
-            .collect();
-        (entry.column.write)(world, &mut column, &entry.typed).map_err(|(entity, field, message)| {
-            SaveError::Component { entity, component: entry.name.clone(), field, message }
-        })?;
-        for (&(t, c), run) in positions.iter().zip(column) {
-            runs[t][c] = run;
-        }
-    }
-    let resources = resource_trees(world, &registry)?;
-
-    let values: usize = runs.iter().flatten().map(|run| run.out.len()).sum();
-    let entities: usize = plan.archetypes.iter().map(|(a, _)| archetypes[*a].len()).sum();
-    let mut out = Vec::with_capacity(values + 3 * entities + 64);
+        .sum();
+    let mut out = Vec::with_capacity(guess.min(PREALLOCATE_BYTES) + 64);
     let encode = |e: postcard::Error| SaveError::Encode { format: Format::Binary, message: e.to_string() };
     append(&(FORMAT_TAG, BINARY_VERSION), &mut out).map_err(encode)?;
     append(&save::Allocator::of(world), &mut out).map_err(encode)?;
     append(&plan.names, &mut out).map_err(encode)?;
-    append(&(plan.archetypes.len() as u64), &mut out).map_err(encode)?;
-    for ((a, entries), table) in plan.archetypes.iter().zip(&runs) {
-        let entities = archetypes[*a].entities();
-        append(&(entities.len() as u64), &mut out).map_err(encode)?;
+    push_varint(&mut out, plan.archetypes.len() as u64);
+    for (a, entries) in &plan.archetypes {
+        let table = &archetypes[*a];
+        push_varint(&mut out, table.len() as u64);
         let mut previous = 0i64;
-        for &entity in entities {
-            let bits = entity.to_bits();
-            let index = i64::from(bits as u32);
-            append(&(index - previous, (bits >> 32) as u32), &mut out).map_err(encode)?;
+        for &entity in table.entities() {
+            let index = i64::from(entity.index());
+            let delta = index - previous;
+            push_varint(&mut out, ((delta << 1) ^ (delta >> 63)) as u64);
+            push_varint(&mut out, u64::from(entity.generation()));
             previous = index;
         }
-        append(&(entries.len() as u64), &mut out).map_err(encode)?;
-        for (&(_, name), run) in entries.iter().zip(table) {
-            append(&(name, run.trees, run.out.len() as u64), &mut out).map_err(encode)?;
-            out.extend_from_slice(&run.out);
+        push_varint(&mut out, entries.len() as u64);
+        for &(entry, name) in entries {
+            push_varint(&mut out, u64::from(name));
+            // The tree flag and the length of the values follow; the values
+            // are written first, into the room left for them.
+            let flag = out.len();
+            let room = varint_len((table.len() as u64).saturating_mul(8));
+            out.resize(flag + 1 + room, 0);
+            let trees =
+                (entry.column.write)(world, table, &entry.typed, &mut out).map_err(|(entity, field, message)| {
+                    SaveError::Component { entity, component: entry.name.clone(), field, message }
+                })?;
+            let values = out.len() - (flag + 1 + room);
+            out[flag] = u8::from(trees);
+            let mut len = Vec::with_capacity(10);
+            push_varint(&mut len, values as u64);
+            if len.len() == room {
+                out[flag + 1..flag + 1 + room].copy_from_slice(&len);
+            } else {
+                // A column far from its guessed size: move its values.
+                out.splice(flag + 1..flag + 1 + room, len);
+            }
         }
     }
-    append(&ResourceMap(&resources), &mut out).map_err(encode)?;
+    let resources = save::resource_trees(world, &registry, Format::Binary)?;
+    append(&save::ResourceMap(&resources), &mut out).map_err(encode)?;
     let skipped: Vec<(&str, u64)> = plan.skipped.iter().map(|s| (s.type_name.as_str(), s.entities as u64)).collect();
     append(&skipped, &mut out).map_err(encode)?;
     Ok(Saved { data: out, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 
-/// The trees of the registered resources the world has.
-fn resource_trees<'r>(world: &World, registry: &'r SerdeRegistry) -> Result<Vec<(&'r str, Value)>, SaveError> {
-    let mut trees = Vec::new();
-    for entry in registry.resources() {
-        match (entry.save)(world) {
-            Some(Ok(value)) => {
-                if let Some((field, message)) = save::unwritable(&value, Format::Binary) {
-                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
-                }
-                trees.push((entry.name.as_str(), value))
-            }
-            Some(Err(e)) => {
-                return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
-            }
-            None => {}
-        }
+/// Appends `value` as a postcard varint (7 bits a byte, low bits first).
+#[inline]
+fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
     }
-    Ok(trees)
+    out.push(value as u8);
 }
 
-struct ResourceMap<'a>(&'a [(&'a str, Value)]);
-
-impl Serialize for ResourceMap<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
-    }
+/// The bytes of `value` as a varint.
+fn varint_len(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 // ---------------------------------------------------------------------------
@@ -152,7 +135,7 @@ pub(crate) fn load_fresh(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World
         load::load(&mut world, &document, Mode::Exact)?;
     } else {
         let save = parse(registry, bytes)?;
-        build_into(&mut world, save, Mode::Exact)?;
+        build_into(&mut world, &save, Mode::Exact)?;
     }
     Ok(world)
 }
@@ -166,7 +149,7 @@ pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, L
     }
     let registry = crate::world_ext::registry_of(world);
     let save = parse(&registry, bytes)?;
-    Ok(build_into(world, save, Mode::Merge)?.expect("a merge maps the saved entities"))
+    Ok(build_into(world, &save, Mode::Merge)?.expect("a merge maps the saved entities"))
 }
 
 fn binary_error(message: impl ToString) -> LoadError {
@@ -204,6 +187,18 @@ impl<'a> Reader<'a> {
         Ok(count as usize)
     }
 
+    /// One entity of a table, `(index - previous index, generation)`, read
+    /// without postcard's per-call setup; `None` (nothing read) on anything
+    /// but two well-formed varints.
+    #[inline]
+    fn entity_step(&mut self) -> Option<(i64, u32)> {
+        let mut rest = self.0;
+        let zigzag = varint(&mut rest, 10, 1)?;
+        let generation = u32::try_from(varint(&mut rest, 5, 0x0f)?).ok()?;
+        self.0 = rest;
+        Some(((zigzag >> 1) as i64 ^ -((zigzag & 1) as i64), generation))
+    }
+
     fn bytes(&mut self, len: u64) -> Result<&'a [u8], LoadError> {
         if len > self.0.len() as u64 {
             return Err(binary_error(format!("a column of {len} bytes with {} bytes left", self.0.len())));
@@ -212,6 +207,40 @@ impl<'a> Reader<'a> {
         self.0 = rest;
         Ok(bytes)
     }
+}
+
+/// The entity of a table step of two one-byte varints (a small index
+/// step, a low generation) after `index`, with its index; `None` for any
+/// other step.
+#[inline(always)]
+fn short_step(bytes: &[u8], index: i64) -> Option<(Entity, i64)> {
+    let &[step, generation, ..] = bytes else { return None };
+    if step >= 0x80 || generation >= 0x80 {
+        return None;
+    }
+    let next = index.checked_add(i64::from(step >> 1) ^ -i64::from(step & 1))?;
+    let at = u32::try_from(next).ok()?;
+    Some((Entity::from_bits((u64::from(generation) << 32) | u64::from(at))?, next))
+}
+
+/// A postcard varint of at most `max` bytes whose last byte, if it is the
+/// `max`-th, is at most `last`: postcard's rules for `u64` (10, 1) and
+/// `u32` (5, 0x0f).
+#[inline]
+fn varint(bytes: &mut &[u8], max: usize, last: u8) -> Option<u64> {
+    let mut out = 0u64;
+    for i in 0..max {
+        let &byte = bytes.get(i)?;
+        out |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            if i == max - 1 && byte > last {
+                return None;
+            }
+            *bytes = &bytes[i + 1..];
+            return Some(out);
+        }
+    }
+    None
 }
 
 /// A save as read, before any value is built.
@@ -242,7 +271,19 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
         let mut entities = Vec::with_capacity(count);
         let mut index = 0i64;
         for _ in 0..count {
-            let (delta, generation): (i64, u32) = reader.take()?;
+            // Most steps are two one-byte varints: the next index, a low
+            // generation.
+            if let Some((entity, next)) = short_step(reader.0, index) {
+                reader.0 = &reader.0[2..];
+                index = next;
+                entities.push(entity);
+                continue;
+            }
+            let (delta, generation): (i64, u32) = match reader.entity_step() {
+                Some(step) => step,
+                // Postcard names what is wrong.
+                None => reader.take()?,
+            };
             index = index.wrapping_add(delta);
             let entity = u32::try_from(index)
                 .ok()
@@ -334,15 +375,46 @@ fn build_column(
 }
 
 /// Builds every value of `save`, then (if all went well) puts the entities
-/// into `world`. On error the world is unchanged.
+/// into `world`, each table as one batch. On error the world is unchanged.
 /// Returns where the saved entities went, when merging.
-fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
+fn build_into(world: &mut World, save: &Parsed<'_, '_>, mode: Mode) -> Result<Option<EntityMap>, LoadError> {
+    let lists: Vec<&[Entity]> = save.tables.iter().map(|t| &t.entities[..]).collect();
+    if mode == Mode::Merge {
+        return build_checked(world, save, mode, &lists);
+    }
+    // An exact load's restore refuses an entity listed twice; should
+    // anything fail, the duplicate is named first, as the checks before a
+    // merge name it. (So a file with a duplicate is refused once its values
+    // are read, and a `Deserialize` that panics on it panics first.)
+    let result = build_checked(world, save, mode, &lists);
+    if result.is_err() {
+        place::check_unique(&lists)?;
+    }
+    result
+}
+
+/// [`build_into`] for a save whose entities `lists` are checked for
+/// duplicates when merging, and by the restore when exact.
+fn build_checked(
+    world: &mut World,
+    save: &Parsed<'_, '_>,
+    mode: Mode,
+    lists: &[&[Entity]],
+) -> Result<Option<EntityMap>, LoadError> {
     let registry = crate::world_ext::registry_of(world);
-    let saved: Vec<Entity> = save.tables.iter().flat_map(|t| t.entities.iter().copied()).collect();
-    let sorted = load::sorted_unique(&saved)?;
-    // As the text loader does: while building, keep the save's own handles
-    // and send the others to `DANGLING`; values holding handles are read
-    // again once the new handles exist.
+    let count: usize = lists.iter().map(|list| list.len()).sum();
+    // As the text loader does: while building a merge, keep the save's own
+    // handles and send the others to `DANGLING`; values holding handles
+    // are read again once the new handles exist. (An exact load keeps the
+    // handles as they are, and needs no list of them all.)
+    let saved: Vec<Entity> = match mode {
+        Mode::Exact => Vec::new(),
+        Mode::Merge => lists.iter().flat_map(|list| list.iter().copied()).collect(),
+    };
+    let sorted = match mode {
+        Mode::Exact => Vec::new(),
+        Mode::Merge => load::sorted_unique(&saved)?,
+    };
     let keep_saved = |e: Entity| if sorted.binary_search(&e).is_ok() { e } else { EntityMap::DANGLING };
     let cx = match mode {
         Mode::Exact => Context::new(EntityMapping::Keep),
@@ -362,46 +434,41 @@ fn build_into(world: &mut World, save: Parsed<'_, '_>, mode: Mode) -> Result<Opt
     // rebuilds the values naming entities with the handles the world's next
     // spawns get, then everything is placed in one step.
     let mut entity_map = None;
-    let mut exact = None;
-    let handles: Vec<Entity> = match mode {
-        Mode::Exact => {
-            let state = load::allocator_state(&save.allocator, saved.len())?;
-            // Entities without components first, in order: they stay in the
-            // empty table. The others in reverse, so that each, taken in
-            // file order, leaves the empty table from its end.
-            let (bare, dressed): (Vec<&Table<'_, '_>>, Vec<&Table<'_, '_>>) =
-                save.tables.iter().partition(|t| t.columns.is_empty());
-            let order: Vec<Entity> = bare
-                .iter()
-                .flat_map(|t| t.entities.iter().copied())
-                .chain(dressed.iter().rev().flat_map(|t| t.entities.iter().rev().copied()))
-                .collect();
-            exact = Some((state, order));
-            saved.clone()
-        }
+    let (state, peeked) = match mode {
+        Mode::Exact => (Some(load::allocator_state(&save.allocator, count)?), Vec::new()),
         Mode::Merge => {
-            let handles = world.peek_entities(saved.len());
-            let map = EntityMap::from_pairs(saved.iter().copied().zip(handles.iter().copied()));
+            let peeked = world.peek_entities(count);
+            let map = EntityMap::from_pairs(saved.iter().copied().zip(peeked.iter().copied()));
             let remap = |e: Entity| map.get(e).unwrap_or(EntityMap::DANGLING);
             let cx = Context::new(EntityMapping::Map(&remap));
             rebuild(&save.tables, &mut built, &mut resources, &cx)?;
             entity_map = Some(map);
-            handles
+            (None, peeked)
         }
     };
-    let mut builders: Vec<EntityBuilder> = Vec::with_capacity(saved.len());
+    // Each table's handles: as saved, or the new ones, in the same order.
+    let mut tables = Vec::with_capacity(built.len());
+    let mut bare = Vec::new();
+    let mut first = 0;
     for (table, columns) in save.tables.iter().zip(built) {
-        let mut queues: Vec<_> =
-            columns.into_iter().map(|(entry, column)| (entry, (entry.column.into_queue)(column.values))).collect();
-        for _ in &table.entities {
-            let mut builder = EntityBuilder::new();
-            for (entry, queue) in &mut queues {
-                (entry.column.add_next)(&mut builder, queue);
-            }
-            builders.push(builder);
+        let rows = table.entities.len();
+        let handles = match mode {
+            Mode::Exact => &table.entities[..],
+            Mode::Merge => &peeked[first..first + rows],
+        };
+        first += rows;
+        if columns.is_empty() {
+            bare.extend_from_slice(handles);
+            continue;
         }
+        let columns = columns.into_iter().map(|(entry, column)| (&entry.column, column.values));
+        tables.push(LoadedTable::build(handles, columns, &mut bare));
     }
-    load::place(world, &handles, &mut builders, exact.as_ref().map(|(state, order)| (state, &order[..])))?;
+    let arrival = match &state {
+        Some(state) => Arrival::Exact { state, bare: &bare },
+        None => Arrival::Merge { peeked: &peeked },
+    };
+    place::place_tables(world, tables, arrival)?;
     for pending in resources {
         (pending.entry.insert)(world, pending.value);
     }
@@ -527,6 +594,78 @@ mod tests {
         assert_eq!(World::load_binary(&registry, &bytes).unwrap_err(), expected);
         assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
         assert_eq!(world.len(), 1);
+    }
+
+    #[test]
+    fn an_entity_listed_twice_is_named_in_both_modes() {
+        let mut world = World::new();
+        world.register_serde::<Health>("Health");
+        let e = world.spawn(Health(1));
+        world.spawn(Health(2));
+        let mut bytes = world.save_binary().unwrap().data;
+        // The table's steps: (0, 1) then (1, 1); make the second (0, 1).
+        let steps = bytes.windows(4).position(|w| w == [0, 1, 2, 1]).unwrap();
+        bytes[steps + 2] = 0;
+        let expected = LoadError::DuplicateEntity { entity: e };
+        assert_eq!(World::load_binary(&world.serde_registry(), &bytes).unwrap_err(), expected);
+        let before = world.allocator_state();
+        assert_eq!(world.load_into_binary(&bytes).unwrap_err(), expected);
+        assert_eq!((world.len(), world.allocator_state()), (2, before));
+        // With a value that does not read besides (`Health(2)` as a
+        // `bool`), the duplicate is still what is named.
+        let mut flags = World::new();
+        flags.register_serde::<Flag>("Health");
+        assert_eq!(World::load_binary(&flags.serde_registry(), &bytes).unwrap_err(), expected);
+    }
+
+    #[test]
+    fn short_steps_read_as_long_ones() {
+        for index in [0i64, 5, 200, i64::from(u32::MAX) - 1, i64::from(u32::MAX)] {
+            for bytes in [[0u8, 1], [2, 1], [1, 1], [0x7e, 0x7f], [0x7f, 3], [0, 0], [0x80, 1], [2, 0x80]] {
+                let long = super::Reader(&bytes).entity_step().and_then(|(delta, generation)| {
+                    let next = index.checked_add(delta)?;
+                    let entity = u32::try_from(next).ok().and_then(|at| {
+                        archetable_core::Entity::from_bits((u64::from(generation) << 32) | u64::from(at))
+                    })?;
+                    Some((entity, next))
+                });
+                assert_eq!(super::short_step(&bytes, index), long, "{bytes:?} after {index}");
+            }
+        }
+    }
+
+    #[test]
+    fn varints_are_written_as_postcard_writes_them() {
+        for value in [0u64, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+            let mut ours = Vec::new();
+            super::push_varint(&mut ours, value);
+            assert_eq!(ours, postcard::to_allocvec(&value).unwrap(), "{value}");
+            assert_eq!(super::varint_len(value), ours.len(), "{value}");
+        }
+    }
+
+    #[test]
+    fn entity_steps_read_as_postcard_reads_them() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for delta in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX] {
+            for generation in [0u32, 1, 127, 128, u32::MAX] {
+                cases.push(postcard::to_allocvec(&(delta, generation)).unwrap());
+            }
+        }
+        // Too long, a last byte past the type, cut short, empty.
+        cases.push(vec![0x80; 11]);
+        cases.push(vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x01]);
+        cases.push(vec![0x02, 0xff, 0xff, 0xff, 0xff, 0x1f]);
+        cases.push(vec![0x02, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+        cases.push(vec![0x02, 0x80]);
+        cases.push(vec![0x02]);
+        cases.push(vec![]);
+        for bytes in cases {
+            let mut reader = super::Reader(&bytes);
+            let ours = reader.entity_step().map(|step| (step, reader.0.len()));
+            let theirs = postcard::take_from_bytes::<(i64, u32)>(&bytes).ok().map(|(step, rest)| (step, rest.len()));
+            assert_eq!(ours, theirs, "{bytes:?}");
+        }
     }
 
     #[test]

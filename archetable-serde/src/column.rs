@@ -17,38 +17,31 @@
 
 use std::any::Any;
 
-use archetable_core::{Component, Entity, EntityBuilder, World};
+use archetable_core::storage::Archetype;
+use archetable_core::{ColumnBatch, Component, Entity, World};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 
-use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH};
+use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
 use crate::entity_probe::holds_entity;
 use crate::error::Format;
-use crate::from_value::{from_value, Context, FromValueError};
+use crate::from_value::{from_value, Context, EntityMapping, FromValueError};
 use crate::registry::Boxed;
 use crate::save::unwritable;
+use crate::strict::Strictly;
 use crate::to_value::{to_binary_tree, to_value};
 use crate::typed::{Fit, TypedPlan};
 use crate::value::Value;
 
 /// Reserve at most this many bytes of values before writing or reading
 /// them.
-const PREALLOCATE_BYTES: usize = 64 << 20;
-
-/// The values of one component type for one table, as written.
-pub(crate) struct ColumnRun<'a> {
-    /// The table's entities, in row order; each has the component.
-    pub entities: &'a [Entity],
-    /// The encoded values.
-    pub out: Vec<u8>,
-    /// Whether the values are [`Value`] trees rather than typed.
-    pub trees: bool,
-}
+pub(crate) const PREALLOCATE_BYTES: usize = 64 << 20;
 
 /// A column being read: the values, and the rows whose values hold entity
 /// handles (with their trees, to be read again once the handles are known).
 pub(crate) struct ReadColumn {
-    /// A `Vec<T>`, then (see [`ColumnFns::into_queue`]) its `IntoIter`.
+    /// A `Vec<T>`.
     pub values: Boxed,
     pub rebuild: Vec<(usize, Value)>,
 }
@@ -57,9 +50,10 @@ pub(crate) struct ReadColumn {
 /// and the message.
 pub(crate) type WriteError = (Entity, String, String);
 
-/// Writes one run per table holding the type, typed where the plan
-/// allows; fails with the entity, field and message.
-type WriteFn = fn(&World, &mut [ColumnRun<'_>], &TypedPlan) -> Result<(), WriteError>;
+/// Appends the values of one table's column to the output, typed where
+/// the plan allows and as trees otherwise; returns whether it wrote trees.
+/// Fails with the entity, field and message.
+type WriteFn = fn(&World, &Archetype, &TypedPlan, &mut Vec<u8>) -> Result<bool, WriteError>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -70,8 +64,7 @@ type PassFn = fn(&mut ReadColumn, &Context<'_>) -> Result<(), (usize, FromValueE
 /// How to write, read and insert columns of one component type.
 #[derive(Clone, Copy)]
 pub(crate) struct ColumnFns {
-    /// Writes one run per table holding the type, tables in increasing
-    /// archetype order; fails with the entity, field and message.
+    /// Appends one table's column; see [`WriteFn`].
     pub write: WriteFn,
     /// Reads `count` typed values from the bytes; fails with the row.
     pub read_typed: ReadTypedFn,
@@ -83,10 +76,27 @@ pub(crate) struct ColumnFns {
     pub find_handles: PassFn,
     /// Reads the rows to rebuild again through the context.
     pub rebuild: PassFn,
-    /// Turns the values into a queue for `add_next`.
-    pub into_queue: fn(Boxed) -> Boxed,
-    /// Adds the next value of the queue to an entity being built.
-    pub add_next: fn(&mut EntityBuilder, &mut Boxed),
+    /// Adds the values (a `Vec<T>` with one value per row) to a batch as
+    /// its column of `T`.
+    pub into_batch: fn(Boxed, &mut ColumnBatch),
+    /// An empty `Vec<T>`, for a text load to push to.
+    pub new_values: fn() -> Boxed,
+    /// Reads one value from the JSON text at the start of the `&str`
+    /// through [`Strictly`], pushes it and returns the bytes it took; `None`
+    /// (nothing pushed) if it must be read through its tree.
+    pub read_json: fn(&str, &mut Boxed) -> Option<usize>,
+    /// The same, from RON text.
+    pub read_ron: fn(&str, &mut Boxed) -> Option<usize>,
+    /// Builds a value from its tree (handles kept) and pushes it.
+    pub push_tree: fn(&Value, &mut Boxed) -> Result<(), FromValueError>,
+    /// Deals the values out to tables: `tables[i]` is the table of value
+    /// `i`; returns each table's values, for tables `0..count`.
+    pub deal: fn(Boxed, &[u32], usize) -> Vec<Boxed>,
+    /// Whether `T` uses sparse storage: its values are inserted entity by
+    /// entity (`insert_each`) rather than placed with a table.
+    pub sparse: bool,
+    /// Inserts value `i` of the `Vec<T>` into entity `i` of the list.
+    pub insert_each: fn(Boxed, &[Entity], &mut World),
 }
 
 impl ColumnFns {
@@ -97,15 +107,54 @@ impl ColumnFns {
             read_trees: read_trees::<T>,
             find_handles: find_handles::<T>,
             rebuild: rebuild::<T>,
-            into_queue: |values| Box::new(downcast::<Vec<T>>(values).into_iter()),
-            add_next: |builder, queue| {
-                let queue = queue
-                    .downcast_mut::<std::vec::IntoIter<T>>()
-                    .unwrap_or_else(|| unreachable!("a column queue of another type"));
-                builder.add(queue.next().expect("a column holds one value per entity"));
+            into_batch: |values, batch| {
+                batch.add(downcast::<Vec<T>>(values));
+            },
+            new_values: || Box::new(Vec::<T>::new()),
+            read_json: read_json::<T>,
+            read_ron: read_ron::<T>,
+            push_tree: |tree, values| {
+                let value = from_value::<T>(tree, &Context::new(EntityMapping::Keep))?;
+                values_of::<T>(values).push(value);
+                Ok(())
+            },
+            deal: deal::<T>,
+            sparse: T::STORAGE == archetable_core::StorageType::Sparse,
+            insert_each: |values, entities, world| {
+                for (value, &entity) in downcast::<Vec<T>>(values).into_iter().zip(entities) {
+                    world.insert(entity, value).expect("loaded entities are alive");
+                }
             },
         }
     }
+}
+
+fn values_of<T: Any>(values: &mut Boxed) -> &mut Vec<T> {
+    values.downcast_mut::<Vec<T>>().unwrap_or_else(|| unreachable!("a column of another type"))
+}
+
+fn read_json<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Strictly<T, false, MAX_DEPTH>>();
+    let Some(Ok(Strictly(value))) = stream.next() else { return None };
+    values_of::<T>(values).push(value);
+    Some(stream.byte_offset())
+}
+
+fn read_ron<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<usize> {
+    let mut deserializer = ron::Deserializer::from_str(text).ok()?;
+    let Strictly(value) = Strictly::<T, true, MAX_RON_DEPTH>::deserialize(&mut deserializer).ok()?;
+    values_of::<T>(values).push(value);
+    Some(text.len() - deserializer.remainder().len())
+}
+
+fn deal<T: Component>(values: Boxed, tables: &[u32], count: usize) -> Vec<Boxed> {
+    let values = downcast::<Vec<T>>(values);
+    debug_assert_eq!(values.len(), tables.len());
+    let mut dealt: Vec<Vec<T>> = (0..count).map(|_| Vec::new()).collect();
+    for (value, &table) in values.into_iter().zip(tables) {
+        dealt[table as usize].push(value);
+    }
+    dealt.into_iter().map(|values| Box::new(values) as Boxed).collect()
 }
 
 fn downcast<T: Any>(value: Boxed) -> T {
@@ -118,51 +167,61 @@ fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
 
 fn write<T: Component + Serialize>(
     world: &World,
-    runs: &mut [ColumnRun<'_>],
+    table: &Archetype,
     plan: &TypedPlan,
-) -> Result<(), WriteError> {
-    // The query visits the tables holding `T` in increasing archetype
-    // order, as the runs are; `get` is the fallback should that change.
-    let mut query = world.query::<(Entity, &T)>();
-    let mut in_step = true;
-    for run in runs.iter_mut() {
-        let mut typed = true;
-        for (row, &entity) in run.entities.iter().enumerate() {
-            let value = next_value(world, &mut query, &mut in_step, entity);
-            let written = plan.fits(value) == Fit::Typed && append(value, &mut run.out).is_ok();
-            if !written {
-                // The tree's error names the problem better than postcard's
-                // does, if the value cannot be written at all; so does its
-                // path, if the value nests too deep.
-                let tree = to_value(value).map_err(|e| (entity, String::new(), e.0))?;
-                if let Some((field, message)) = unwritable(&tree, Format::Binary) {
-                    return Err((entity, field, message));
-                }
-                typed = false;
-                for &entity in &run.entities[row + 1..] {
-                    next_value(world, &mut query, &mut in_step, entity);
-                }
+    out: &mut Vec<u8>,
+) -> Result<bool, WriteError> {
+    let entities = table.entities();
+    // The table's column as a slice; an entity's value one by one should
+    // the type be stored elsewhere.
+    let column = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
+    let value_at = |row: usize| -> &T {
+        match column {
+            Some(values) => &values[row],
+            None => world.get::<T>(entities[row]).expect("the table's entities have the component"),
+        }
+    };
+    let start = out.len();
+    let writer = plan.writer();
+    let mut written = 0;
+    if let Some(values) = column {
+        for value in values {
+            if writer.write(value, out) != Fit::Typed {
                 break;
             }
-            if row == 0 {
-                // Values of one type tend to take alike room; but the first
-                // may be a large one.
-                let guess = run.out.len().saturating_mul(run.entities.len()) + run.entities.len() / 4;
-                run.out.reserve(guess.min(PREALLOCATE_BYTES));
+            if written == 0 {
+                // Values of one type tend to take alike room; but the
+                // first may be a large one.
+                let guess = (out.len() - start).saturating_mul(values.len()) + values.len() / 4;
+                out.reserve(guess.min(PREALLOCATE_BYTES));
             }
+            written += 1;
         }
-        if typed {
-            continue;
-        }
-        run.out.clear();
-        run.trees = true;
-        for &entity in run.entities {
-            let value = world.get::<T>(entity).expect("the runs list entities that have the component");
-            let tree = to_binary_tree(value, plan).map_err(|e| (entity, String::new(), e.0))?;
-            append(&tree, &mut run.out).map_err(|e| (entity, String::new(), e.to_string()))?;
+    } else {
+        while written < entities.len() && writer.write(value_at(written), out) == Fit::Typed {
+            written += 1;
         }
     }
-    Ok(())
+    if written == entities.len() {
+        return Ok(false);
+    }
+    // The tree's error names the problem better than postcard's does, if
+    // the value cannot be written at all; so does its path, if the value
+    // nests too deep.
+    let entity = entities[written];
+    let tree = to_value(value_at(written)).map_err(|e| (entity, String::new(), e.0))?;
+    if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+        return Err((entity, field, message));
+    }
+    out.truncate(start);
+    for (row, &entity) in entities.iter().enumerate() {
+        let tree = to_binary_tree(value_at(row), plan).map_err(|e| (entity, String::new(), e.0))?;
+        if let Some((field, message)) = unwritable(&tree, Format::Binary) {
+            return Err((entity, field, message));
+        }
+        append(&tree, out).map_err(|e| (entity, String::new(), e.to_string()))?;
+    }
+    Ok(true)
 }
 
 /// Appends the postcard encoding of `value` to `out`.
@@ -171,7 +230,7 @@ pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> pos
 }
 
 /// Appends postcard's output to a vector, without taking it over.
-struct Sink<'a>(&'a mut Vec<u8>);
+pub(crate) struct Sink<'a>(pub &'a mut Vec<u8>);
 
 impl postcard::ser_flavors::Flavor for Sink<'_> {
     type Output = ();
@@ -191,22 +250,6 @@ impl postcard::ser_flavors::Flavor for Sink<'_> {
     fn finalize(self) -> postcard::Result<()> {
         Ok(())
     }
-}
-
-/// `entity`'s `T`: the query's next value while it keeps in step.
-fn next_value<'w, T: Component>(
-    world: &'w World,
-    query: &mut impl Iterator<Item = (Entity, &'w T)>,
-    in_step: &mut bool,
-    entity: Entity,
-) -> &'w T {
-    if *in_step {
-        match query.next() {
-            Some((e, value)) if e == entity => return value,
-            _ => *in_step = false,
-        }
-    }
-    world.get::<T>(entity).expect("the runs list entities that have the component")
 }
 
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use crate::error::{Format, LoadError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
-use crate::save::{FORMAT_TAG, VERSION};
+use crate::save::{newest_version, reads_version, FORMAT_TAG};
 use crate::value::{Limited, Value, ValueSeed};
 
 /// The most slots a save may hold beyond its live and free entities. Such
@@ -136,12 +136,16 @@ pub(crate) struct Document<const L: usize> {
     #[serde(default)]
     #[allow(dead_code)]
     skipped: Vec<SkippedEntry>,
+    /// The format it was read from.
+    #[serde(skip)]
+    read_from: Option<Format>,
 }
 
+/// An entry of a save's `skipped` list (read, to be checked, and dropped).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct SkippedEntry {
+pub(crate) struct SkippedEntry {
     component: String,
     entities: u64,
 }
@@ -156,8 +160,8 @@ pub(crate) struct Allocator {
 /// Entities and their components, in file order.
 struct EntityList<const L: usize>(Vec<(Entity, Components<L>)>);
 
-/// A component's name, or in binary saves its index in the document's
-/// list of component names.
+/// A component's name, or its index in the document's list of component
+/// names (binary saves of version 1, compact RON saves of version 2).
 enum ComponentKey {
     Name(String),
     Index(u32),
@@ -168,8 +172,27 @@ struct Components<const L: usize>(Vec<(ComponentKey, Value)>);
 
 impl<'de> Deserialize<'de> for ComponentKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ComponentKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a component name, or its index in `components`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ComponentKey, E> {
+                Ok(ComponentKey::Name(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<ComponentKey, E> {
+                Ok(ComponentKey::Name(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ComponentKey, E> {
+                u32::try_from(v)
+                    .map(ComponentKey::Index)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        }
         if deserializer.is_human_readable() {
-            String::deserialize(deserializer).map(ComponentKey::Name)
+            // A string, or (in RON) a number.
+            deserializer.deserialize_any(V)
         } else {
             u32::deserialize(deserializer).map(ComponentKey::Index)
         }
@@ -287,7 +310,7 @@ pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Docum
         Format::Json => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
             serde_json::from_str::<Document<L>>(text).map_err(|e| {
-                header_error(serde_json::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
+                header_error(format, serde_json::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
                     LoadError::Syntax {
                         format,
                         line: e.line(),
@@ -300,7 +323,7 @@ pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Docum
         Format::Ron => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
             ron::from_str::<Document<L>>(text).map_err(|e| {
-                header_error(ron::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
+                header_error(format, ron::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
                     LoadError::Syntax {
                         format,
                         line: e.span.start.line,
@@ -312,21 +335,25 @@ pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Docum
         }
         Format::Binary => postcard::from_bytes::<Document<L>>(data).map_err(|e| {
             let header = postcard::take_from_bytes::<HeaderOf<L>>(data).ok().map(|(h, _)| h.0);
-            header_error(header).unwrap_or_else(|| LoadError::Binary { message: e.to_string() })
+            header_error(format, header).unwrap_or_else(|| LoadError::Binary { message: e.to_string() })
         })?,
     };
-    if let Some(error) = header_error(Some(Header { format: document.format.clone(), version: document.version })) {
+    let mut document = document;
+    if let Some(error) =
+        header_error(format, Some(Header { format: document.format.clone(), version: document.version }))
+    {
         return Err(error);
     }
+    document.read_from = Some(format);
     Ok(document)
 }
 
-fn header_error(header: Option<Header>) -> Option<LoadError> {
+fn header_error(format: Format, header: Option<Header>) -> Option<LoadError> {
     let header = header?;
     if header.format != FORMAT_TAG {
         Some(LoadError::NotASave { found: header.format })
-    } else if header.version != VERSION {
-        Some(LoadError::UnsupportedVersion { found: header.version, supported: VERSION })
+    } else if !reads_version(format, header.version) {
+        Some(LoadError::UnsupportedVersion { found: header.version, supported: newest_version(format) })
     } else {
         None
     }
@@ -401,9 +428,10 @@ pub(crate) fn load<const L: usize>(
                 ComponentKey::Name(name) => registry.component(name).ok_or_else(|| unknown(&registry, *entity, name)),
                 ComponentKey::Index(i) => match document.components.get(*i as usize) {
                     Some(name) => table[*i as usize].ok_or_else(|| unknown(&registry, *entity, name)),
-                    None => Err(LoadError::Binary {
+                    None if document.read_from == Some(Format::Binary) => Err(LoadError::Binary {
                         message: format!("entity {entity} names component {i} of {}", document.components.len()),
                     }),
+                    None => Err(unknown(&registry, *entity, &i.to_string())),
                 },
             }?;
             // Few components per entity: a scan beats hashing.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use archetable_core::storage::Archetype;
 use archetable_core::{ChildOf, Children, Component, Entity, EntityBuilder, FixedTime, Resource, Time, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -14,6 +15,7 @@ use serde::Serialize;
 use crate::column::ColumnFns;
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::suggest::nearest;
+use crate::text_save::TextColumn;
 use crate::to_value::{to_value, ToValueError};
 use crate::typed::TypedPlan;
 use crate::value::Value;
@@ -39,6 +41,8 @@ pub(crate) struct ComponentEntry {
     pub register: fn(&mut World),
     /// Writes, reads and inserts whole columns, for binary saves.
     pub column: ColumnFns,
+    /// A table's values of the type, for text saves.
+    pub text_column: for<'w> fn(&'w World, &'w Archetype) -> Box<dyn TextColumn + 'w>,
     /// What binary saves may write typed, found once, here.
     pub typed: Arc<TypedPlan>,
 }
@@ -204,6 +208,7 @@ impl SerdeRegistry {
                 world.register_component::<T>();
             },
             column: ColumnFns::of::<T>(),
+            text_column: crate::text_save::column_of::<T>,
             typed: Arc::new(TypedPlan::of::<T>()),
         };
         let entries = Arc::make_mut(&mut self.entries);

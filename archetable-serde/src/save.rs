@@ -18,8 +18,11 @@
 //!
 //! `generations` is run-length encoded over the slots (a fresh world's
 //! slots all have generation 1). `components` lists the component names
-//! the save uses; binary saves of version 1 named each entity's components
-//! by their index in that list instead of repeating the names.
+//! the save uses; binary saves of version 1, and compact RON saves (layout
+//! version 2: `{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
+//! components by their index in that list instead of repeating the names.
+//! Compact JSON and RON saves are written by `text_save.rs`, pretty ones
+//! (and checks) through this document.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -36,8 +39,35 @@ use crate::value::Value;
 
 /// The `format` tag of every save.
 pub(crate) const FORMAT_TAG: &str = "ecs-save";
-/// The layout version this build writes (and the newest it reads).
+/// The layout version of JSON saves and pretty RON saves: components named
+/// by their names.
 pub(crate) const VERSION: u32 = 1;
+/// The layout version of compact RON saves: each entity names its
+/// components by their index in `components` (`{"0v1": {0: (x: 1.0)}}`),
+/// as RON tells numbers from strings. RON loads read versions 1 and 2.
+pub(crate) const RON_VERSION: u32 = 2;
+
+/// The newest layout version loads of `format` read.
+pub(crate) fn newest_version(format: Format) -> u32 {
+    match format {
+        Format::Ron => RON_VERSION,
+        _ => VERSION,
+    }
+}
+
+/// Whether loads of `format` read layout `version`.
+pub(crate) fn reads_version(format: Format, version: u32) -> bool {
+    version == VERSION || version == newest_version(format)
+}
+
+/// How a text save names each entity's components.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// By name: layout version 1.
+    Names,
+    /// By index in `components`: RON's layout version 2.
+    Indices,
+}
 
 /// A save and what it had to leave out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,10 +192,11 @@ pub(crate) fn refuse_sparse(plan: &Plan<'_>) -> Result<(), SaveError> {
     }
 }
 
-/// Writes `world` in `format`.
+/// Writes `world` in `format`, its components named as `keys` says.
 pub(crate) fn save<T>(
     world: &World,
     format: Format,
+    keys: Keys,
     write: impl FnOnce(&SaveDocument<'_>) -> Result<T, String>,
 ) -> Result<Saved<T>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
@@ -173,7 +204,7 @@ pub(crate) fn save<T>(
     if format == Format::Binary {
         refuse_sparse(&plan)?;
     }
-    let document = SaveDocument { world, registry: &registry, plan: &plan, format, error: RefCell::new(None) };
+    let document = SaveDocument { world, registry: &registry, plan: &plan, format, keys, error: RefCell::new(None) };
     let result = write(&document);
     if let Some(error) = document.error.into_inner() {
         return Err(error);
@@ -188,6 +219,7 @@ pub(crate) struct SaveDocument<'a> {
     registry: &'a SerdeRegistry,
     plan: &'a Plan<'a>,
     format: Format,
+    keys: Keys,
     /// The first component or resource that could not be written; the
     /// writer only gets a message.
     error: RefCell<Option<SaveError>>,
@@ -214,7 +246,8 @@ impl Serialize for SaveDocument<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut doc = serializer.serialize_struct("Save", 7)?;
         doc.serialize_field("format", FORMAT_TAG)?;
-        doc.serialize_field("version", &VERSION)?;
+        let version = if self.keys == Keys::Indices { RON_VERSION } else { VERSION };
+        doc.serialize_field("version", &version)?;
         doc.serialize_field("allocator", &Allocator::of(self.world))?;
         doc.serialize_field("components", &self.plan.names)?;
         doc.serialize_field("entities", &Entities(self))?;
@@ -232,15 +265,21 @@ pub(crate) struct Allocator {
 
 impl Allocator {
     pub(crate) fn of(world: &World) -> Allocator {
-        let state = world.allocator_state();
+        let (mut slots, free) = world.allocator_view();
         let mut generations: Vec<(u32, NonZeroU32)> = Vec::new();
-        for &generation in &state.generations {
-            match generations.last_mut() {
-                Some((count, g)) if *g == generation => *count += 1,
-                _ => generations.push((1, generation)),
+        if let Some(mut current) = slots.next() {
+            let mut count = 1;
+            for generation in slots {
+                if generation == current {
+                    count += 1;
+                } else {
+                    generations.push((count, current));
+                    (current, count) = (generation, 1);
+                }
             }
+            generations.push((count, current));
         }
-        Allocator { generations, free: state.free }
+        Allocator { generations, free: free.to_vec() }
     }
 }
 
@@ -287,7 +326,7 @@ impl Serialize for Components<'_> {
         // sparse components the count is known only once written.
         let len = self.doc.plan.sparse.is_empty().then_some(self.entries.len());
         let mut map = serializer.serialize_map(len)?;
-        for &(entry, _) in self.entries {
+        for &(entry, index) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -299,7 +338,10 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    map.serialize_entry(&entry.name, &value)?;
+                    match self.doc.keys {
+                        Keys::Names => map.serialize_entry(&entry.name, &value)?,
+                        Keys::Indices => map.serialize_entry(&index, &value)?,
+                    }
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}
@@ -337,7 +379,42 @@ impl Serialize for Resources<'_> {
     }
 }
 
-struct Skipped<'a>(&'a [SkippedComponent]);
+/// The trees of the registered resources the world has, each checked for
+/// `format`.
+pub(crate) fn resource_trees<'r>(
+    world: &World,
+    registry: &'r SerdeRegistry,
+    format: Format,
+) -> Result<Vec<(&'r str, Value)>, SaveError> {
+    let mut trees = Vec::new();
+    for entry in registry.resources() {
+        match (entry.save)(world) {
+            Some(Ok(value)) => {
+                if let Some((field, message)) = unwritable(&value, format) {
+                    return Err(SaveError::Resource { resource: entry.name.clone(), field, message });
+                }
+                trees.push((entry.name.as_str(), value))
+            }
+            Some(Err(e)) => {
+                return Err(SaveError::Resource { resource: entry.name.clone(), field: String::new(), message: e.0 })
+            }
+            None => {}
+        }
+    }
+    Ok(trees)
+}
+
+/// Resources by name, as a save's `resources` field.
+pub(crate) struct ResourceMap<'a>(pub &'a [(&'a str, Value)]);
+
+impl Serialize for ResourceMap<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
+}
+
+/// The component types a save left out, as its `skipped` field.
+pub(crate) struct Skipped<'a>(pub &'a [SkippedComponent]);
 
 impl Serialize for Skipped<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -17,8 +17,11 @@
 //! - writers that leave out what the reader expects: skipped fields
 //!   (`skip_serializing_if`, `skip_serializing`), lengths not given up
 //!   front, counts that differ from the announced ones. Each value is
-//!   checked while saving ([`TypedPlan::fits`]) by a serializer that writes
-//!   nothing, against the field counts the probe saw the reader ask for.
+//!   checked as it is written ([`TypedWriter::write`]), by a serializer
+//!   that writes what postcard writes and stops at the first thing the
+//!   reader would not read back, checking structs against the field counts
+//!   the probe saw the reader ask for. The writer remembers the last struct
+//!   it checked, so a column of one type costs one lookup.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashSet, VecDeque};
@@ -30,6 +33,7 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize};
 
+use crate::column::Sink;
 use crate::depth::MAX_DEPTH;
 
 /// How a value may be written.
@@ -110,18 +114,15 @@ impl TypedPlan {
         TypedPlan { typed: false, structs }
     }
 
-    /// Whether `value` may be written typed: its type's reader allows it,
-    /// and what it writes is what that reader reads.
+    /// A writer of this type's values; see [`TypedWriter::write`].
+    pub(crate) fn writer(&self) -> TypedWriter<'_> {
+        TypedWriter { plan: self, last: Cell::new(None) }
+    }
+
+    /// How `value` may be written, writing it nowhere.
+    #[cfg(test)]
     pub(crate) fn fits<T: Serialize + ?Sized>(&self, value: &T) -> Fit {
-        if !self.typed {
-            return Fit::Trees;
-        }
-        match value.serialize(Check { plan: self, level: 0 }) {
-            Ok(()) => Fit::Typed,
-            Err(Mismatch::Trees) => Fit::Trees,
-            Err(Mismatch::TooDeep) => Fit::TooDeep,
-            Err(Mismatch::Failed) => Fit::Failed,
-        }
+        self.writer().write(value, &mut Vec::new())
     }
 
     /// The field counts the reader reads the struct `name` (variant
@@ -132,9 +133,16 @@ impl TypedPlan {
     }
 
     /// Whether the reader reads the struct `name` (variant `variant`) as
-    /// `fields` fields.
+    /// `fields` fields. Called once per struct written: a name is usually
+    /// the same string (one address) the reader gave, which settles it
+    /// without comparing text.
+    #[inline]
     fn reads_struct(&self, name: &str, variant: Option<u32>, fields: usize) -> bool {
-        self.reader_counts(name, variant).any(|count| count == fields)
+        let same = |e: &(&'static str, Option<u32>, usize)| {
+            e.1 == variant && e.2 == fields && std::ptr::eq(e.0.as_ptr(), name.as_ptr()) && e.0.len() == name.len()
+        };
+        (self.structs.len() <= 8 && self.structs.iter().any(same))
+            || self.reader_counts(name, variant).any(|count| count == fields)
     }
 
     /// Whether the probe saw the reader read the struct `name` (variant
@@ -546,7 +554,7 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_> {
 }
 
 // ---------------------------------------------------------------------------
-// Checking what a value writes
+// Writing a value typed, checking as it goes
 
 /// Why a value is not written typed.
 #[derive(Debug)]
@@ -555,7 +563,7 @@ enum Mismatch {
     Trees,
     /// It nests past [`MAX_DEPTH`] (levels counted as loads count them).
     TooDeep,
-    /// Its `Serialize` impl failed.
+    /// Its `Serialize` impl failed, or postcard refused what it wrote.
     Failed,
 }
 
@@ -577,232 +585,377 @@ impl ser::Error for Mismatch {
     }
 }
 
-/// A serializer that writes nothing and fails on what postcard would write
-/// but the reader not read back, or on values nested too deep to load.
-#[derive(Clone, Copy)]
-struct Check<'a> {
-    plan: &'a TypedPlan,
-    /// The level of the value being checked.
+impl From<postcard::Error> for Mismatch {
+    fn from(_: postcard::Error) -> Self {
+        Mismatch::Failed
+    }
+}
+
+/// A serializer that writes what postcard writes, into `out`, and fails on
+/// what the reader would not read back, or on values nested too deep to
+/// load, leaving what it wrote so far for the caller to cut. One pass
+/// over the value: the checks cost a few comparisons per container.
+struct Fused<'o, 'p> {
+    out: &'o mut Vec<u8>,
+    writer: &'p TypedWriter<'p>,
+    /// The level of the value being written.
     level: usize,
 }
 
-impl<'a> Check<'a> {
-    /// The checker of the values one level down.
-    fn child(self) -> Result<Check<'a>, Mismatch> {
+/// Writes the values of one type typed ([`TypedPlan::writer`]),
+/// remembering the last struct its reader was found to read, so that a
+/// column of values costs one lookup, not one per value.
+pub(crate) struct TypedWriter<'p> {
+    plan: &'p TypedPlan,
+    last: Cell<Option<StructKey>>,
+}
+
+/// A struct as written: the address and length of its name, its variant
+/// and its field count.
+type StructKey = (*const u8, usize, Option<u32>, usize);
+
+impl TypedWriter<'_> {
+    /// Appends `value` to `out` typed, as postcard writes it, if it may be:
+    /// its type's reader allows it and what it writes is what that reader
+    /// reads. Otherwise `out` is left as it was, and the answer says why.
+    #[inline]
+    pub(crate) fn write<T: Serialize + ?Sized>(&self, value: &T, out: &mut Vec<u8>) -> Fit {
+        if !self.plan.typed {
+            return Fit::Trees;
+        }
+        let start = out.len();
+        let fit = match value.serialize(Fused { out: &mut *out, writer: self, level: 0 }) {
+            Ok(()) => return Fit::Typed,
+            Err(Mismatch::Trees) => Fit::Trees,
+            Err(Mismatch::TooDeep) => Fit::TooDeep,
+            Err(Mismatch::Failed) => Fit::Failed,
+        };
+        out.truncate(start);
+        fit
+    }
+
+    /// Whether the reader reads the struct `name` (variant `variant`) as
+    /// `fields` fields.
+    #[inline(always)]
+    fn reads_struct(&self, name: &str, variant: Option<u32>, fields: usize) -> bool {
+        let key = (name.as_ptr(), name.len(), variant, fields);
+        self.last.get() == Some(key) || self.look_up(key, name)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn look_up(&self, key: StructKey, name: &str) -> bool {
+        let reads = self.plan.reads_struct(name, key.2, key.3);
+        if reads {
+            self.last.set(Some(key));
+        }
+        reads
+    }
+}
+
+/// Postcard's own serializer, writing into `out`: what [`Fused`] forwards
+/// every scalar, length and variant index to, so the bytes are postcard's.
+fn postcard_into(out: &mut Vec<u8>) -> postcard::Serializer<Sink<'_>> {
+    postcard::Serializer { output: Sink(out) }
+}
+
+impl<'o, 'p> Fused<'o, 'p> {
+    /// The level one down, or an error past the limit.
+    #[inline]
+    fn child_level(&self) -> Result<usize, Mismatch> {
         if self.level >= MAX_DEPTH {
             return Err(Mismatch::TooDeep);
         }
-        Ok(Check { level: self.level + 1, ..self })
+        Ok(self.level + 1)
     }
 
-    /// A list, map, tuple or struct announced to hold `announced` items.
-    fn items(self, announced: usize) -> Result<Items<'a>, Mismatch> {
-        Ok(Items { check: self.child()?, announced: Some(announced), written: 0, reader: None })
+    /// The level two down (a variant's fields), or an error past the limit.
+    #[inline]
+    fn grandchild_level(&self) -> Result<usize, Mismatch> {
+        let level = self.child_level()?;
+        if level >= MAX_DEPTH {
+            return Err(Mismatch::TooDeep);
+        }
+        Ok(level + 1)
+    }
+
+    /// A list, map, tuple or struct announced to hold `announced` items,
+    /// whose items are at `level`.
+    #[inline]
+    fn items(self, level: usize, announced: usize) -> Items<'o, 'p> {
+        Items { out: self.out, writer: self.writer, level, announced, written: 0 }
     }
 }
 
-/// A list, map, tuple or struct being checked: how many items it said it
-/// holds (if it did), and how many it wrote.
-struct Items<'a> {
-    /// The checker of its items.
-    check: Check<'a>,
-    announced: Option<usize>,
+/// A list, map, tuple or struct being written: how many items it said it
+/// holds, and how many it wrote. (A struct's announced count was checked
+/// against its reader's when it started.)
+struct Items<'o, 'p> {
+    out: &'o mut Vec<u8>,
+    writer: &'p TypedWriter<'p>,
+    /// The level of its items.
+    level: usize,
+    announced: usize,
     written: usize,
-    /// For structs: the name and variant the reader's field count is kept
-    /// under.
-    reader: Option<(&'static str, Option<u32>)>,
 }
 
-impl Items<'_> {
+impl Items<'_, '_> {
+    #[inline]
     fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Mismatch> {
         self.written += 1;
-        value.serialize(self.check)
+        value.serialize(Fused { out: &mut *self.out, writer: self.writer, level: self.level })
     }
 
+    #[inline]
     fn end(self) -> Result<(), Mismatch> {
-        match self.reader {
-            Some((name, variant)) if !self.check.plan.reads_struct(name, variant, self.written) => Err(Mismatch::Trees),
-            Some(_) => Ok(()),
-            None if self.announced.is_some_and(|n| n != self.written) => Err(Mismatch::Trees),
-            None => Ok(()),
+        if self.written != self.announced {
+            return Err(Mismatch::Trees);
         }
+        Ok(())
     }
 }
 
 type R = Result<(), Mismatch>;
 
-macro_rules! check_values {
+macro_rules! write_values {
     ($($method:ident: $ty:ty),* $(,)?) => {
-        $(fn $method(self, _: $ty) -> R { Ok(()) })*
+        $(
+            #[inline]
+            fn $method(self, v: $ty) -> R {
+                ser::Serializer::$method(&mut postcard_into(self.out), v)?;
+                Ok(())
+            }
+        )*
     };
 }
 
-impl<'a> ser::Serializer for Check<'a> {
+impl<'o, 'p> ser::Serializer for Fused<'o, 'p> {
     type Ok = ();
     type Error = Mismatch;
-    type SerializeSeq = Items<'a>;
-    type SerializeTuple = Items<'a>;
-    type SerializeTupleStruct = Items<'a>;
-    type SerializeTupleVariant = Items<'a>;
-    type SerializeMap = Items<'a>;
-    type SerializeStruct = Items<'a>;
-    type SerializeStructVariant = Items<'a>;
+    type SerializeSeq = Items<'o, 'p>;
+    type SerializeTuple = Items<'o, 'p>;
+    type SerializeTupleStruct = Items<'o, 'p>;
+    type SerializeTupleVariant = Items<'o, 'p>;
+    type SerializeMap = Items<'o, 'p>;
+    type SerializeStruct = Items<'o, 'p>;
+    type SerializeStructVariant = Items<'o, 'p>;
 
-    check_values! {
+    write_values! {
         serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
         serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
         serialize_u128: u128, serialize_f32: f32, serialize_f64: f64, serialize_char: char,
-        serialize_str: &str, serialize_bytes: &[u8], serialize_unit_struct: &'static str,
+        serialize_str: &str, serialize_bytes: &[u8],
     }
 
-    fn serialize_none(self) -> R {
+    #[inline]
+    fn serialize_unit_struct(self, _: &'static str) -> R {
         Ok(())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
-        value.serialize(self.child()?)
+    #[inline]
+    fn serialize_none(self) -> R {
+        ser::Serializer::serialize_none(&mut postcard_into(self.out))?;
+        Ok(())
     }
+    #[inline]
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
+        let level = self.child_level()?;
+        // Postcard's tag of `Some`, then the value.
+        self.out.push(1);
+        value.serialize(Fused { level, ..self })
+    }
+    #[inline]
     fn serialize_unit(self) -> R {
         Ok(())
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> R {
+    #[inline]
+    fn serialize_unit_variant(self, _: &'static str, index: u32, _: &'static str) -> R {
+        ser::Serializer::serialize_u32(&mut postcard_into(self.out), index)?;
         Ok(())
     }
+    #[inline]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
         value.serialize(self)
     }
+    #[inline]
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _: &'static str,
-        _: u32,
+        index: u32,
         _: &'static str,
         value: &T,
     ) -> R {
-        value.serialize(self.child()?)
+        let level = self.child_level()?;
+        ser::Serializer::serialize_u32(&mut postcard_into(self.out), index)?;
+        value.serialize(Fused { level, ..self })
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Items<'a>, Mismatch> {
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<Items<'o, 'p>, Mismatch> {
         // Postcard writes the length first: it must be known.
-        self.items(len.ok_or(Mismatch::Trees)?)
+        let len = len.ok_or(Mismatch::Trees)?;
+        let level = self.child_level()?;
+        ser::Serializer::serialize_u64(&mut postcard_into(self.out), len as u64)?;
+        Ok(self.items(level, len))
     }
-    fn serialize_tuple(self, len: usize) -> Result<Items<'a>, Mismatch> {
-        self.items(len)
+    #[inline]
+    fn serialize_tuple(self, len: usize) -> Result<Items<'o, 'p>, Mismatch> {
+        let level = self.child_level()?;
+        Ok(self.items(level, len))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Items<'a>, Mismatch> {
-        self.items(len)
+    #[inline]
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Items<'o, 'p>, Mismatch> {
+        let level = self.child_level()?;
+        Ok(self.items(level, len))
     }
+    #[inline]
     fn serialize_tuple_variant(
         self,
         _: &'static str,
-        _: u32,
+        index: u32,
         _: &'static str,
         len: usize,
-    ) -> Result<Items<'a>, Mismatch> {
+    ) -> Result<Items<'o, 'p>, Mismatch> {
         // The variant is a level, its fields the next.
-        self.child()?.items(len)
+        let level = self.grandchild_level()?;
+        ser::Serializer::serialize_u32(&mut postcard_into(self.out), index)?;
+        Ok(self.items(level, len))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Items<'a>, Mismatch> {
-        self.items(len.ok_or(Mismatch::Trees)?)
+    #[inline]
+    fn serialize_map(self, len: Option<usize>) -> Result<Items<'o, 'p>, Mismatch> {
+        let len = len.ok_or(Mismatch::Trees)?;
+        let level = self.child_level()?;
+        ser::Serializer::serialize_u64(&mut postcard_into(self.out), len as u64)?;
+        Ok(self.items(level, len))
     }
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Items<'a>, Mismatch> {
-        Ok(Items { reader: Some((name, None)), ..self.items(len)? })
+    #[inline]
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Items<'o, 'p>, Mismatch> {
+        let level = self.child_level()?;
+        if !self.writer.reads_struct(name, None, len) {
+            return Err(Mismatch::Trees);
+        }
+        Ok(self.items(level, len))
     }
+    #[inline]
     fn serialize_struct_variant(
         self,
         name: &'static str,
         index: u32,
         _: &'static str,
         len: usize,
-    ) -> Result<Items<'a>, Mismatch> {
-        Ok(Items { reader: Some((name, Some(index))), ..self.child()?.items(len)? })
+    ) -> Result<Items<'o, 'p>, Mismatch> {
+        let level = self.grandchild_level()?;
+        if !self.writer.reads_struct(name, Some(index), len) {
+            return Err(Mismatch::Trees);
+        }
+        ser::Serializer::serialize_u32(&mut postcard_into(self.out), index)?;
+        Ok(self.items(level, len))
     }
+    #[inline]
     fn is_human_readable(&self) -> bool {
         false
     }
 }
 
-impl ser::SerializeSeq for Items<'_> {
+impl ser::SerializeSeq for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeTuple for Items<'_> {
+impl ser::SerializeTuple for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeTupleStruct for Items<'_> {
+impl ser::SerializeTupleStruct for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeTupleVariant for Items<'_> {
+impl ser::SerializeTupleVariant for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeMap for Items<'_> {
+impl ser::SerializeMap for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> R {
         self.item(key)
     }
+    #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         // Counted with its key.
-        value.serialize(self.check)
+        value.serialize(Fused { out: &mut *self.out, writer: self.writer, level: self.level })
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeStruct for Items<'_> {
+impl ser::SerializeStruct for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn skip_field(&mut self, _: &'static str) -> R {
         // Postcard would write nothing, and the reader read the next field
         // in its place.
         Err(Mismatch::Trees)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }
 }
 
-impl ser::SerializeStructVariant for Items<'_> {
+impl ser::SerializeStructVariant for Items<'_, '_> {
     type Ok = ();
     type Error = Mismatch;
+    #[inline]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> R {
         self.item(value)
     }
+    #[inline]
     fn skip_field(&mut self, _: &'static str) -> R {
         Err(Mismatch::Trees)
     }
+    #[inline]
     fn end(self) -> R {
         Items::end(self)
     }

@@ -11,6 +11,7 @@ use crate::load::{self, EntityMap, Mode};
 use crate::prefab::{self, Overrides, Prefabs};
 use crate::registry::SerdeRegistry;
 use crate::save::{self, Saved};
+use crate::text_save::Text;
 
 mod sealed {
     pub trait Sealed {}
@@ -133,16 +134,46 @@ pub trait SerdeWorldExt: sealed::Sealed {
     ) -> Result<Entity, PrefabError>;
 
     /// Saves every entity with its registered components, the registered
-    /// resources and the entity allocator, as JSON with one line per
-    /// component.
+    /// resources and the entity allocator, as compact JSON (no spaces or
+    /// line breaks; [`SerdeWorldExt::save_json_pretty`] writes one line per
+    /// component, for saves people read or compare).
     /// Unregistered components are left out and listed in
     /// [`Saved::skipped`]. JSON cannot hold NaN or infinite numbers: a
     /// component holding one fails the save (RON and binary keep them).
+    ///
+    /// Values are written straight from the tables, the text the same as
+    /// the pretty save's but for the spaces and line breaks; every loader
+    /// reads both.
     fn save_json(&self) -> Result<Saved<String>, SaveError>;
 
-    /// Saves as [`SerdeWorldExt::save_json`] does, as RON with one line per
-    /// component.
+    /// Saves as [`SerdeWorldExt::save_json`] does, with one line per
+    /// entity and per component:
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Component, Serialize, Deserialize, Default)]
+    /// struct Hp(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_serde::<Hp>("Hp");
+    /// world.spawn(Hp(3));
+    /// let pretty = world.save_json_pretty()?.data;
+    /// assert!(pretty.contains("\"entities\": {\n    \"0v1\": {\n      \"Hp\": 3\n    }\n  }"));
+    /// assert!(world.save_json()?.data.contains(r#""entities":{"0v1":{"Hp":3}}"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn save_json_pretty(&self) -> Result<Saved<String>, SaveError>;
+
+    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON. Each
+    /// entity names its components by their index in the save's
+    /// `components` list (`"0v1": {0: (x: 1.0)}`, layout version 2),
+    /// which RON tells from names; the loaders read both.
     fn save_ron(&self) -> Result<Saved<String>, SaveError>;
+
+    /// Saves as [`SerdeWorldExt::save_ron`] does, with one line per entity
+    /// and per component, and components by name (layout version 1).
+    fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_json`] does, in the compact binary
     /// form (postcard). Structs whose fields were all written keep their
@@ -174,7 +205,7 @@ pub trait SerdeWorldExt: sealed::Sealed {
         Self: Sized;
 
     /// A fresh world holding the RON save `text`; see
-    /// [`SerdeWorldExt::load_json`].
+    /// [`SerdeWorldExt::load_json`]. Reads layout versions 1 and 2.
     fn load_ron(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError>
     where
         Self: Sized;
@@ -202,20 +233,34 @@ pub trait SerdeWorldExt: sealed::Sealed {
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError>;
 }
 
-fn load_fresh(registry: &SerdeRegistry, format: Format, data: &[u8]) -> Result<World, LoadError> {
+fn load_fresh(registry: &SerdeRegistry, format: Format, text: &str) -> Result<World, LoadError> {
     match format {
-        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, data),
-        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, data),
+        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, text),
+        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, text),
     }
 }
 
-/// [`load_fresh`] of a save whose values may nest `L` levels.
+/// The text format of `format`.
+fn text_of(format: Format) -> Text {
+    if format == Format::Ron {
+        Text::Ron
+    } else {
+        Text::Json
+    }
+}
+
+/// [`load_fresh`] of a save whose values may nest `L` levels: straight
+/// into the tables where the file allows (`text_load.rs`), else through
+/// trees.
 fn load_fresh_nesting<const L: usize>(
     registry: &SerdeRegistry,
     format: Format,
-    data: &[u8],
+    text: &str,
 ) -> Result<World, LoadError> {
-    let document = load::parse::<L>(format, data)?;
+    if let Some(loaded) = crate::text_load::load_fresh::<L>(registry, text_of(format), text) {
+        return loaded;
+    }
+    let document = load::parse::<L>(format, text.as_bytes())?;
     let mut world = World::new();
     registry.register_components(&mut world);
     world.insert_resource(registry.clone());
@@ -223,16 +268,19 @@ fn load_fresh_nesting<const L: usize>(
     Ok(world)
 }
 
-fn load_merge(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
+fn load_merge(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
     match format {
-        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, data),
-        _ => load_merge_nesting::<MAX_DEPTH>(world, format, data),
+        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, text),
+        _ => load_merge_nesting::<MAX_DEPTH>(world, format, text),
     }
 }
 
 /// [`load_merge`] of a save whose values may nest `L` levels.
-fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, data: &[u8]) -> Result<EntityMap, LoadError> {
-    let document = load::parse::<L>(format, data)?;
+fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
+    if let Some(loaded) = crate::text_load::load_merge::<L>(world, text_of(format), text) {
+        return loaded;
+    }
+    let document = load::parse::<L>(format, text.as_bytes())?;
     let handles = load::load(world, &document, Mode::Merge)?;
     Ok(load::entity_map(&document, handles))
 }
@@ -282,12 +330,24 @@ impl SerdeWorldExt for World {
     }
 
     fn save_json(&self) -> Result<Saved<String>, SaveError> {
-        save::save(self, Format::Json, |doc| crate::json_format::to_string(doc, 3).map_err(|e| e.to_string()))
+        crate::text_save::save(self, Text::Json)
+    }
+
+    fn save_json_pretty(&self) -> Result<Saved<String>, SaveError> {
+        save::save(self, Format::Json, save::Keys::Names, |doc| {
+            crate::json_format::to_string(doc, 3).map_err(|e| e.to_string())
+        })
     }
 
     fn save_ron(&self) -> Result<Saved<String>, SaveError> {
+        crate::text_save::save(self, Text::Ron)
+    }
+
+    fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError> {
         let config = ron::ser::PrettyConfig::new().depth_limit(3);
-        save::save(self, Format::Ron, |doc| ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string()))
+        save::save(self, Format::Ron, save::Keys::Names, |doc| {
+            ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string())
+        })
     }
 
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError> {
@@ -295,11 +355,11 @@ impl SerdeWorldExt for World {
     }
 
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Json, text.as_bytes())
+        load_fresh(registry, Format::Json, text)
     }
 
     fn load_ron(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Ron, text.as_bytes())
+        load_fresh(registry, Format::Ron, text)
     }
 
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError> {
@@ -307,11 +367,11 @@ impl SerdeWorldExt for World {
     }
 
     fn load_into_json(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Json, text.as_bytes())
+        load_merge(self, Format::Json, text)
     }
 
     fn load_into_ron(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Ron, text.as_bytes())
+        load_merge(self, Format::Ron, text)
     }
 
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError> {

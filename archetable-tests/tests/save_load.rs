@@ -282,7 +282,10 @@ fn unregistered_components_are_skipped_and_listed() {
         saved.skipped,
         [SkippedComponent { type_name: std::any::type_name::<Particle>().to_owned(), entities: 1 }]
     );
-    assert!(saved.data.contains(r#""component": "save_load::Particle""#), "the save lists it too");
+    assert!(saved.data.contains(r#""component":"save_load::Particle""#), "the save lists it too");
+    let pretty = world.save_json_pretty().unwrap();
+    assert!(pretty.data.contains(r#""component": "save_load::Particle""#));
+    assert_eq!(pretty.skipped, saved.skipped);
     assert_eq!(
         saved.skipped[0].to_string(),
         "component `save_load::Particle` is not registered for saving; 1 entities were saved without it"
@@ -751,7 +754,7 @@ fn saves_never_read_components_back() {
     let a = world.spawn((Fragile(7), Health(1)));
     let b = world.spawn(Fragile(8));
     assert_eq!((a.to_string(), b.to_string()), ("0v1".into(), "1v1".into()));
-    let json = world.save_json().unwrap().data;
+    let json = world.save_json_pretty().unwrap().data;
     let entities = r#""entities": {
     "0v1": {
       "Health": 1,
@@ -762,7 +765,14 @@ fn saves_never_read_components_back() {
     }
   },"#;
     assert!(json.contains(entities), "{json}");
-    let ron = world.save_ron().unwrap().data;
+    let compact_json = world.save_json().unwrap().data;
+    let entities = r#""entities":{"0v1":{"Health":1,"Fragile":7},"1v1":{"Fragile":8}},"#;
+    assert!(compact_json.contains(entities), "{compact_json}");
+    let compact_ron = world.save_ron().unwrap().data;
+    // Compact RON names components by their index in `components`.
+    let entities = r#"components:["Health","Fragile"],entities:{"0v1":{0:1,1:7},"1v1":{1:8}},"#;
+    assert!(compact_ron.contains(entities), "{compact_ron}");
+    let ron = world.save_ron_pretty().unwrap().data;
     let entities = r#"entities: {
         "0v1": {
             "Health": 1,
@@ -780,7 +790,9 @@ fn saves_never_read_components_back() {
     let registry = reader.serde_registry();
     for copy in [
         World::load_json(&registry, &json).unwrap(),
+        World::load_json(&registry, &compact_json).unwrap(),
         World::load_ron(&registry, &ron).unwrap(),
+        World::load_ron(&registry, &compact_ron).unwrap(),
         World::load_binary(&registry, &binary).unwrap(),
     ] {
         assert_eq!((copy.get::<Sturdy>(a), copy.get::<Health>(a)), (Some(&Sturdy(7)), Some(&Health(1))));
@@ -968,6 +980,11 @@ proptest! {
             // And again, from the copy.
             assert_exact_copy(&copy, &load(&registry(), format, &save(&copy, format)).unwrap());
         }
+        // Pretty text loads to the same world as compact text.
+        let pretty_json = world.save_json_pretty().unwrap().data;
+        assert_exact_copy(&world, &World::load_json(&registry(), &pretty_json).unwrap());
+        let pretty_ron = world.save_ron_pretty().unwrap().data;
+        assert_exact_copy(&world, &World::load_ron(&registry(), &pretty_ron).unwrap());
     }
 
     #[test]

@@ -11,6 +11,8 @@ fn main() {
     let world = fixture::populated_world();
     std::fs::write(dir.join("save.json"), world.save_json().unwrap().data).unwrap();
     std::fs::write(dir.join("save.ron"), world.save_ron().unwrap().data).unwrap();
+    std::fs::write(dir.join("save-pretty.json"), world.save_json_pretty().unwrap().data).unwrap();
+    std::fs::write(dir.join("save-pretty.ron"), world.save_ron_pretty().unwrap().data).unwrap();
     std::fs::write(dir.join("save.bin"), world.save_binary().unwrap().data).unwrap();
     let prefabs = r#"{
   "Ball": { "Position": {"x": 1.0}, "Shape": {"Circle": {"r": 2.0}}, "Marker": {} },

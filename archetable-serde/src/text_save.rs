@@ -1,0 +1,478 @@
+//! Compact JSON and RON saves, written straight from the tables: the same
+//! text as serializing the whole document (`save.rs`) with the format's
+//! compact serializer, byte for byte, without a [`Value`] tree per
+//! component. RON saves name components by their index in the document's
+//! `components` list (layout version 2), JSON saves by their names. Each value goes through [`Plain`], which writes what its tree
+//! would; a value `Plain` refuses (see `plain.rs`) is written through its
+//! tree, which also gives the error a save reports.
+//!
+//! The document's own fields (allocator, names, resources, ...) are written
+//! by the format's serializer; only the punctuation around them and the
+//! entity map are written here.
+
+use std::fmt;
+
+use archetable_core::storage::Archetype;
+use archetable_core::{Component, Entity, World};
+use serde::Serialize;
+
+use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+use crate::error::{Format, SaveError};
+use crate::plain::{Plain, Rules};
+use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
+use crate::to_value::{to_value, ToValueError};
+use crate::value::Value;
+
+/// The values of one component type in one table, for a text save.
+pub(crate) trait TextColumn {
+    /// Appends row `row`'s value, compact, through [`Plain`]; false if it
+    /// must be written through its tree instead (what was appended is for
+    /// the caller to cut).
+    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool;
+
+    /// Row `row`'s value as a tree.
+    fn tree(&self, row: usize) -> Result<Value, ToValueError>;
+
+    /// Whether row `row` has a value: always for a table column; for a
+    /// component in sparse storage, whether the row's entity has one.
+    fn has(&self, row: usize) -> bool;
+}
+
+/// The column of `T` in `table`, for a text save.
+pub(crate) fn column_of<'w, T: Component + Serialize>(
+    world: &'w World,
+    table: &'w Archetype,
+) -> Box<dyn TextColumn + 'w> {
+    let values = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
+    Box::new(Rows { values, world, entities: table.entities() })
+}
+
+/// A table's values of `T`: its column, or should the type be stored
+/// elsewhere, each entity's value.
+struct Rows<'w, T> {
+    values: Option<&'w [T]>,
+    world: &'w World,
+    entities: &'w [Entity],
+}
+
+impl<T: Component> Rows<'_, T> {
+    #[inline]
+    fn value(&self, row: usize) -> &T {
+        match self.values {
+            Some(values) => &values[row],
+            None => self.world.get::<T>(self.entities[row]).expect("written only for entities that have it"),
+        }
+    }
+}
+
+impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
+    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool {
+        let value = self.value(row);
+        match text {
+            Text::Json => {
+                let mut serializer = serde_json::Serializer::new(out);
+                value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+            }
+            Text::Ron => match ron::Serializer::new(Utf8(out), None) {
+                Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
+                Err(_) => false,
+            },
+        }
+    }
+
+    fn tree(&self, row: usize) -> Result<Value, ToValueError> {
+        to_value(self.value(row))
+    }
+
+    fn has(&self, row: usize) -> bool {
+        self.values.is_some() || self.world.has::<T>(self.entities[row])
+    }
+}
+
+/// A text format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Text {
+    Json,
+    Ron,
+}
+
+impl Text {
+    fn format(self) -> Format {
+        match self {
+            Text::Json => Format::Json,
+            Text::Ron => Format::Ron,
+        }
+    }
+
+    fn rules(self) -> Rules {
+        match self {
+            Text::Json => Rules { json: true, limit: MAX_DEPTH },
+            Text::Ron => Rules { json: false, limit: MAX_RON_DEPTH },
+        }
+    }
+
+    /// Appends `value` as the format's compact serializer writes it.
+    fn write<T: Serialize + ?Sized>(self, value: &T, out: &mut Vec<u8>) -> Result<(), SaveError> {
+        let result = match self {
+            Text::Json => serde_json::to_writer(&mut *out, value).map_err(|e| e.to_string()),
+            Text::Ron => ron::Serializer::new(Utf8(out), None)
+                .and_then(|mut serializer| value.serialize(&mut serializer))
+                .map_err(|e| e.to_string()),
+        };
+        result.map_err(|message| SaveError::Encode { format: self.format(), message })
+    }
+
+    /// Appends the start of the document's field `name`.
+    fn field(self, out: &mut Vec<u8>, name: &str, first: bool) {
+        if !first {
+            out.push(b',');
+        }
+        match self {
+            Text::Json => {
+                out.push(b'"');
+                out.extend_from_slice(name.as_bytes());
+                out.extend_from_slice(b"\":");
+            }
+            Text::Ron => {
+                out.extend_from_slice(name.as_bytes());
+                out.push(b':');
+            }
+        }
+    }
+}
+
+/// Writes into a byte vector what a RON serializer writes as text.
+struct Utf8<'a>(&'a mut Vec<u8>);
+
+impl fmt::Write for Utf8<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// Appends the decimal digits of `n`.
+#[inline]
+fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Writes `world` as a compact `text` save.
+pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
+    let registry = crate::world_ext::registry_of(world);
+    let plan = save::plan(world, &registry);
+    let archetypes = world.archetypes().as_slice();
+    let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
+    // About what a component takes, to grow the text once or twice.
+    let components: usize = plan.archetypes.iter().map(|(a, e)| archetypes[*a].len() * e.len()).sum();
+    let mut out = Vec::with_capacity((16 * entities + 48 * components).min(crate::column::PREALLOCATE_BYTES) + 256);
+    out.push(if text == Text::Json { b'{' } else { b'(' });
+    text.field(&mut out, "format", true);
+    text.write(FORMAT_TAG, &mut out)?;
+    text.field(&mut out, "version", false);
+    // RON names components by their index (layout version 2), JSON, whose
+    // keys are strings, by their names.
+    text.write(if text == Text::Ron { &RON_VERSION } else { &VERSION }, &mut out)?;
+    text.field(&mut out, "allocator", false);
+    text.write(&Allocator::of(world), &mut out)?;
+    text.field(&mut out, "components", false);
+    text.write(&plan.names, &mut out)?;
+    text.field(&mut out, "entities", false);
+    out.push(b'{');
+    let mut first = true;
+    for (a, entries) in &plan.archetypes {
+        let table = &archetypes[*a];
+        // Each component's key as the format writes it.
+        let mut keys = Vec::with_capacity(entries.len());
+        for &(entry, index) in entries {
+            let mut key = Vec::new();
+            match text {
+                Text::Json => text.write(entry.name.as_str(), &mut key)?,
+                Text::Ron => text.write(&index, &mut key)?,
+            }
+            key.push(b':');
+            keys.push(key);
+        }
+        let columns: Vec<Box<dyn TextColumn + '_>> =
+            entries.iter().map(|&(entry, _)| (entry.text_column)(world, table)).collect();
+        for (row, &entity) in table.entities().iter().enumerate() {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.push(b'"');
+            push_decimal(&mut out, entity.index());
+            out.push(b'v');
+            push_decimal(&mut out, entity.generation());
+            out.extend_from_slice(b"\":{");
+            let mut written = 0;
+            for ((column, key), &(entry, _)) in columns.iter().zip(&keys).zip(entries) {
+                // A sparse component's entry is listed with every table;
+                // entities without one write nothing for it.
+                if !column.has(row) {
+                    continue;
+                }
+                if written > 0 {
+                    out.push(b',');
+                }
+                written += 1;
+                out.extend_from_slice(key);
+                let start = out.len();
+                if column.write(row, text, &mut out) {
+                    continue;
+                }
+                out.truncate(start);
+                let error = |field: String, message: String| SaveError::Component {
+                    entity,
+                    component: entry.name.clone(),
+                    field,
+                    message,
+                };
+                let tree = column.tree(row).map_err(|e| error(String::new(), e.0))?;
+                if let Some((field, message)) = save::unwritable(&tree, text.format()) {
+                    return Err(error(field, message));
+                }
+                text.write(&tree, &mut out)?;
+            }
+            out.push(b'}');
+        }
+    }
+    out.push(b'}');
+    let resources = save::resource_trees(world, &registry, text.format())?;
+    text.field(&mut out, "resources", false);
+    text.write(&ResourceMap(&resources), &mut out)?;
+    text.field(&mut out, "skipped", false);
+    text.write(&Skipped(&plan.skipped), &mut out)?;
+    out.push(if text == Text::Json { b'}' } else { b')' });
+    // Both serializers write UTF-8, and so does everything written here.
+    let data = String::from_utf8(out).expect("saves are UTF-8");
+    Ok(Saved { data, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use archetable::Component;
+    use archetable_core::{Entity, World};
+    use serde::{Deserialize, Serialize};
+
+    use super::Text;
+    use crate::error::{Format, SaveError};
+    use crate::save::{self, Saved};
+    use crate::SerdeWorldExt;
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Position {
+        x: f32,
+        y: f64,
+    }
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Pair(i8, u64);
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Hp(u16);
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Marker;
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Empty {}
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    enum Mood {
+        #[default]
+        Calm,
+        Angry(u8),
+        Torn(i32, String),
+        Scared {
+            of: String,
+            level: i16,
+        },
+    }
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Links {
+        leader: Option<Entity>,
+        all: Vec<Entity>,
+        weights: BTreeMap<Entity, u8>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        nested: Option<Option<Vec<(char, bool)>>>,
+        wide: i128,
+        big: u128,
+    }
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Keyed(BTreeMap<u8, Vec<Hp>>);
+
+    /// A chain of lists as deep as asked.
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    struct Deep(Vec<Deep>);
+
+    fn deep(levels: usize) -> Deep {
+        (0..levels).fold(Deep(Vec::new()), |inner, _| Deep(vec![inner]))
+    }
+
+    fn world() -> World {
+        let mut world = World::new();
+        world
+            .register_serde::<Position>("Position")
+            .register_serde::<Pair>("Pair")
+            .register_serde::<Hp>("Hp")
+            .register_serde::<Marker>("Marker")
+            .register_serde::<Empty>("Em\"pty")
+            .register_serde::<Mood>("Mood")
+            .register_serde::<Links>("Links")
+            .register_serde::<Keyed>("Keyed")
+            .register_serde::<Deep>("Deep");
+        world
+    }
+
+    /// The save as the whole document's compact serializer writes it.
+    fn whole(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
+        match text {
+            Text::Json => save::save(world, Format::Json, save::Keys::Names, |doc| {
+                serde_json::to_string(doc).map_err(|e| e.to_string())
+            }),
+            Text::Ron => save::save(world, Format::Ron, save::Keys::Indices, |doc| {
+                ron::ser::to_string(doc).map_err(|e| e.to_string())
+            }),
+        }
+    }
+
+    fn assert_same(world: &World) {
+        for text in [Text::Json, Text::Ron] {
+            assert_eq!(super::save(world, text), whole(world, text));
+        }
+    }
+
+    #[test]
+    fn compact_saves_are_the_whole_documents_text() {
+        let mut world = world();
+        assert_same(&world);
+        let a = world.spawn((Position { x: 1.5, y: -2e-9 }, Pair(-3, u64::MAX), Hp(7), Marker));
+        let b = world.spawn((Empty {}, Mood::Calm, Hp(0)));
+        world.spawn(Mood::Angry(3));
+        world.spawn(Mood::Torn(-1, "t\"orn\n".into()));
+        world.spawn((Mood::Scared { of: "ü".into(), level: -2 }, Marker));
+        world.spawn(Links {
+            leader: Some(a),
+            all: vec![a, b],
+            weights: [(a, 1), (b, 2)].into_iter().collect(),
+            note: Some("n".into()),
+            nested: Some(Some(vec![('é', true)])),
+            wide: -5,
+            big: 6,
+        });
+        world.spawn(Links::default());
+        world.spawn(Keyed([(1, vec![Hp(1)]), (2, vec![])].into_iter().collect()));
+        world.spawn(());
+        let gone = world.spawn(Hp(9));
+        world.despawn(gone).unwrap();
+        world.spawn(deep(5));
+        assert_same(&world);
+        let json = world.save_json().unwrap().data;
+        assert!(json.starts_with(r#"{"format":"ecs-save","version":1,"allocator":"#), "{json}");
+        assert!(!json.contains(['\n', ' ']), "{json}");
+    }
+
+    #[test]
+    fn values_written_through_their_trees_fail_as_the_document_does() {
+        type Case = Box<dyn Fn(&mut World)>;
+        let cases: Vec<Case> = vec![
+            Box::new(|w| {
+                w.spawn(Position { x: f32::NAN, y: 0.0 });
+            }),
+            Box::new(|w| {
+                w.spawn(Position { x: 0.0, y: f64::INFINITY });
+            }),
+            Box::new(|w| {
+                w.spawn(Links { wide: i128::MIN, ..Links::default() });
+            }),
+            Box::new(|w| {
+                w.spawn(Links { big: u128::MAX, ..Links::default() });
+            }),
+            Box::new(|w| {
+                w.spawn(deep(crate::MAX_RON_DEPTH - 1));
+                w.spawn(deep(crate::MAX_RON_DEPTH));
+                w.spawn(deep(crate::MAX_RON_DEPTH + 1));
+            }),
+            Box::new(|w| {
+                w.spawn(deep(crate::MAX_DEPTH - 1));
+                w.spawn(deep(crate::MAX_DEPTH));
+            }),
+            Box::new(|w| {
+                w.spawn(deep(crate::MAX_DEPTH + 1));
+            }),
+        ];
+        for case in cases {
+            let mut world = world();
+            world.spawn(Hp(1));
+            case(&mut world);
+            assert_same(&world);
+        }
+    }
+}
+
+#[cfg(test)]
+mod plain_route {
+    use archetable::Component;
+    use archetable_core::World;
+    use serde::{Deserialize, Serialize};
+
+    use super::Text;
+    use crate::SerdeWorldExt;
+
+    #[derive(Component, Serialize, Deserialize, Default)]
+    struct Position {
+        x: f32,
+        y: f32,
+    }
+
+    #[derive(Component, Serialize, Deserialize, Default)]
+    enum Mood {
+        #[default]
+        Calm,
+        Angry(u8),
+        Scared {
+            level: i16,
+        },
+    }
+
+    /// Whether each entity's `T` is written without its tree, in `text`.
+    fn plain<T: Component>(world: &World, text: Text) -> Vec<bool> {
+        let registry = world.serde_registry();
+        let entry = registry.component_by_type(std::any::TypeId::of::<T>()).unwrap();
+        let mut written = Vec::new();
+        for table in world.archetypes().as_slice().iter().filter(|t| !t.is_empty()) {
+            let column = (entry.text_column)(world, table);
+            written.extend((0..table.len()).map(|row| column.write(row, text, &mut Vec::new())));
+        }
+        written
+    }
+
+    #[test]
+    fn ordinary_values_skip_their_trees() {
+        let mut world = World::new();
+        world.register_serde::<Position>("Position").register_serde::<Mood>("Mood");
+        world.spawn((Position { x: 1.0, y: 2.0 }, Mood::Calm));
+        world.spawn((Position { x: f32::NAN, y: 2.0 }, Mood::Angry(1)));
+        world.spawn((Position::default(), Mood::Scared { level: 1 }));
+        assert_eq!(plain::<Position>(&world, Text::Json), [true, false, true], "JSON has no NaN");
+        assert_eq!(plain::<Position>(&world, Text::Ron), [true, true, true]);
+        assert_eq!(plain::<Mood>(&world, Text::Json), [true, true, false], "struct variants go through trees");
+    }
+}

@@ -16,8 +16,11 @@ pub(crate) struct LoadedTable<'h> {
     /// The values of the components in sparse storage, one per handle,
     /// each with the function that inserts them; inserted once every table
     /// is in place.
-    pub sparse: Vec<(fn(Boxed, &[Entity], &mut World), Boxed)>,
+    pub sparse: Vec<(InsertEach, Boxed)>,
 }
+
+/// Inserts value `i` of a type-erased `Vec<T>` into entity `i` of a list.
+pub(crate) type InsertEach = fn(Boxed, &[Entity], &mut World);
 
 impl<'h> LoadedTable<'h> {
     /// A table of `rows` entities at `handles`, filled from `columns`:

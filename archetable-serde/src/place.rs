@@ -54,30 +54,29 @@ pub(crate) enum Arrival<'a> {
 ///
 /// An exact load restores the allocator state with every entity at its
 /// place in its table; a merge makes the handles it peeked live, then
-/// fills them. Only then do hooks run; if one panics, the entities go
-/// again, the allocator included, and the panic goes on.
+/// fills them. Only then do hooks run; if one panics during a merge, the
+/// entities go again, the allocator included, and the panic goes on. (An
+/// exact load fills a world of its own, which its caller drops on error.)
 pub(crate) fn place_tables(
     world: &mut World,
     tables: Vec<LoadedTable<'_>>,
     arrival: Arrival<'_>,
 ) -> Result<(), LoadError> {
-    world.all_or_nothing(|world| {
-        let batches = tables.into_iter().map(|t| (t.handles, t.batch));
-        match arrival {
-            Arrival::Exact { state, bare } => {
-                world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)
-            }
-            Arrival::Merge { peeked } => {
-                for &expected in peeked {
-                    let made = world.reserve_entity();
-                    debug_assert_eq!(made, expected, "a merge makes the handles it peeked");
-                }
-                world.flush();
-                world
-                    .insert_column_batches(batches)
-                    .expect("merged entities are live, without components, and listed once");
-                Ok(())
-            }
+    let batches = tables.into_iter().map(|t| (t.handles, t.batch));
+    match arrival {
+        Arrival::Exact { state, bare } => {
+            world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)
         }
-    })
+        Arrival::Merge { peeked } => world.all_or_nothing(|world| {
+            for &expected in peeked {
+                let made = world.reserve_entity();
+                debug_assert_eq!(made, expected, "a merge makes the handles it peeked");
+            }
+            world.flush();
+            world
+                .insert_column_batches(batches)
+                .expect("merged entities are live, without components, and listed once");
+            Ok(())
+        }),
+    }
 }

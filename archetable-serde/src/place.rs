@@ -87,44 +87,46 @@ pub(crate) enum Arrival<'a> {
 ///
 /// An exact load restores the allocator state with every entity at its
 /// place in its table; a merge makes the handles it peeked live, then
-/// fills them. Only then do hooks run; if one panics, the entities go
-/// again, the allocator included, and the panic goes on.
+/// fills them. Only then do hooks run; if one panics during a merge, the
+/// entities go again, the allocator included, and the panic goes on. (An
+/// exact load fills a world of its own, which its caller drops on error.)
 pub(crate) fn place_tables(
     world: &mut World,
     tables: Vec<LoadedTable<'_>>,
     arrival: Arrival<'_>,
 ) -> Result<(), LoadError> {
-    world.all_or_nothing(|world| {
-        let mut sparse = Vec::new();
-        let mut batches = Vec::with_capacity(tables.len());
-        for table in tables {
-            sparse.extend(table.sparse.into_iter().map(|(insert, values)| (insert, values, table.handles)));
-            if table.batch.columns() > 0 {
-                batches.push((table.handles, table.batch));
-            }
+    let mut sparse = Vec::new();
+    let mut batches = Vec::with_capacity(tables.len());
+    for table in tables {
+        sparse.extend(table.sparse.into_iter().map(|(insert, values)| (insert, values, table.handles)));
+        if table.batch.columns() > 0 {
+            batches.push((table.handles, table.batch));
         }
-        let placed = match arrival {
-            Arrival::Exact { state, bare } => {
-                world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)
-            }
-            Arrival::Merge { peeked } => {
-                for &expected in peeked {
-                    let made = world.reserve_entity();
-                    debug_assert_eq!(made, expected, "a merge makes the handles it peeked");
-                }
-                world.flush();
-                world
-                    .insert_column_batches(batches)
-                    .expect("merged entities are live, without components, and listed once");
-                Ok(())
-            }
-        };
-        placed?;
-        // Every table is in place: the sparse components go in entity by
-        // entity (their hooks run as for any insert).
+    }
+    // Once every table is in place, the sparse components go in entity by
+    // entity (their hooks run as for any insert).
+    let insert_sparse = |world: &mut World| {
         for (insert, values, handles) in sparse {
             insert(values, handles, world);
         }
-        Ok(())
-    })
+    };
+    match arrival {
+        Arrival::Exact { state, bare } => {
+            world.restore_with_column_batches(state, bare, batches).map_err(LoadError::Allocator)?;
+            insert_sparse(world);
+            Ok(())
+        }
+        Arrival::Merge { peeked } => world.all_or_nothing(|world| {
+            for &expected in peeked {
+                let made = world.reserve_entity();
+                debug_assert_eq!(made, expected, "a merge makes the handles it peeked");
+            }
+            world.flush();
+            world
+                .insert_column_batches(batches)
+                .expect("merged entities are live, without components, and listed once");
+            insert_sparse(world);
+            Ok(())
+        }),
+    }
 }

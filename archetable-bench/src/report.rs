@@ -608,16 +608,17 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
 /// How the implementations are driven, for the report's readers.
 pub const NOTES: &str = "\
 - **archetable**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
-`despawn`; `heavy_compute` uses `QueryState::par_for_each_mut` (rayon); `schedule` is an `archetable::Schedule` of \
-three function systems, which runs non-conflicting systems in parallel on rayon.
+`despawn`; `heavy_compute` uses `QueryState::par_for_each_mut` (the calling thread and rayon's, once the work is \
+worth waking them); `schedule` is an `archetable::Schedule` of three function systems, which runs non-conflicting \
+systems in parallel on rayon; `schedule_for` writes each system as `for .. in query.iter_mut()`.
 - **hecs**: `spawn_batch`; `query_mut` (hecs caches each query type's matching archetypes in the world); \
 `insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)`. hecs has no \
 scheduler: `schedule` runs `ab` beside `cd` with `rayon::join` (disjoint components, borrows checked at run \
-time), then `ce`. The sparse and first-query worlds are built with `EntityBuilder`.
+time), then `ce`; `schedule_for` does the same with `for` loops over `query().iter()` and `query_mut()`. The sparse and first-query worlds are built with `EntityBuilder`.
 - **bevy_ecs**: default features off except `std` and `multi_threaded`; `spawn_batch`; a `QueryState` kept \
 across runs (`iter_mut().for_each`); `entity_mut().insert` / `remove`; `despawn`; `heavy_compute` uses \
 `par_iter_mut` on the compute task pool; `schedule` is a `Schedule` of three systems on the \
-`MultiThreadedExecutor`.
+`MultiThreadedExecutor`; `schedule_for` writes each system as `for .. in query.iter_mut()`.
 - **raw floor**: the same arithmetic over plain `Vec`s (struct of arrays) allocated at their final size; \
 `heavy_compute` with rayon; `schedule` one loop after another; `add_remove` moves rows between two hand-made \
 tables with a location array; `sparse_query` iterates only the matching tables. There is no floor for \

@@ -121,8 +121,8 @@ macro_rules! par_sweep {
         [
             Workload {
                 name: par_sweep::COUNTS[$k].1,
-                about: "the sweep's loop (position += velocity, then a short chain of square roots per coordinate) \
-                        over that many movers with each engine's parallel iteration",
+                about: "the parallel sweep (see its section): that many movers stepped with each engine's parallel \
+                        iteration",
                 iteration: true,
                 parallel: true,
                 section: Section::Parallel { entities: par_sweep::COUNTS[$k].0, parallel: true },
@@ -131,7 +131,7 @@ macro_rules! par_sweep {
             },
             Workload {
                 name: par_sweep::COUNTS[$k].2,
-                about: "the same loop on the calling thread (`for_each`)",
+                about: "the parallel sweep's loop on the calling thread (`for_each`)",
                 iteration: true,
                 parallel: false,
                 section: Section::Parallel { entities: par_sweep::COUNTS[$k].0, parallel: false },

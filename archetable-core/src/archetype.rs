@@ -2,7 +2,9 @@
 //! (struct of arrays) plus the column of entity handles, rows kept dense by
 //! swap-remove.
 
+use std::alloc::{self, Layout};
 use std::fmt;
+use std::ptr::NonNull;
 
 use hashbrown::HashMap;
 
@@ -52,9 +54,24 @@ impl Row {
 ///   entities:   [ 4v1      7v2      2v1 ]            row r is entities[r]
 /// ```
 ///
+/// A table's first reservation puts every column in one allocation, the
+/// table's block: one call to the allocator instead of one per column, and
+/// one big block that the allocator keeps for the next table of that size.
+/// (Freeing several mid-sized buffers per world let glibc hand the heap
+/// back to the system, and the next world of the same shape paid a page
+/// fault for every page it wrote again.) A table that outgrows its block
+/// moves each column to a buffer of its own, which then grows in place
+/// (`realloc`) without touching the others: growing a block would move
+/// every column but the first, and leave their old pages resident in the
+/// first one's spare room.
+///
 /// Invariants:
 /// - `components` is sorted and duplicate-free, `columns[i]` stores
 ///   `components[i]`, and `bits` holds exactly the same ids;
+/// - until the table is `split`, every column lives in `block` (see
+///   [`Block`]), with a capacity of `block.rows`; once split, every column
+///   owns its memory and the block holds none (zero-sized types need no
+///   memory, and keep their own capacity throughout);
 /// - every column has `entities.len()` values, and row `r` of every column
 ///   belongs to `entities[r]`;
 /// - the world's entity table says `entities[r]` lives at this archetype, row `r`.
@@ -72,6 +89,85 @@ pub struct Archetype {
     drops: bool,
     /// Whether some column's type is pooled (`#[component(pooled)]`).
     pooled: bool,
+    /// Whether the columns have left the block for memory of their own.
+    split: bool,
+    /// The columns' memory until the table is split. Declared after
+    /// `columns`, so that it is freed after their values are dropped.
+    block: Block,
+}
+
+/// The allocation that holds every column of a table, `rows` rows of each.
+///
+/// The columns sit back to back, by decreasing alignment (in column order
+/// among equals): a type's size is a multiple of its alignment, so each
+/// column starts aligned, with no padding, at `rows` times the bytes per
+/// row of the columns before it. Zero-sized types take no room.
+struct Block {
+    /// The start, or a dangling pointer aligned to `align` while the block
+    /// is zero bytes long.
+    data: NonNull<u8>,
+    /// Rows of every column it has room for; zero until the table's first
+    /// reservation, and again once the table is split.
+    rows: usize,
+    /// Bytes of one row: the sum of the column types' sizes.
+    row_bytes: usize,
+    /// The largest alignment among the columns (1 if none).
+    align: usize,
+}
+
+impl Block {
+    fn new(columns: &[Column]) -> Self {
+        let align = columns.iter().map(|c| c.item_layout().align()).max().unwrap_or(1);
+        let row_bytes = columns.iter().map(|c| c.item_layout().size()).sum();
+        Block { data: Block::dangling(align), rows: 0, row_bytes, align }
+    }
+
+    fn dangling(align: usize) -> NonNull<u8> {
+        NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is non-zero")
+    }
+
+    /// Bytes allocated.
+    #[inline]
+    fn size(&self) -> usize {
+        self.rows * self.row_bytes
+    }
+
+    /// Frees the memory; the block holds no rows after.
+    fn free(&mut self) {
+        if self.size() != 0 {
+            // SAFETY: allocated with this size and alignment
+            // (`Archetype::alloc_block`).
+            unsafe { alloc::dealloc(self.data.as_ptr(), Layout::from_size_align_unchecked(self.size(), self.align)) }
+        }
+        self.data = Block::dangling(self.align);
+        self.rows = 0;
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        self.free();
+    }
+}
+
+// SAFETY: the block is plain memory owned by its table; its columns' values,
+// which it holds, are `Send + Sync` (`Component`).
+unsafe impl Send for Block {}
+// SAFETY: as above.
+unsafe impl Sync for Block {}
+
+/// Where column `i` starts in a block: the bytes per row of the columns
+/// before it in the block's order (by decreasing alignment, then column
+/// order).
+fn block_start(columns: &[Column], i: usize) -> usize {
+    let item = columns[i].item_layout();
+    columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| (j, c.item_layout()))
+        .filter(|&(j, other)| other.align() > item.align() || (other.align() == item.align() && j < i))
+        .map(|(_, other)| other.size())
+        .sum()
 }
 
 impl Archetype {
@@ -81,15 +177,18 @@ impl Archetype {
         for c in components.iter() {
             bits.insert(c.index());
         }
+        let columns: Box<[Column]> = components.iter().map(|&c| Column::in_table(registry.info(c))).collect();
         Archetype {
             id,
-            columns: components.iter().map(|&c| Column::new(registry.info(c))).collect(),
+            block: Block::new(&columns),
+            columns,
             drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some() || registry.info(c).is_pooled()),
             pooled: components.iter().any(|&c| registry.info(c).is_pooled()),
             components,
             entities: Vec::new(),
             bits,
             capacity: 0,
+            split: false,
         }
     }
 
@@ -205,13 +304,67 @@ impl Archetype {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) {
+        let needed = self.entities.len().checked_add(additional).expect("table overflow");
+        if !self.split {
+            if self.block.rows == 0 {
+                self.alloc_block(needed.max(4));
+            } else if needed > self.block.rows {
+                // Doubling, as a `Vec` grows: amortized constant time per row.
+                self.split_block(needed.max(self.block.rows.saturating_mul(2)));
+            }
+        }
         self.entities.reserve(additional);
         let mut capacity = self.entities.capacity();
         for column in self.columns.iter_mut() {
-            column.reserve(additional);
+            if self.split {
+                column.reserve(additional);
+            } else {
+                column.reserve_ticks(additional);
+            }
             capacity = capacity.min(column.capacity());
         }
         self.capacity = capacity;
+    }
+
+    /// The table's first reservation: one block of `rows` rows for every
+    /// column.
+    fn alloc_block(&mut self, rows: usize) {
+        debug_assert!(!self.split && self.block.rows == 0);
+        let size = rows.checked_mul(self.block.row_bytes).expect("table size overflow");
+        if size != 0 {
+            let layout = Layout::from_size_align(size, self.block.align).expect("table size overflow");
+            // SAFETY: `layout` has a non-zero size.
+            let data = unsafe { alloc::alloc(layout) };
+            self.block.data = NonNull::new(data).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        }
+        self.block.rows = rows;
+        let base = self.block.data.as_ptr();
+        for i in 0..self.columns.len() {
+            let before = block_start(&self.columns, i);
+            // SAFETY: the block holds `rows` values of every column, column
+            // `i`'s from `before * rows` on, aligned (columns by decreasing
+            // alignment); the column is a table's and still empty (its
+            // first room).
+            unsafe { self.columns[i].set_storage(NonNull::new_unchecked(base.add(before * rows)), rows) };
+        }
+    }
+
+    /// Gives every column a buffer of its own with room for `rows` values,
+    /// copies the values there, and frees the block: the table has
+    /// outgrown it.
+    fn split_block(&mut self, rows: usize) {
+        // Every size is checked before anything moves, so an overflow
+        // leaves the table as it was.
+        for column in self.columns.iter() {
+            crate::column::array_layout(column.item_layout(), rows);
+        }
+        for column in self.columns.iter_mut() {
+            // SAFETY: a table column, whose values are in the block; `rows`
+            // is above the block's rows, so above its length.
+            unsafe { column.detach(rows) };
+        }
+        self.split = true;
+        self.block.free();
     }
 
     /// Appends `entity` to the entity column and returns its row. The caller
@@ -422,8 +575,9 @@ impl Archetype {
 
     /// Bytes held by the columns, entity column included.
     pub fn allocated_bytes(&self) -> usize {
-        self.entities.capacity() * std::mem::size_of::<Entity>()
-            + self.columns.iter().map(Column::allocated_bytes).sum::<usize>()
+        let columns = self.columns.iter().map(Column::allocated_bytes).sum::<usize>();
+        // While the columns live in the block, their room is the block's.
+        self.entities.capacity() * std::mem::size_of::<Entity>() + columns
     }
 
     /// Checks the per-table invariants.
@@ -458,7 +612,29 @@ impl Archetype {
         if !self.components.windows(2).all(|w| w[0] < w[1]) {
             return Err(format!("archetype {:?}: signature not sorted", self.id));
         }
-        Ok(())
+        if self.split && self.block.rows != 0 {
+            return Err(format!("archetype {:?}: split, yet its block holds {} rows", self.id, self.block.rows));
+        }
+        let mut misplaced = None;
+        for (i, column) in self.columns.iter().enumerate() {
+            let expected = self.block.data.as_ptr().wrapping_add(block_start(&self.columns, i) * self.block.rows);
+            let in_place = if column.item_layout().size() == 0 {
+                true
+            } else if self.split {
+                column.owns_memory()
+            } else {
+                !column.owns_memory()
+                    && column.capacity() == self.block.rows
+                    && (self.block.rows == 0 || column.data().as_ptr() == expected)
+            };
+            if !in_place {
+                misplaced.get_or_insert(i);
+            }
+        }
+        match misplaced {
+            Some(i) => Err(format!("archetype {:?}: column {i} is not where the table keeps it", self.id)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -631,5 +807,102 @@ impl std::ops::Index<ArchetypeId> for Archetypes {
     #[inline]
     fn index(&self, id: ArchetypeId) -> &Archetype {
         self.get(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use archetable_macros::Component;
+
+    use crate::{Entity, World};
+
+    #[derive(Component, Clone, Debug, PartialEq)]
+    #[component(clone)]
+    struct Byte(u8);
+    #[derive(Component, Clone, Debug, PartialEq)]
+    #[component(clone)]
+    struct Wide(u64, u16);
+    #[derive(Component, Debug, PartialEq)]
+    #[component(track_changes)]
+    struct Word(u32);
+    #[derive(Component, Clone, Debug, PartialEq)]
+    #[component(clone)]
+    struct Marker;
+    #[derive(Component)]
+    struct Counted(#[allow(dead_code)] String, Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn check(world: &World, entities: &[Entity]) {
+        world.check_invariants().unwrap();
+        for (i, &e) in entities.iter().enumerate() {
+            assert_eq!(world.get::<Byte>(e), Some(&Byte(i as u8)));
+            assert_eq!(world.get::<Wide>(e), Some(&Wide(i as u64 * 3, i as u16)));
+            assert_eq!(world.get::<Word>(e), Some(&Word(i as u32 + 7)));
+            assert_eq!(world.get::<Marker>(e), Some(&Marker));
+        }
+    }
+
+    #[test]
+    fn a_table_keeps_its_values_in_its_block_and_after_outgrowing_it() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let row = |i: usize| {
+            (
+                Byte(i as u8),
+                Wide(i as u64 * 3, i as u16),
+                Word(i as u32 + 7),
+                Marker,
+                Counted(i.to_string(), drops.clone()),
+            )
+        };
+        let mut world = World::new();
+        // One batch: the whole table in one block.
+        let mut entities: Vec<Entity> = world.spawn_batch((0..1000).map(row)).collect();
+        check(&world, &entities);
+        // One more row: the table moves to a buffer per column.
+        entities.push(world.spawn(row(1000)));
+        check(&world, &entities);
+        entities.extend(world.spawn_batch((1001..5000).map(row)).collect::<Vec<_>>());
+        check(&world, &entities);
+        // Moving rows out and back, and despawning, keep every value once.
+        for &e in entities.iter().step_by(7) {
+            world.remove::<Marker>(e).unwrap();
+            world.insert(e, Marker).unwrap();
+        }
+        check(&world, &entities);
+        for e in entities.drain(2500..) {
+            world.despawn(e).unwrap();
+        }
+        assert_eq!(drops.load(Ordering::Relaxed), 2500);
+        check(&world, &entities);
+        drop(world);
+        assert_eq!(drops.load(Ordering::Relaxed), 5000);
+    }
+
+    #[test]
+    fn tables_of_one_row_and_of_markers_only_are_consistent() {
+        let mut world = World::new();
+        let a = world.spawn(Marker);
+        let b = world.spawn((Byte(1), Marker));
+        let c = world.spawn_batch([(Wide(1, 2),)]).next().unwrap();
+        world.check_invariants().unwrap();
+        for _ in 0..10 {
+            world.spawn(Marker);
+            world.spawn((Byte(2), Marker));
+        }
+        world.check_invariants().unwrap();
+        assert_eq!(world.get::<Byte>(b), Some(&Byte(1)));
+        assert_eq!(world.get::<Wide>(c), Some(&Wide(1, 2)));
+        assert!(world.contains(a));
+        // Cloned worlds get blocks of their own.
+        let copy = world.try_clone().unwrap();
+        copy.check_invariants().unwrap();
+        assert_eq!(copy.get::<Byte>(b), Some(&Byte(1)));
     }
 }

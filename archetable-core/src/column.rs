@@ -38,10 +38,13 @@ pub(crate) unsafe fn clone_ptr<T: crate::Component>(src: *const u8, dst: *mut u8
 /// A `Vec` of one component type, with the type erased.
 ///
 /// Invariants:
-/// - `data` points to an allocation of `capacity * layout.size()` bytes aligned
-///   to `layout.align()`, or is a dangling aligned pointer when that is zero
+/// - `data` points to `capacity * layout.size()` bytes aligned to
+///   `layout.align()`, or is a dangling aligned pointer when that is zero
 ///   bytes (no capacity yet, or a zero-sized type, whose capacity is
-///   `usize::MAX`);
+///   `usize::MAX`). An owned column (`owned`) allocated them itself, with
+///   exactly that layout; a table's column lives in its table's block (see
+///   [`Archetype`](crate::archetype::Archetype)), which the table grows
+///   and frees: such a column never allocates, grows or frees;
 /// - rows `0..len` hold initialized values of the type `type_id`; rows
 ///   `len..capacity` are uninitialized;
 /// - the allocation only grows: removing values never frees memory, so a world
@@ -57,6 +60,9 @@ pub(crate) struct Column {
     drop: Option<unsafe fn(*mut u8)>,
     type_id: TypeId,
     tracked: bool,
+    /// Whether the column allocated `data` itself (pools), rather than
+    /// living in a table's block.
+    owned: bool,
     ticks: TickColumns,
 }
 
@@ -118,6 +124,7 @@ unsafe impl Send for Column {}
 unsafe impl Sync for Column {}
 
 impl Column {
+    /// A column that allocates its own memory, growing by doubling.
     pub fn new(info: &ComponentInfo) -> Self {
         let layout = info.layout();
         Column {
@@ -128,7 +135,81 @@ impl Column {
             drop: info.drop_fn(),
             type_id: info.type_id(),
             tracked: info.tracks_changes(),
+            owned: true,
             ticks: TickColumns::default(),
+        }
+    }
+
+    /// A column of a table, whose memory the table gives it with
+    /// [`Column::set_storage`]; until then it has no room (except for a
+    /// zero-sized type, which needs none).
+    pub fn in_table(info: &ComponentInfo) -> Self {
+        let mut column = Column::new(info);
+        column.owned = false;
+        column
+    }
+
+    /// The layout of one value.
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Gives a table column its room in the table's block: `capacity`
+    /// values at `data`. Does nothing for a zero-sized type, which needs no
+    /// memory.
+    ///
+    /// # Safety
+    /// The column is a table's (`in_table`) and empty; `data` is aligned
+    /// for the type, valid for `capacity` values, and stays valid until the
+    /// column is dropped or detached.
+    pub unsafe fn set_storage(&mut self, data: NonNull<u8>, capacity: usize) {
+        debug_assert!(!self.owned && self.len == 0, "set_storage on a column that owns its memory or has values");
+        if self.layout.size() != 0 {
+            self.data = data;
+            self.capacity = capacity;
+        }
+    }
+
+    /// Whether the column allocated its memory itself.
+    #[inline]
+    pub fn owns_memory(&self) -> bool {
+        self.owned
+    }
+
+    /// Moves a table column's values out of its table's block into a
+    /// buffer of its own, with room for `capacity` values; from then on the
+    /// column grows by itself.
+    ///
+    /// # Safety
+    /// The column is a table's (`in_table`) and its values are in the
+    /// block, which is still allocated; `capacity >= len`, and the caller
+    /// frees the block after.
+    pub unsafe fn detach(&mut self, capacity: usize) {
+        debug_assert!(!self.owned && capacity >= self.len);
+        if self.layout.size() != 0 {
+            let layout = array_layout(self.layout, capacity);
+            let data = if layout.size() == 0 {
+                dangling(self.layout)
+            } else {
+                // SAFETY: `layout` has a non-zero size.
+                let data = unsafe { alloc::alloc(layout) };
+                NonNull::new(data).unwrap_or_else(|| alloc::handle_alloc_error(layout))
+            };
+            // SAFETY: the `len` values are valid in the block (caller), the
+            // new buffer has room for them, and the two do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(self.data.as_ptr(), data.as_ptr(), self.len * self.layout.size()) };
+            self.data = data;
+            self.capacity = capacity;
+        }
+        self.owned = true;
+    }
+
+    /// Makes room for `additional` more change ticks, for a tracked table
+    /// column whose values the table has made room for.
+    pub fn reserve_ticks(&mut self, additional: usize) {
+        if self.tracked {
+            self.ticks.reserve(additional);
         }
     }
 
@@ -212,11 +293,15 @@ impl Column {
     /// Bytes held by the allocation (zero for zero-sized types), ticks
     /// included.
     pub fn allocated_bytes(&self) -> usize {
-        let ticks = self.ticks.allocated_bytes();
+        self.values_bytes() + self.ticks.allocated_bytes()
+    }
+
+    /// Bytes of room for values (zero for zero-sized types).
+    pub fn values_bytes(&self) -> usize {
         if self.layout.size() == 0 {
-            ticks
+            0
         } else {
-            self.capacity * self.layout.size() + ticks
+            self.capacity * self.layout.size()
         }
     }
 
@@ -247,6 +332,10 @@ impl Column {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) {
+        // Not an `assert!` on the caller's side: every table path reserves
+        // the table's rows before it pushes, so this never fires; growing
+        // one column alone would take it out of the table's block.
+        assert!(self.owned, "a table column grows with its table: reserve the table's rows first");
         let needed = self.len.checked_add(additional).expect("column overflow");
         let new_capacity = needed.max(self.capacity.saturating_mul(2)).max(4);
         let new_layout = array_layout(self.layout, new_capacity);
@@ -622,7 +711,7 @@ impl Drop for Column {
         impl Drop for Free<'_> {
             fn drop(&mut self) {
                 let column = &mut *self.0;
-                if column.layout.size() != 0 && column.capacity != 0 {
+                if column.owned && column.layout.size() != 0 && column.capacity != 0 {
                     // SAFETY: allocated with exactly this layout (invariant).
                     unsafe { alloc::dealloc(column.data.as_ptr(), array_layout(column.layout, column.capacity)) }
                 }
@@ -724,7 +813,7 @@ fn dangling(layout: Layout) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(layout.align())).expect("alignment is non-zero")
 }
 
-fn array_layout(item: Layout, n: usize) -> Layout {
+pub(crate) fn array_layout(item: Layout, n: usize) -> Layout {
     item.size()
         .checked_mul(n)
         .and_then(|size| Layout::from_size_align(size, item.align()).ok())

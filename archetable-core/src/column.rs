@@ -438,19 +438,15 @@ impl Column {
         self.len += count;
     }
 
-    /// Makes room for the change ticks of `additional` more values only:
-    /// for a column about to take over a buffer ([`Column::adopt`]).
-    pub fn reserve_ticks(&mut self, additional: usize) {
-        if self.tracked {
-            self.ticks.reserve(additional);
-        }
-    }
-
     /// Whether the column may take over a buffer ([`Column::adopt`]): it
-    /// is empty, owns no allocation, and its type is not zero-sized.
+    /// owns its memory (not a table column in its table's block), is
+    /// empty without an allocation, and its type is not zero-sized.
     #[inline]
     pub fn can_adopt(&self) -> bool {
-        self.len == 0 && self.capacity == 0 && self.layout.size() != 0
+        // A table's column lives in its table's block (or, once the table
+        // split it, grows with the table): only a column that owns its
+        // memory and has none yet may take a buffer over.
+        self.owned && self.len == 0 && self.capacity == 0 && self.layout.size() != 0
     }
 
     /// Takes over a buffer of `capacity` values of this column's type whose

@@ -488,12 +488,11 @@ impl World {
             // A table that one batch fills from empty takes over the
             // batch's own buffers: no copy, no second allocation.
             let sole = planned.iter().filter(|p| p.target == target).count() == 1;
-            table.reserve_entities(rows);
+            // The table grows as a whole (its columns share one block).
+            table.reserve(rows);
             for column in table.columns_mut() {
                 if sole && column.can_adopt() {
                     column.reserve_ticks(rows);
-                } else {
-                    column.reserve(rows);
                 }
             }
         }

@@ -69,7 +69,7 @@ impl Row {
 /// - `components` is sorted and duplicate-free, `columns[i]` stores
 ///   `components[i]`, and `bits` holds exactly the same ids;
 /// - until the table is `split`, every column lives in `block` (see
-///   [`Block`]), with a capacity of `block.rows`; once split, every column
+///   `Block`), with a capacity of `block.rows`; once split, every column
 ///   owns its memory and the block holds none (zero-sized types need no
 ///   memory, and keep their own capacity throughout);
 /// - every column has `entities.len()` values, and row `r` of every column

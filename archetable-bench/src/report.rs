@@ -528,10 +528,10 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
         let _ = writeln!(
             w,
             "\nAn archetable save also holds a format tag and version, the component names and the entity allocator; its text \
-             forms put each component on a line of its own, indented, and its binary form is written table by \
-             table, a column per component with the values back to back in postcard. An archetable load inserts each \
-             saved component into its entity one by one. hecs writes compact text (no spaces or newlines) holding \
-             each entity's handle and its components, and postcard columns with enum variants as indices.\n"
+             forms are compact (RON keys components by their index in the names list), and its binary form is written \
+             table by table, a column per component with the values back to back in postcard. An archetable load \
+             places each saved table in one step (`ColumnBatch`). hecs writes compact text (no spaces or newlines) \
+             holding each entity's handle and its components, and postcard columns with enum variants as indices.\n"
         );
     }
 }

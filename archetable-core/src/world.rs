@@ -549,6 +549,17 @@ impl World {
         Tick::new(self.change_tick.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// [`World::increment_change_tick`] through an exclusive borrow: a plain
+    /// add, not an atomic one (about 20 cycles, a good part of a pass over a
+    /// few small tables).
+    #[inline]
+    pub(crate) fn increment_change_tick_mut(&mut self) -> Tick {
+        let tick = self.change_tick.get_mut();
+        let now = *tick;
+        *tick = now.wrapping_add(1);
+        Tick::new(now)
+    }
+
     /// Hands out `n` consecutive change ticks at once, for readers that
     /// will run side by side: the first is returned, and the world's tick
     /// moves past the last. One update of the counter instead of one per

@@ -121,7 +121,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// several threads with [`QueryParIter::for_each`].
     pub fn par_iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryParIter<'w, 's, Q, F> {
         self.update(world);
-        self.begin_run(world);
+        self.begin_run_mut(world);
         let world: &'w World = world;
         // SAFETY: `update` ran; the exclusive borrow of the world covers
         // `'w`, and `new` refused conflicting access.

@@ -132,7 +132,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Iterates the matching entities of `world`, with mutable access.
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         self.update(world);
-        self.begin_run(world);
+        self.begin_run_mut(world);
         let world: &'w World = world;
         // SAFETY: `matched` was built from this world's archetypes with these
         // states; the exclusive borrow of the world gives exclusive access
@@ -433,6 +433,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// pass becomes the last run, and the world's tick advances.
     pub(crate) fn begin_run(&mut self, world: &World) {
         let this_run = world.increment_change_tick();
+        self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
+    }
+
+    /// [`QueryState::begin_run`] through an exclusive borrow of the world.
+    #[inline]
+    pub(crate) fn begin_run_mut(&mut self, world: &mut World) {
+        let this_run = world.increment_change_tick_mut();
         self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
     }
 

@@ -1,7 +1,7 @@
 //! The workloads on `archetable`, the engine of this workspace, written the way its
 //! README teaches: `spawn_batch`, a `QueryState` kept across runs and driven
-//! by `for_each_mut` (`par_for_each_mut` for parallel work), and a
-//! `Schedule` of function systems for the schedule workload.
+//! by `for_each_mut` (`par_iter_mut` with a batch size for heavy parallel
+//! work), and a `Schedule` of function systems for the schedule workload.
 
 use archetable::{Entity, Query, QueryState, World};
 
@@ -171,11 +171,14 @@ impl Heavy {
     }
 
     /// Inverts every matrix [`INVERSIONS`](crate::INVERSIONS) times, then
-    /// steps every body.
+    /// steps every body, in batches of 64 bodies (as hecs and the floor
+    /// split them): heavy work on fewer than a thousand entities, which
+    /// `par_for_each_mut` would leave on the calling thread.
     pub fn step(&mut self) {
-        self.query.par_for_each_mut(&mut self.world, |(mut transform, mut position, velocity)| {
-            heavy(&mut transform, &mut position, velocity)
-        });
+        self.query
+            .par_iter_mut(&mut self.world)
+            .batch_size(crate::with_hecs::BATCH as usize)
+            .for_each(|(mut transform, mut position, velocity)| heavy(&mut transform, &mut position, velocity));
     }
 
     /// Sum of every position's coordinates and matrix entries.

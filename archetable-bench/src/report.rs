@@ -608,8 +608,8 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
 /// How the implementations are driven, for the report's readers.
 pub const NOTES: &str = "\
 - **archetable**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
-`despawn`; `heavy_compute` uses `QueryState::par_for_each_mut` (the calling thread and rayon's, once the work is \
-worth waking them); `schedule` is an `archetable::Schedule` of three function systems, which runs non-conflicting \
+`despawn`; `heavy_compute` uses `QueryState::par_iter_mut` with `batch_size(64)` (the calling thread and \
+rayon's); `schedule` is an `archetable::Schedule` of three function systems, which runs non-conflicting \
 systems in parallel on rayon; `schedule_for` writes each system as `for .. in query.iter_mut()`.
 - **hecs**: `spawn_batch`; `query_mut` (hecs caches each query type's matching archetypes in the world); \
 `insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)`. hecs has no \

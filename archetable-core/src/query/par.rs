@@ -130,7 +130,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Calls `f` on every matching entity of `world`, read-only, spreading
     /// the rows over rayon's thread pool when there are enough of them; see
-    /// [`QueryParIter::for_each`].
+    /// [`QueryParIter::for_each`]. For heavy work on fewer than a thousand
+    /// entities, give a [`batch_size`](QueryParIter::batch_size) through
+    /// [`QueryState::par_iter`].
     pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
@@ -141,7 +143,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Calls `f` on every matching entity of `world`, with mutable access,
     /// spreading the rows over rayon's thread pool when there are enough of
     /// them; see [`QueryParIter::for_each`]. Each entity is visited once, by
-    /// one thread.
+    /// one thread. For heavy work on fewer than a thousand entities, give a
+    /// [`batch_size`](QueryParIter::batch_size) through
+    /// [`QueryState::par_iter_mut`].
     ///
     /// ```
     /// # use archetable::prelude::*;

@@ -507,3 +507,25 @@ fn a_refused_restore_changes_nothing_and_drops_its_values_once() {
     assert_eq!(copy.len(), 1);
     let _ = other;
 }
+
+#[test]
+fn a_restore_inside_all_or_nothing_is_taken_back_whole() {
+    let mut source = World::new();
+    let all: Vec<Entity> = (0..4).map(|i| source.spawn(Hp(i))).collect();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut copy = World::new();
+    let before = copy.allocator_state();
+    let result: Result<(), &str> = copy.all_or_nothing(|world| {
+        let mut batch = ColumnBatch::new(4);
+        batch.add(counted(4, &drops));
+        world.restore_with_column_batches(&source.allocator_state(), &[], [(&all[..], batch)]).unwrap();
+        assert_eq!(world.len(), 4);
+        Err("the rest of the load failed")
+    });
+    assert!(result.is_err());
+    assert!(copy.is_empty());
+    assert_eq!(copy.allocator_state(), before);
+    assert_eq!(drops.load(Ordering::Relaxed), 4, "the restored values were dropped once");
+    copy.check_invariants().unwrap();
+    assert_eq!(copy.spawn(Hp(7)), World::new().spawn(Hp(7)));
+}

@@ -722,25 +722,76 @@ impl Entities {
     /// entities of each `(handles, archetype, first)` live at consecutive
     /// rows of `archetype` from row `first` (the caller puts them there).
     /// Checks everything before changing anything.
+    ///
+    /// The checks are those of [`Entities::restore`], in the same order,
+    /// made while the new table is built: its slots start vacant, the free
+    /// ones are marked, each live one takes its location (or shows why it
+    /// cannot), then a last pass finds lost slots and unmarks the free
+    /// ones.
     pub fn restore_blocks(
         &mut self,
         state: &AllocatorState,
         blocks: &[(&[Entity], ArchetypeId, u32)],
     ) -> Result<(), AllocatorStateError> {
-        let live = blocks.iter().flat_map(|&(handles, _, _)| handles.iter().copied());
-        let count = self.check_restore(state, live)?;
-        self.install(state);
-        let txn = !self.txns.is_empty();
-        if txn {
-            self.allocated.reserve(count);
+        debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        debug_assert_eq!(self.live, 0, "restore needs an allocator with no live entity");
+        /// Marks a free slot while the table is built; no live location.
+        const FREE: EntityLocation = EntityLocation { archetype: ArchetypeId::INVALID, row: Row(u32::MAX - 1) };
+        let len = state.generations.len();
+        if len > self.max_slots as usize {
+            return Err(AllocatorStateError::TooManySlots(len));
         }
+        let mut slots: Vec<Slot> =
+            state.generations.iter().map(|&generation| Slot { generation, location: EntityLocation::VACANT }).collect();
+        for &index in &state.free {
+            match slots.get_mut(index as usize) {
+                None => return Err(AllocatorStateError::FreeIndexOutOfRange(index)),
+                Some(slot) if slot.location == FREE => return Err(AllocatorStateError::DuplicateFreeIndex(index)),
+                Some(slot) => slot.location = FREE,
+            }
+        }
+        let mut count = 0;
         for &(handles, archetype, first) in blocks {
-            for (r, entity) in handles.iter().enumerate() {
-                self.slots[entity.index as usize].location = EntityLocation { archetype, row: Row(first + r as u32) };
+            for (r, &entity) in handles.iter().enumerate() {
+                let slot = match slots.get_mut(entity.index as usize) {
+                    None => return Err(AllocatorStateError::LiveIndexOutOfRange(entity)),
+                    Some(slot) if slot.location == FREE => return Err(AllocatorStateError::LiveEntityIsFree(entity)),
+                    Some(slot) if slot.location != EntityLocation::VACANT => {
+                        return Err(AllocatorStateError::DuplicateLiveEntity(entity))
+                    }
+                    Some(slot) if slot.generation != entity.generation => {
+                        return Err(AllocatorStateError::GenerationMismatch {
+                            entity,
+                            slot_generation: slot.generation.get(),
+                        })
+                    }
+                    Some(slot) => slot,
+                };
+                slot.location = EntityLocation { archetype, row: Row(first + r as u32) };
             }
-            if txn {
-                self.allocated.extend(handles.iter().map(|e| e.index));
+            count += handles.len();
+        }
+        // Every other slot must be retired, or its index is lost for good.
+        // (When the live and free slots are all of them, there is none.)
+        if count + state.free.len() < len {
+            for (i, slot) in slots.iter().enumerate() {
+                if slot.location == EntityLocation::VACANT && slot.generation != NonZeroU32::MAX {
+                    return Err(AllocatorStateError::LostIndex(i as u32));
+                }
             }
+        }
+        for &index in &state.free {
+            slots[index as usize].location = EntityLocation::VACANT;
+        }
+        for txn in self.txns.iter_mut().filter(|txn| txn.replaced.is_none()) {
+            txn.replaced =
+                Some(Box::new(Replaced { slots: self.slots.clone(), free: self.free.clone(), live: self.live }));
+        }
+        self.slots = slots;
+        self.free.clear();
+        self.free.extend_from_slice(&state.free);
+        if !self.txns.is_empty() {
+            self.allocated.extend(blocks.iter().flat_map(|&(handles, _, _)| handles.iter().map(|e| e.index)));
         }
         self.live = count as u32;
         Ok(())
@@ -1020,6 +1071,54 @@ mod tests {
         assert_eq!(restore(&bad_free, &[]), Err(AllocatorStateError::FreeIndexOutOfRange(7)));
         let dup_free = AllocatorState { free: vec![1, 1], ..state };
         assert_eq!(restore(&dup_free, &[]), Err(AllocatorStateError::DuplicateFreeIndex(1)));
+    }
+
+    #[test]
+    fn a_restore_by_blocks_checks_as_a_restore_by_entity() {
+        let g = |n| NonZeroU32::new(n).unwrap();
+        let e = |i, n| Entity::new(i, g(n));
+        let states = [
+            AllocatorState { generations: vec![g(1), g(2), g(1), g(3)], free: vec![1] },
+            AllocatorState { generations: vec![g(1), g(2), NonZeroU32::MAX, g(3)], free: vec![3, 1] },
+            AllocatorState { generations: vec![g(1), g(2)], free: vec![1, 1] },
+            AllocatorState { generations: vec![g(1), g(2)], free: vec![5] },
+            AllocatorState { generations: vec![g(1); 5], free: vec![] },
+        ];
+        let lives: [&[Entity]; 9] = [
+            &[e(0, 1), e(2, 1), e(3, 3)],
+            &[e(0, 1), e(3, 3)],
+            &[e(0, 1), e(2, 1)],
+            &[e(0, 1), e(9, 1)],
+            &[e(0, 1), e(1, 2)],
+            &[e(0, 1), e(0, 1)],
+            &[e(0, 1), e(2, 4)],
+            &[e(4, 1), e(3, 1), e(2, 1), e(1, 1), e(0, 1)],
+            &[],
+        ];
+        for state in &states {
+            for live in lives {
+                let mut one = Entities::default();
+                let by_entity = one.restore(state, live, |_| loc(0));
+                // Two blocks: the first entity alone, then the rest.
+                let split = live.len().min(1);
+                let blocks = [(&live[..split], ArchetypeId(1), 0), (&live[split..], ArchetypeId(2), 0)];
+                let mut other = Entities::default();
+                assert_eq!(other.restore_blocks(state, &blocks), by_entity, "{state:?} {live:?}");
+                if by_entity.is_ok() {
+                    assert_eq!(other.state(), one.state());
+                    assert_eq!(other.len(), live.len() as u32);
+                    other.check_invariants().unwrap();
+                    for (r, &entity) in live[split..].iter().enumerate() {
+                        assert_eq!(
+                            other.get(entity),
+                            Some(EntityLocation { archetype: ArchetypeId(2), row: Row(r as u32) })
+                        );
+                    }
+                } else {
+                    assert_eq!(other.state(), Entities::default().state(), "a refused restore changes nothing");
+                }
+            }
+        }
     }
 
     #[test]

@@ -168,6 +168,15 @@ fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// How much text is written before it is moved to the save.
+const PIECE: usize = 8 << 10;
+
+/// Appends the text of `out` to `data`, emptying `out`.
+fn move_text(out: &mut Vec<u8>, data: &mut String) {
+    data.push_str(std::str::from_utf8(out).expect("saves are UTF-8"));
+    out.clear();
+}
+
 /// Writes `world` as a compact `text` save.
 pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
@@ -176,7 +185,12 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
     // About what a component takes, to grow the text once or twice.
     let components: usize = plan.archetypes.iter().map(|(a, e)| archetypes[*a].len() * e.len()).sum();
-    let mut out = Vec::with_capacity((16 * entities + 48 * components).min(crate::column::PREALLOCATE_BYTES) + 256);
+    // The text is written a few kilobytes at a time into `out`, then moved
+    // to `data` once checked to be UTF-8 (it is: the serializers write
+    // UTF-8, and so does everything written here), while it is still in
+    // the cache.
+    let mut data = String::with_capacity((16 * entities + 48 * components).min(crate::column::PREALLOCATE_BYTES) + 256);
+    let mut out = Vec::with_capacity(2 * PIECE);
     out.push(if text == Text::Json { b'{' } else { b'(' });
     text.field(&mut out, "format", true);
     text.write(FORMAT_TAG, &mut out)?;
@@ -246,6 +260,9 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                 text.write(&tree, &mut out)?;
             }
             out.push(b'}');
+            if out.len() >= PIECE {
+                move_text(&mut out, &mut data);
+            }
         }
     }
     out.push(b'}');
@@ -255,8 +272,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     text.field(&mut out, "skipped", false);
     text.write(&Skipped(&plan.skipped), &mut out)?;
     out.push(if text == Text::Json { b'}' } else { b')' });
-    // Both serializers write UTF-8, and so does everything written here.
-    let data = String::from_utf8(out).expect("saves are UTF-8");
+    move_text(&mut out, &mut data);
     Ok(Saved { data, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 

@@ -69,11 +69,18 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
         let table = &archetypes[*a];
         push_varint(&mut out, table.len() as u64);
         let mut previous = 0i64;
+        out.reserve(2 * table.len());
         for &entity in table.entities() {
             let index = i64::from(entity.index());
             let delta = index - previous;
-            push_varint(&mut out, ((delta << 1) ^ (delta >> 63)) as u64);
-            push_varint(&mut out, u64::from(entity.generation()));
+            let (step, generation) = (((delta << 1) ^ (delta >> 63)) as u64, entity.generation());
+            if step < 0x80 && generation < 0x80 {
+                // The usual step: two one-byte varints.
+                out.extend_from_slice(&[step as u8, generation as u8]);
+            } else {
+                push_varint(&mut out, step);
+                push_varint(&mut out, u64::from(generation));
+            }
             previous = index;
         }
         push_varint(&mut out, entries.len() as u64);

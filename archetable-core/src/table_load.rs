@@ -466,9 +466,10 @@ impl World {
         Planned { bundle, target, columns, required, batch, hooked }
     }
 
-    /// Moves the planned batches into their tables, at new handles or at
-    /// the listed entities, pushing new handles to `spawned`; then runs
-    /// the hooks.
+    /// Checks that every batch column goes to a column of its own type,
+    /// and makes room in the tables for every batch (a table that one
+    /// batch fills from empty takes over that batch's buffers instead):
+    /// once values move, nothing may panic.
     fn reserve_batches(&mut self, planned: &[Planned]) {
         let (_, components, archetypes, _) = self.storage_mut();
         let mut room: Vec<(ArchetypeId, usize)> = Vec::new();

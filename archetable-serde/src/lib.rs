@@ -10,7 +10,9 @@
 //!   then from the component's `Default`. `world.spawn_prefab(&prefabs,
 //!   "Ball")`, with [`Overrides`] for per-spawn changes, and the same on
 //!   `Commands` ([`PrefabCommandsExt`]).
-//! - **Saves**: `world.save_json()`, `save_ron()`, `save_binary()`;
+//! - **Saves**: `world.save_json()`, `save_ron()`, `save_binary()` (text
+//!   saves are compact; `save_json_pretty()` and `save_ron_pretty()` write
+//!   one line per component);
 //!   `World::load_json(&registry, ..)` rebuilds a world with every handle
 //!   exactly as saved (allocator included), `world.load_into_json(..)` adds
 //!   the saved entities to a populated world with new handles. Handles

@@ -1,5 +1,6 @@
 //! Memory per entity: the growth of the process's peak resident memory
-//! (`VmHWM` in `/proc/self/status`, Linux only) while one implementation
+//! (`VmHWM` in `/proc/self/status`, Linux only) and of the bytes the C
+//! allocator has handed out (glibc's `mallinfo2`) while one implementation
 //! spawns [`ENTITIES`] entities of `(Position, Velocity)`.
 //!
 //! Each measurement must run in a fresh process, so that one's peak does not
@@ -49,13 +50,16 @@ pub fn component_bytes() -> usize {
     size_of::<Position>() + size_of::<Velocity>()
 }
 
-/// Peak resident memory before and after the spawn.
+/// Peak resident memory, and bytes allocated, before and after the spawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Measurement {
     /// `VmHWM` before the world was made, in bytes.
     pub before: usize,
     /// `VmHWM` with the entities spawned, in bytes.
     pub after: usize,
+    /// Bytes allocated before the world was made and with the entities
+    /// spawned ([`allocated_bytes`]), where the allocator says.
+    pub heap: Option<(usize, usize)>,
 }
 
 impl Measurement {
@@ -64,17 +68,52 @@ impl Measurement {
         self.after.saturating_sub(self.before) as f64 / ENTITIES as f64
     }
 
+    /// Growth of the bytes allocated per entity: what the world holds.
+    pub fn allocated_per_entity(&self) -> Option<f64> {
+        self.heap.map(|(before, after)| after.saturating_sub(before) as f64 / ENTITIES as f64)
+    }
+
     /// The line a child prints for its parent.
     pub fn to_line(&self) -> String {
-        format!("vmhwm before={} after={}", self.before, self.after)
+        let mut line = format!("vmhwm before={} after={}", self.before, self.after);
+        if let Some((before, after)) = self.heap {
+            line += &format!(" heap before={before} after={after}");
+        }
+        line
     }
 
     /// Parses [`Measurement::to_line`]'s output.
     pub fn from_line(line: &str) -> Option<Self> {
         let rest = line.trim().strip_prefix("vmhwm before=")?;
-        let (before, after) = rest.split_once(" after=")?;
-        Some(Measurement { before: before.parse().ok()?, after: after.parse().ok()? })
+        let (before, rest) = rest.split_once(" after=")?;
+        let (after, heap) = match rest.split_once(" heap before=") {
+            Some((after, heap)) => {
+                let (h0, h1) = heap.split_once(" after=")?;
+                (after, Some((h0.parse().ok()?, h1.parse().ok()?)))
+            }
+            None => (rest, None),
+        };
+        Some(Measurement { before: before.parse().ok()?, after: after.parse().ok()?, heap })
     }
+}
+
+/// Bytes the C allocator has handed out and not had back: glibc's
+/// `mallinfo2`, the chunks in use in every arena (`uordblks`, headers and
+/// rounding included) and the blocks it mapped on their own (`hblkhd`).
+/// `None` off glibc.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+pub fn allocated_bytes() -> Option<usize> {
+    // SAFETY: `mallinfo2` takes no arguments and only reads the
+    // allocator's own statistics.
+    let info = unsafe { libc::mallinfo2() };
+    Some(info.uordblks + info.hblkhd)
+}
+
+/// Bytes the C allocator has handed out: unknown off glibc.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn allocated_bytes() -> Option<usize> {
+    None
 }
 
 /// The process's peak resident set size, from `VmHWM` (reported in kB).
@@ -85,65 +124,84 @@ pub fn peak_resident_bytes() -> Option<usize> {
     Some(kib * 1024)
 }
 
-/// Spawns [`ENTITIES`] movers with `which`, and reads the peak around it.
-/// Meaningful only as the first thing a fresh process does.
+/// Entities of the warm-up world each measurement first spawns and drops,
+/// so that the measurement leaves out what every world costs once (the
+/// code pages of the spawn path, the allocator's first arena, registries).
+pub const WARM_UP: usize = 1_000;
+
+/// Spawns [`ENTITIES`] movers with `which`, and reads the peak resident
+/// memory and the bytes allocated around it, after a warm-up world of
+/// [`WARM_UP`] entities, made the same way, has come and gone. Meaningful
+/// only as the first thing a fresh process does.
 pub fn measure(which: Implementation, scenario: Scenario) -> Option<Measurement> {
+    assert_eq!(spawn(which, scenario, WARM_UP).0, WARM_UP, "{} spawned every entity", which.name());
     let before = peak_resident_bytes()?;
+    let heap_before = allocated_bytes();
+    let (len, heap_after) = spawn(which, scenario, ENTITIES);
+    let after = peak_resident_bytes()?;
+    assert_eq!(len, ENTITIES, "{} spawned every entity", which.name());
+    Some(Measurement { before, after, heap: heap_before.zip(heap_after) })
+}
+
+/// Spawns `count` movers with `which` and returns how many the world
+/// holds, and the bytes allocated while it still lives.
+fn spawn(which: Implementation, scenario: Scenario, count: usize) -> (usize, Option<usize>) {
     let batch = scenario == Scenario::Batch;
-    let len = match which {
+    match which {
         Implementation::Ours => {
             let mut world = archetable::World::new();
             if batch {
-                world.spawn_batch((0..ENTITIES).map(mover)).for_each(drop);
+                world.spawn_batch((0..count).map(mover)).for_each(drop);
             } else {
-                for i in 0..ENTITIES {
+                for i in 0..count {
                     world.spawn(mover(i));
                 }
             }
-            keep(world).len()
+            let world = keep(world);
+            (world.len(), allocated_bytes())
         }
         Implementation::Hecs => {
             let mut world = hecs::World::new();
             if batch {
-                world.spawn_batch((0..ENTITIES).map(mover)).for_each(drop);
+                world.spawn_batch((0..count).map(mover)).for_each(drop);
             } else {
-                for i in 0..ENTITIES {
+                for i in 0..count {
                     world.spawn(mover(i));
                 }
             }
-            keep(world).len() as usize
+            let world = keep(world);
+            (world.len() as usize, allocated_bytes())
         }
         Implementation::Bevy => {
             let mut world = bevy_ecs::world::World::new();
             if batch {
-                world.spawn_batch((0..ENTITIES).map(mover)).for_each(drop);
+                world.spawn_batch((0..count).map(mover)).for_each(drop);
             } else {
-                for i in 0..ENTITIES {
+                for i in 0..count {
                     world.spawn(mover(i));
                 }
             }
             let mut world = keep(world);
+            let heap = allocated_bytes();
             let mut query = world.query::<&Position>();
-            query.iter(&world).count()
+            (query.iter(&world).count(), heap)
         }
         Implementation::Raw => {
             let raw = if batch {
-                RawMovers::spawn(ENTITIES)
+                RawMovers::spawn(count)
             } else {
                 let mut raw = RawMovers::default();
-                for i in 0..ENTITIES {
+                for i in 0..count {
                     let (position, velocity) = mover(i);
                     raw.positions.push(position);
                     raw.velocities.push(velocity);
                 }
                 raw
             };
-            keep(raw).positions.len()
+            let raw = keep(raw);
+            (raw.positions.len(), allocated_bytes())
         }
-    };
-    let after = peak_resident_bytes()?;
-    assert_eq!(len, ENTITIES, "{} spawned every entity", which.name());
-    Some(Measurement { before, after })
+    }
 }
 
 /// Keeps `value` alive and opaque to the optimizer until the caller is done
@@ -182,9 +240,12 @@ mod tests {
 
     #[test]
     fn a_measurement_survives_its_line() {
-        let m = Measurement { before: 1 << 20, after: 33 << 20 };
+        let m = Measurement { before: 1 << 20, after: 33 << 20, heap: None };
         assert_eq!(Measurement::from_line(&m.to_line()), Some(m));
         assert_eq!(m.bytes_per_entity(), (32 << 20) as f64 / ENTITIES as f64);
+        let m = Measurement { heap: Some((1000, 1000 + 40 * ENTITIES)), ..m };
+        assert_eq!(Measurement::from_line(&m.to_line()), Some(m));
+        assert_eq!(m.allocated_per_entity(), Some(40.0));
         assert_eq!(Measurement::from_line("something else"), None);
         assert_eq!(Scenario::from_name("one-by-one"), Some(Scenario::OneByOne));
     }

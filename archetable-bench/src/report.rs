@@ -431,23 +431,30 @@ pub fn markdown(
     let _ = writeln!(w, "\n## Memory: {} entities of (Position, Velocity)\n", thousands(memory::ENTITIES));
     let _ = writeln!(
         w,
-        "Growth of the peak resident set (`VmHWM`) while spawning, per entity, each implementation in a fresh \
-         process. Component data alone is {} bytes per entity. *batch*: one `spawn_batch` (a `Vec::with_capacity` \
+        "Per entity, each implementation in a fresh process, after a warm-up world of {} entities made and \
+         dropped the same way: *allocated*, the growth of the bytes the C allocator has handed out (glibc's \
+         `mallinfo2`, with the allocator's headers and rounding), and *peak RSS*, the growth of the peak resident \
+         set (`VmHWM`) while spawning. Component data alone is {} bytes per entity. *batch*: one `spawn_batch` (a `Vec::with_capacity` \
          for the floor); *one by one*: one `spawn` per entity (`push` for the floor), so storage grows by \
          doubling and the peak can hold the old and the new buffer at once.\n",
+        thousands(memory::WARM_UP),
         memory::component_bytes()
     );
-    let _ = writeln!(w, "| implementation | batch: bytes / entity | batch: peak RSS | one by one: bytes / entity | one by one: peak RSS |");
-    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        w,
+        "| implementation | batch: allocated / entity | batch: peak RSS / entity | batch: peak RSS | one by one: allocated / entity | one by one: peak RSS / entity | one by one: peak RSS |"
+    );
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for row in memory {
         let mut cells = Vec::new();
         for m in &row.measurements {
             match m {
                 Ok(m) => {
+                    cells.push(m.allocated_per_entity().map_or("–".to_owned(), |b| format!("{b:.1}")));
                     cells.push(format!("{:.1}", m.bytes_per_entity()));
                     cells.push(format!("{:.1} MiB", m.after as f64 / (1024.0 * 1024.0)));
                 }
-                Err(_) => cells.extend(["–".to_owned(), "–".to_owned()]),
+                Err(_) => cells.extend(["–".to_owned(), "–".to_owned(), "–".to_owned()]),
             }
         }
         let _ = writeln!(w, "| {} | {} |", row.which.name(), cells.join(" | "));

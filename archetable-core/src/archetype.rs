@@ -51,8 +51,12 @@ impl Row {
 /// ```text
 ///   components: [ Position,  Velocity,  Frozen ]     sorted ids
 ///   columns:    [ x,y x,y .. dx,dy ..   (0 bytes) ]  one per component
-///   entities:   [ 4v1      7v2      2v1 ]            row r is entities[r]
+///   entities:   [ 4        7        2 ]              entity indices
 /// ```
+///
+/// The entity column holds each row's entity *index* (4 bytes); the
+/// generation is in the world's entity table, which has it anyway to check
+/// handles: `Entity` in a query reads it from there.
 ///
 /// A table's first reservation puts every column in one allocation, the
 /// table's block: one call to the allocator instead of one per column, and
@@ -73,13 +77,14 @@ impl Row {
 ///   owns its memory and the block holds none (zero-sized types need no
 ///   memory, and keep their own capacity throughout);
 /// - every column has `entities.len()` values, and row `r` of every column
-///   belongs to `entities[r]`;
-/// - the world's entity table says `entities[r]` lives at this archetype, row `r`.
+///   belongs to the live entity of index `entities[r]`;
+/// - the world's entity table says the entity of index `entities[r]` lives
+///   at this archetype, row `r`.
 pub struct Archetype {
     id: ArchetypeId,
     components: Box<[ComponentId]>,
     columns: Box<[Column]>,
-    entities: Vec<Entity>,
+    entities: Vec<u32>,
     bits: BitSet,
     /// Rows every column and the entity column can hold without growing: a
     /// lower bound kept by `reserve`, so that a spawn in a reserved batch
@@ -210,9 +215,11 @@ impl Archetype {
         self.entities.is_empty()
     }
 
-    /// The entity of each row.
+    /// The entity index of each row. The generations are in the world's
+    /// entity table: [`World::table_entities`](crate::World::table_entities)
+    /// gives the full handles.
     #[inline]
-    pub fn entities(&self) -> &[Entity] {
+    pub fn entity_indices(&self) -> &[u32] {
         &self.entities
     }
 
@@ -372,7 +379,7 @@ impl Archetype {
     #[inline]
     pub(crate) fn push_entity(&mut self, entity: Entity) -> Row {
         let row = Row(self.entities.len() as u32);
-        self.entities.push(entity);
+        self.entities.push(entity.index());
         row
     }
 
@@ -380,16 +387,16 @@ impl Archetype {
     /// current length. The caller pushes one value per row to every column
     /// before the archetype is used again.
     pub(crate) fn extend_entities(&mut self, entities: &[Entity]) {
-        self.entities.extend_from_slice(entities);
+        self.entities.extend(entities.iter().map(|e| e.index()));
     }
 
     /// Removes `row` from a table without columns (the empty table), the
-    /// last row moving into its place; returns the entity moved there, for
-    /// the caller to record.
+    /// last row moving into its place; returns the index of the entity
+    /// moved there, for the caller to record.
     ///
     /// # Panics
     /// If the table has columns, or the row is out of bounds.
-    pub(crate) fn remove_bare_row(&mut self, row: Row) -> Option<Entity> {
+    pub(crate) fn remove_bare_row(&mut self, row: Row) -> Option<u32> {
         assert!(self.columns.is_empty(), "remove_bare_row on a table with columns");
         self.entities.swap_remove(row.index());
         self.entities.get(row.index()).copied()
@@ -513,8 +520,8 @@ impl Archetype {
     /// Moves `row` into `dst` along a cached column map: `map[i]` is the
     /// column of `dst` that receives column `i`, or `NO_COLUMN` for a
     /// component `dst` lacks, whose value is forgotten (the caller moved it
-    /// out). Returns the new row in `dst` and the entity moved into `row`
-    /// here.
+    /// out). Returns the new row in `dst` and the index of the entity moved
+    /// into `row` here.
     ///
     /// # Safety
     /// - `row` is in bounds;
@@ -525,13 +532,14 @@ impl Archetype {
     /// - after the call, the caller pushes a value to every column of `dst`
     ///   that `map` does not name, before `dst` is used again.
     #[inline]
-    pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype, map: &[u32]) -> (Row, Option<Entity>) {
+    pub(crate) unsafe fn move_row(&mut self, row: Row, dst: &mut Archetype, map: &[u32]) -> (Row, Option<u32>) {
         debug_assert_eq!(map.len(), self.columns.len());
         // Grow first: once values start moving, nothing may panic.
         dst.reserve(1);
         let r = row.index();
-        let entity = self.entities.swap_remove(r);
-        let new_row = dst.push_entity(entity);
+        let index = self.entities.swap_remove(r);
+        let new_row = Row(dst.entities.len() as u32);
+        dst.entities.push(index);
         for (column, &to) in self.columns.iter_mut().zip(map) {
             if to == NO_COLUMN {
                 // SAFETY: the caller moved this value out already.
@@ -577,7 +585,7 @@ impl Archetype {
     pub fn allocated_bytes(&self) -> usize {
         let columns = self.columns.iter().map(Column::allocated_bytes).sum::<usize>();
         // While the columns live in the block, their room is the block's.
-        self.entities.capacity() * std::mem::size_of::<Entity>() + columns
+        self.entities.capacity() * std::mem::size_of::<u32>() + columns
     }
 
     /// Checks the per-table invariants.

@@ -113,12 +113,20 @@ pub struct AllocatorState {
 
 /// One slot of the entity table: 12 bytes.
 #[derive(Clone, Copy, Debug)]
-struct Slot {
+pub(crate) struct Slot {
     /// The generation of the live entity in this slot, or of the next entity
     /// to be spawned into it when the slot is free.
     generation: NonZeroU32,
     /// `EntityLocation::VACANT` while the slot is free.
     location: EntityLocation,
+}
+
+impl Slot {
+    /// The handle of this slot's live entity, whose index is `index`.
+    #[inline(always)]
+    pub(crate) fn entity(&self, index: u32) -> Entity {
+        Entity::new(index, self.generation)
+    }
 }
 
 /// The entity allocator and location table.
@@ -634,6 +642,29 @@ impl Entities {
         (slot.generation == entity.generation && slot.location != EntityLocation::VACANT).then_some(slot.location)
     }
 
+    /// The handle of the live entity in slot `index`: table rows record
+    /// indices, and the generation is here.
+    ///
+    /// # Panics
+    /// If `index` is past the end of the table (never for a table row's).
+    #[inline]
+    pub fn entity_at(&self, index: u32) -> Entity {
+        Entity::new(index, self.slots[index as usize].generation)
+    }
+
+    /// The live entity in slot `index` and its location, if the slot is
+    /// live.
+    pub fn live_at(&self, index: u32) -> Option<(Entity, EntityLocation)> {
+        let slot = self.slots.get(index as usize)?;
+        (slot.location != EntityLocation::VACANT).then(|| (Entity::new(index, slot.generation), slot.location))
+    }
+
+    /// What a query needs to turn table rows into handles.
+    #[inline]
+    pub fn handles(&self) -> Handles<'_> {
+        Handles { slots: &self.slots }
+    }
+
     /// Records that the live entity in slot `index` now lives at `location`.
     #[inline]
     pub fn set_location(&mut self, index: u32, location: EntityLocation) {
@@ -1133,3 +1164,64 @@ mod tests {
         entities.check_invariants().unwrap();
     }
 }
+
+/// The generations of a world's entity slots, as a query reads them to make
+/// handles of a table's rows (the entity column holds indices only).
+#[derive(Clone, Copy)]
+pub(crate) struct Handles<'w> {
+    slots: &'w [Slot],
+}
+
+impl<'w> Handles<'w> {
+    /// Handles for no world: read by nothing (a query's dangling fetch).
+    pub(crate) fn dangling() -> Self {
+        Handles { slots: &[] }
+    }
+
+    /// The slots, by entity index.
+    #[inline(always)]
+    pub(crate) fn slots(self) -> &'w [Slot] {
+        self.slots
+    }
+}
+
+/// The entity of each row of one table, in row order: the iterator of
+/// [`World::table_entities`](crate::World::table_entities).
+#[derive(Clone)]
+pub struct TableEntities<'w> {
+    indices: std::slice::Iter<'w, u32>,
+    slots: &'w [Slot],
+}
+
+impl<'w> TableEntities<'w> {
+    pub(crate) fn new(indices: &'w [u32], entities: &'w Entities) -> Self {
+        TableEntities { indices: indices.iter(), slots: &entities.slots }
+    }
+}
+
+impl Iterator for TableEntities<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let &index = self.indices.next()?;
+        Some(self.slots[index as usize].entity(index))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.indices.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for TableEntities<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Entity> {
+        let &index = self.indices.next_back()?;
+        Some(self.slots[index as usize].entity(index))
+    }
+}
+
+impl ExactSizeIterator for TableEntities<'_> {}
+
+impl std::iter::FusedIterator for TableEntities<'_> {}

@@ -110,7 +110,8 @@ impl World {
         self.flush();
         let mut doomed = Vec::new();
         for archetype in self.archetypes().as_slice() {
-            for (row, &entity) in archetype.entities().iter().enumerate() {
+            for (row, &index) in archetype.entity_indices().iter().enumerate() {
+                let entity = self.entities().entity_at(index);
                 let location = EntityLocation { archetype: archetype.id(), row: Row(row as u32) };
                 if !keep(EntityRef::new(self, entity, location)) {
                     doomed.push(entity);

@@ -702,7 +702,7 @@ impl World {
                 let id = archetype.id();
                 // Hooks cannot move rows, so the table keeps its rows meanwhile.
                 for row in 0..archetype.len() {
-                    let entity = world.archetypes()[id].entities()[row];
+                    let entity = world.entities().entity_at(world.archetypes()[id].entity_indices()[row]);
                     world.fire_despawn(entity, id);
                 }
             }

@@ -111,6 +111,7 @@ pub mod storage {
     pub use crate::bitset::BitSet;
     pub use crate::bundle::{BundleId, BundleInfo, ComponentReader, ComponentWriter};
     pub use crate::component::{ComponentInfo, Components};
+    pub use crate::entity::TableEntities;
     pub use crate::pool::PoolSource;
     pub use crate::sparse::{SparseRows, SparseSet, SparseSets, TableRef};
 }

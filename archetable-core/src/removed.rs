@@ -137,10 +137,10 @@ impl Removals {
 
     /// Records that every one of `entities` lost each of `ids` that is
     /// tracked.
-    pub fn record_all(&mut self, ids: &[ComponentId], entities: &[Entity]) {
+    pub fn record_all(&mut self, ids: &[ComponentId], entities: impl Iterator<Item = Entity> + Clone) {
         for id in ids {
             if let Some(Some(log)) = self.logs.get_mut(id.index()) {
-                log.newer.extend_from_slice(entities);
+                log.newer.extend(entities.clone());
             }
         }
     }

@@ -446,13 +446,20 @@ impl fmt::Debug for SparseSets {
 pub struct TableRef<'w> {
     archetype: &'w crate::archetype::Archetype,
     sparse: &'w SparseSets,
+    handles: crate::entity::Handles<'w>,
 }
 
 impl<'w> TableRef<'w> {
-    /// The table `archetype` of a world whose sparse sets are `sparse`.
+    /// The table `archetype` of `world`.
     #[inline]
-    pub(crate) fn new(archetype: &'w crate::archetype::Archetype, sparse: &'w SparseSets) -> Self {
-        TableRef { archetype, sparse }
+    pub(crate) fn new(archetype: &'w crate::archetype::Archetype, world: &'w crate::world::World) -> Self {
+        TableRef { archetype, sparse: world.sparse_sets(), handles: world.entities().handles() }
+    }
+
+    /// The generations of the world's entities, to make handles of rows.
+    #[inline]
+    pub(crate) fn handles(self) -> crate::entity::Handles<'w> {
+        self.handles
     }
 
     /// The table.
@@ -488,7 +495,7 @@ impl fmt::Debug for TableRef<'_> {
 /// query fetches of sparse components.
 #[derive(Clone, Copy)]
 pub struct SparseRows<'w> {
-    entities: std::ptr::NonNull<Entity>,
+    entities: std::ptr::NonNull<u32>,
     index: std::ptr::NonNull<u32>,
     index_len: usize,
     _borrow: std::marker::PhantomData<&'w SparseSet>,
@@ -512,7 +519,7 @@ impl<'w> SparseRows<'w> {
         let set = table.sparse_set(id);
         let index = set.map_or(&[][..], |set| &set.index[..]);
         let rows = SparseRows {
-            entities: std::ptr::NonNull::from(table.archetype.entities()).cast(),
+            entities: std::ptr::NonNull::from(table.archetype.entity_indices()).cast(),
             index: std::ptr::NonNull::from(index).cast(),
             index_len: index.len(),
             _borrow: std::marker::PhantomData,
@@ -536,7 +543,7 @@ impl<'w> SparseRows<'w> {
         // SAFETY: `row` is in bounds of the entity column (caller), and the
         // index is read below its length; both are borrowed for `'w`.
         unsafe {
-            let index = (*self.entities.as_ptr().add(row)).index() as usize;
+            let index = *self.entities.as_ptr().add(row) as usize;
             if index >= self.index_len {
                 return None;
             }

@@ -413,8 +413,8 @@ pub(crate) fn take<B: Bundle>(
 /// erased, one copy per value) and removes its row, whose hole the last row
 /// fills. Components the engine keeps from others (relationship lists) go
 /// to `left_behind` instead, for the caller to drop once the tables are
-/// consistent. Returns the entity moved into the row, if any, for the
-/// caller to record. The entity's slot must already be freed.
+/// consistent. Returns the index of the entity moved into the row, if any,
+/// for the caller to record. The entity's slot must already be freed.
 pub(crate) fn take_all(
     archetypes: &mut Archetypes,
     components: &Components,
@@ -423,7 +423,7 @@ pub(crate) fn take_all(
     left_behind: &mut EntityBuilder,
     sparse: &mut SparseSets,
     entity: Entity,
-) -> Option<Entity> {
+) -> Option<u32> {
     let archetype = archetypes.get_mut(location.archetype);
     // Room first: once values start moving, nothing may panic.
     let sparse_ids: Vec<ComponentId> = sparse.components_of(entity).collect();
@@ -453,21 +453,15 @@ pub(crate) fn take_all(
             }
         });
     }
-    archetype.entities().get(location.row.index()).copied()
+    archetype.entity_indices().get(location.row.index()).copied()
 }
 
 /// Records a row move in the entity table: `entity` went from `from` to
 /// `to`, and `filler`, if any, took its old row.
 #[inline]
-fn record_move(
-    entities: &mut Entities,
-    entity: Entity,
-    filler: Option<Entity>,
-    from: EntityLocation,
-    to: EntityLocation,
-) {
+fn record_move(entities: &mut Entities, entity: Entity, filler: Option<u32>, from: EntityLocation, to: EntityLocation) {
     if let Some(filler) = filler {
-        entities.set_location(filler.index(), from);
+        entities.set_location(filler, from);
     }
     entities.set_location(entity.index(), to);
 }

@@ -514,7 +514,7 @@ impl World {
             for &entity in lists.iter().rev().flat_map(|list| list.iter().rev()) {
                 let row = entities.get(entity).expect("checked alive").row;
                 if let Some(moved) = empty.remove_bare_row(row) {
-                    entities.set_location(moved.index(), EntityLocation { archetype: ArchetypeId::EMPTY, row });
+                    entities.set_location(moved, EntityLocation { archetype: ArchetypeId::EMPTY, row });
                 }
             }
         }

@@ -4,13 +4,13 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::builder::{BuiltBundle, EntityBuilder};
 use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
 use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::column::for_each_unwinding;
 use crate::component::{Component, ComponentId, Components, StorageType};
-use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes};
+use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes, TableEntities};
 use crate::entity_ref::EntityRef;
 use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
 use crate::event::{Event, Events};
@@ -372,10 +372,10 @@ impl World {
         }
         // The last row moves into the hole: record that before any component
         // destructor runs, so the tables stay consistent even if one panics.
-        if let Some(&last) = archetype.entities().last()
-            && last != entity
+        if let Some(&last) = archetype.entity_indices().last()
+            && last != entity.index()
         {
-            self.entities.set_location(last.index(), location);
+            self.entities.set_location(last, location);
         }
         if self.sparse.any() {
             self.despawn_sparse(entity, location);
@@ -452,7 +452,7 @@ impl World {
         let builder = taken.builder_mut();
         let filler = structural::take_all(archetypes, components, location, builder, &mut left_behind, sparse, entity);
         if let Some(filler) = filler {
-            self.entities.set_location(filler.index(), location);
+            self.entities.set_location(filler, location);
         }
         // The tables are consistent: destructors may run now.
         drop(left_behind);
@@ -653,10 +653,11 @@ impl World {
         self.removals.sync(&self.components);
         if self.removals.any() {
             for archetype in self.archetypes.as_slice() {
-                self.removals.record_all(archetype.components(), archetype.entities());
+                let entities = archetype.entity_indices().iter().map(|&index| self.entities.entity_at(index));
+                self.removals.record_all(archetype.components(), entities);
             }
             for set in self.sparse.iter() {
-                self.removals.record_all(&[set.id()], set.entities());
+                self.removals.record_all(&[set.id()], set.entities().iter().copied());
             }
         }
         self.entities.clear();
@@ -1135,6 +1136,38 @@ impl World {
         &self.archetypes
     }
 
+    /// The entity of each row of `table`, one of this world's tables, in
+    /// row order. (A table's entity column holds indices; the generations
+    /// are in the world's entity table.)
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(1));
+    /// let b = world.spawn(Hp(2));
+    /// let table = world.archetypes().as_slice().iter().find(|table| !table.is_empty()).unwrap();
+    /// assert!(world.table_entities(table).eq([a, b]));
+    /// ```
+    ///
+    /// # Panics
+    /// When iterated, if `table` is another world's and names an index this
+    /// world never used.
+    #[inline]
+    pub fn table_entities<'w>(&'w self, table: &'w Archetype) -> TableEntities<'w> {
+        TableEntities::new(table.entity_indices(), &self.entities)
+    }
+
+    /// The entity in row `row` of `table`, one of this world's tables.
+    ///
+    /// # Panics
+    /// If `row` is out of bounds (or `table` is another world's and names
+    /// an index this world never used).
+    #[inline]
+    pub fn table_entity(&self, table: &Archetype, row: usize) -> Entity {
+        self.entities.entity_at(table.entity_indices()[row])
+    }
+
     /// The info of bundle `B`, registering it if needed.
     pub(crate) fn register_bundle<B: Bundle>(&mut self) -> &BundleInfo {
         self.bundles.register::<B>(&mut self.components)
@@ -1182,13 +1215,13 @@ impl World {
         self.pools.check_invariants()?;
         let mut rows = 0;
         for archetype in self.archetypes.as_slice() {
-            for (r, &entity) in archetype.entities().iter().enumerate() {
+            for (r, &index) in archetype.entity_indices().iter().enumerate() {
                 let expected = EntityLocation { archetype: archetype.id(), row: Row(r as u32) };
-                if self.entities.get(entity) != Some(expected) {
+                let found = self.entities.live_at(index);
+                if found.map(|(_, location)| location) != Some(expected) {
                     return Err(format!(
-                        "entity {entity} in archetype {:?} row {r} is recorded at {:?}",
+                        "entity index {index} in archetype {:?} row {r} is recorded at {found:?}",
                         archetype.id(),
-                        self.entities.get(entity)
                     ));
                 }
             }

@@ -70,7 +70,7 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
         push_varint(&mut out, table.len() as u64);
         let mut previous = 0i64;
         out.reserve(2 * table.len());
-        for &entity in table.entities() {
+        for entity in world.table_entities(table) {
             let index = i64::from(entity.index());
             let delta = index - previous;
             let (step, generation) = (((delta << 1) ^ (delta >> 63)) as u64, entity.generation());
@@ -539,7 +539,8 @@ mod tests {
             w.register_serde::<Health>("Health").register_serde::<Name>("Nome");
         });
         let before = other.allocator_state();
-        let first = world.archetypes().as_slice().iter().find(|a| a.components().len() == 2).unwrap().entities()[0];
+        let table = world.archetypes().as_slice().iter().find(|a| a.components().len() == 2).unwrap();
+        let first = world.table_entity(table, 0);
         assert_eq!(
             other.load_into_binary(&bytes).unwrap_err(),
             LoadError::UnknownComponent { entity: first, component: "Name".into(), suggestion: Some("Nome".into()) }

@@ -171,14 +171,14 @@ fn write<T: Component + Serialize>(
     plan: &TypedPlan,
     out: &mut Vec<u8>,
 ) -> Result<bool, WriteError> {
-    let entities = table.entities();
+    let entities = table.entity_indices();
     // The table's column as a slice; an entity's value one by one should
     // the type be stored elsewhere.
     let column = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
     let value_at = |row: usize| -> &T {
         match column {
             Some(values) => &values[row],
-            None => world.get::<T>(entities[row]).expect("the table's entities have the component"),
+            None => world.get::<T>(world.table_entity(table, row)).expect("the table's entities have the component"),
         }
     };
     let start = out.len();
@@ -208,13 +208,13 @@ fn write<T: Component + Serialize>(
     // The tree's error names the problem better than postcard's does, if
     // the value cannot be written at all; so does its path, if the value
     // nests too deep.
-    let entity = entities[written];
+    let entity = world.table_entity(table, written);
     let tree = to_value(value_at(written)).map_err(|e| (entity, String::new(), e.0))?;
     if let Some((field, message)) = unwritable(&tree, Format::Binary) {
         return Err((entity, field, message));
     }
     out.truncate(start);
-    for (row, &entity) in entities.iter().enumerate() {
+    for (row, entity) in world.table_entities(table).enumerate() {
         let tree = to_binary_tree(value_at(row), plan).map_err(|e| (entity, String::new(), e.0))?;
         if let Some((field, message)) = unwritable(&tree, Format::Binary) {
             return Err((entity, field, message));

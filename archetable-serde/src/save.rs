@@ -306,7 +306,7 @@ impl Serialize for Entities<'_> {
         let count = doc.plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
         let mut map = serializer.serialize_map(Some(count))?;
         for (a, entries) in &doc.plan.archetypes {
-            for &entity in archetypes[*a].entities() {
+            for entity in doc.world.table_entities(&archetypes[*a]) {
                 map.serialize_entry(&EntityKey(entity), &Components { doc, entity, entries })?;
             }
         }

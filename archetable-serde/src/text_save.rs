@@ -13,7 +13,7 @@
 use std::fmt;
 
 use archetable_core::storage::Archetype;
-use archetable_core::{Component, Entity, World};
+use archetable_core::{Component, World};
 use serde::Serialize;
 
 use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
@@ -44,7 +44,7 @@ pub(crate) fn column_of<'w, T: Component + Serialize>(
     table: &'w Archetype,
 ) -> Box<dyn TextColumn + 'w> {
     let values = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
-    Box::new(Rows { values, world, entities: table.entities() })
+    Box::new(Rows { values, world, table })
 }
 
 /// A table's values of `T`: its column, or should the type be stored
@@ -52,7 +52,7 @@ pub(crate) fn column_of<'w, T: Component + Serialize>(
 struct Rows<'w, T> {
     values: Option<&'w [T]>,
     world: &'w World,
-    entities: &'w [Entity],
+    table: &'w Archetype,
 }
 
 impl<T: Component> Rows<'_, T> {
@@ -60,7 +60,10 @@ impl<T: Component> Rows<'_, T> {
     fn value(&self, row: usize) -> &T {
         match self.values {
             Some(values) => &values[row],
-            None => self.world.get::<T>(self.entities[row]).expect("written only for entities that have it"),
+            None => self
+                .world
+                .get::<T>(self.world.table_entity(self.table, row))
+                .expect("written only for entities that have it"),
         }
     }
 }
@@ -85,7 +88,7 @@ impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
     }
 
     fn has(&self, row: usize) -> bool {
-        self.values.is_some() || self.world.has::<T>(self.entities[row])
+        self.values.is_some() || self.world.has::<T>(self.world.table_entity(self.table, row))
     }
 }
 
@@ -220,7 +223,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
         }
         let columns: Vec<Box<dyn TextColumn + '_>> =
             entries.iter().map(|&(entry, _)| (entry.text_column)(world, table)).collect();
-        for (row, &entity) in table.entities().iter().enumerate() {
+        for (row, entity) in world.table_entities(table).enumerate() {
             if !first {
                 out.push(b',');
             }

@@ -25,9 +25,10 @@ fn main() -> ExitCode {
                 for scenario in Scenario::ALL {
                     match memory::measure_in_child(&exe, &[], which, scenario) {
                         Ok(m) => println!(
-                            "{:<9} {:<10} {:6.1} bytes/entity, peak {:.1} MiB",
+                            "{:<9} {:<10} allocated {:>6} bytes/entity, peak RSS {:6.1} bytes/entity, peak {:.1} MiB",
                             which.name(),
                             scenario.name(),
+                            m.allocated_per_entity().map_or("-".to_owned(), |b| format!("{b:.1}")),
                             m.bytes_per_entity(),
                             m.after as f64 / (1024.0 * 1024.0)
                         ),

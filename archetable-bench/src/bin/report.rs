@@ -117,9 +117,10 @@ fn main() -> ExitCode {
             for (scenario, m) in Scenario::ALL.iter().zip(&measurements) {
                 match m {
                     Ok(m) => eprintln!(
-                        "memory {:<9} {:<10} {:6.1} bytes/entity",
+                        "memory {:<9} {:<10} allocated {:>6} bytes/entity, peak RSS {:6.1} bytes/entity",
                         which.name(),
                         scenario.name(),
+                        m.allocated_per_entity().map_or("-".to_owned(), |b| format!("{b:.1}")),
                         m.bytes_per_entity()
                     ),
                     Err(why) => eprintln!("memory {:<9} {:<10} {why}", which.name(), scenario.name()),

@@ -49,7 +49,8 @@ impl<'w, 's, Q: QueryData, F: QueryFilter, const K: usize> QueryCombinationIter<
         let mut entities = Vec::new();
         for id in state.matched_ids() {
             let archetype = world.archetypes().get(id);
-            for (row, &entity) in archetype.entities().iter().enumerate() {
+            for (row, &index) in archetype.entity_indices().iter().enumerate() {
+                let entity = world.entities().entity_at(index);
                 // SAFETY: updated (caller), `id` is matched, `row` is in
                 // bounds, and nothing writes the world's ticks for `'w`.
                 if unsafe { state.passes_row(world, id, row, ticks) } {

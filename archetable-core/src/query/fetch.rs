@@ -8,7 +8,7 @@ use crate::archetype::Archetype;
 use crate::change::{ChangeMark, ComponentTicks, Mut, Ref, RunTicks, Tick, TickCell, Tracked};
 use crate::column::Column;
 use crate::component::{Component, ComponentId, Components, StorageType};
-use crate::entity::Entity;
+use crate::entity::{Entity, Handles};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::sparse::{SparseRows, TableRef};
@@ -556,11 +556,19 @@ pub(crate) fn assert_tracked<T: Component>() {
     );
 }
 
-// SAFETY: reads only the archetype's entity column, which queries never
-// mutate.
+/// The fetch of [`Entity`] in a query: a table's entity indices, and the
+/// world's slots that hold the generations.
+#[derive(Clone, Copy)]
+pub struct EntityFetch<'w> {
+    indices: NonNull<u32>,
+    handles: Handles<'w>,
+}
+
+// SAFETY: reads only the archetype's entity column and the world's entity
+// generations, which queries never mutate.
 unsafe impl QueryData for Entity {
     type Item<'w> = Entity;
-    type Fetch<'w> = NonNull<Entity>;
+    type Fetch<'w> = EntityFetch<'w>;
     type State = ();
     type Cache = ();
 
@@ -578,18 +586,23 @@ unsafe impl QueryData for Entity {
     }
 
     fn dangling_fetch<'w>() -> Self::Fetch<'w> {
-        NonNull::dangling()
+        EntityFetch { indices: NonNull::dangling(), handles: Handles::dangling() }
     }
 
     #[inline]
     unsafe fn init_fetch<'w>(_: &(), _: (), table: TableRef<'w>, _: RunTicks) -> Self::Fetch<'w> {
-        NonNull::from(table.archetype().entities()).cast()
+        EntityFetch { indices: NonNull::from(table.archetype().entity_indices()).cast(), handles: table.handles() }
     }
 
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
-        // SAFETY: `row` is below the archetype's length (caller).
-        unsafe { fetch.as_ptr().add(row).read() }
+        // SAFETY: `row` is below the archetype's length (caller), and the
+        // index there is a live entity's of the world the handles are from,
+        // so in bounds of its slots.
+        unsafe {
+            let index = fetch.indices.as_ptr().add(row).read();
+            fetch.handles.slots().get_unchecked(index as usize).entity(index)
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
 use crate::query::state::{init_checked, QueryState};
-use crate::sparse::{SparseSets, TableRef};
+use crate::sparse::TableRef;
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
@@ -69,7 +69,7 @@ impl<'s, C: Copy> Cursor<'s, C> {
 /// `for` loop's row-at-a-time `next` cannot be vectorized.
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
     archetypes: &'w [Archetype],
-    sparse: &'w SparseSets,
+    world: &'w World,
     /// `None` when the query can match nothing (it names a component the
     /// world never saw).
     states: Option<(Q::State, F::State)>,
@@ -100,7 +100,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     ) -> Self {
         QueryIter {
             archetypes: world.archetypes().as_slice(),
-            sparse: world.sparse_sets(),
+            world,
             states: Some((q_state, f_state)),
             cursor: Cursor::Cached(matched.iter()),
             fetch: Q::dangling_fetch(),
@@ -118,7 +118,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     unsafe fn scan(world: &'w World, states: Option<(Q::State, F::State)>, ticks: RunTicks) -> Self {
         QueryIter {
             archetypes: world.archetypes().as_slice(),
-            sparse: world.sparse_sets(),
+            world,
             states,
             cursor: Cursor::Scan(0),
             fetch: Q::dangling_fetch(),
@@ -169,7 +169,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             // archetype, which passes `F::matches` (constructor contract or
             // the scan in `Cursor::next`).
             unsafe {
-                let table = TableRef::new(archetype, self.sparse);
+                let table = TableRef::new(archetype, self.world);
                 self.fetch = Q::init_fetch(&states.0, cache, table, self.ticks);
                 self.filter = F::init_fetch(&states.1, table, self.ticks);
             }

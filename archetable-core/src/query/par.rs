@@ -215,7 +215,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
             let (q_state, f_state, matched, ticks) = self.state.parts();
             let rows = Rows::<Q, F> {
                 archetypes: self.world.archetypes().as_slice(),
-                sparse: self.world.sparse_sets(),
+                world: self.world,
                 matched,
                 q_state,
                 f_state,
@@ -244,7 +244,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
 #[cfg(feature = "parallel")]
 struct Rows<'w, 's, Q: QueryData, F: QueryFilter> {
     archetypes: &'w [Archetype],
-    sparse: &'w crate::sparse::SparseSets,
+    world: &'w World,
     matched: &'s [(ArchetypeId, Q::Cache)],
     q_state: &'s Q::State,
     f_state: &'s F::State,
@@ -290,7 +290,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
             // which passes `F`; `first..last` is within its rows, fetched by
             // this call alone (caller); the access is the caller's.
             unsafe {
-                let table = crate::sparse::TableRef::new(archetype, self.sparse);
+                let table = crate::sparse::TableRef::new(archetype, self.world);
                 let mut fetch = Q::init_fetch(self.q_state, cache, table, self.ticks);
                 let mut filter = F::init_fetch(self.f_state, table, self.ticks);
                 for row in first..last {

@@ -174,10 +174,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[inline]
     unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
         let archetypes = world.archetypes().as_slice();
-        let sparse = world.sparse_sets();
         let open = |&(id, cache): &(ArchetypeId, Q::Cache)| {
             let archetype = &archetypes[id.index()];
-            let table = TableRef::new(archetype, sparse);
+            let table = TableRef::new(archetype, world);
             // SAFETY: `cache` is `match_archetype`'s for this archetype of
             // this world, which passes `F` (`update` ran); the access is the
             // caller's.
@@ -198,7 +197,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 // SAFETY: `row` is below the table's length, which the
                 // world's borrow keeps unchanged; each row is fetched once.
                 unsafe {
-                    if (F::IS_ARCHETYPAL || F::filter_row(&mut filter, row)) && (Q::DENSE || Q::row_matches(&fetch, row)) {
+                    if (F::IS_ARCHETYPAL || F::filter_row(&mut filter, row))
+                        && (Q::DENSE || Q::row_matches(&fetch, row))
+                    {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }
@@ -428,7 +429,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cache` was made for this archetype, which passes `F`'s
         // archetype test; `row` is the entity's live row.
         unsafe {
-            let table = TableRef::new(archetype, world.sparse_sets());
+            let table = TableRef::new(archetype, world);
             let mut filter = F::init_fetch(&self.f_state, table, ticks);
             let mut fetch = Q::init_fetch(&self.q_state, cache, table, ticks);
             if (!F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row)) || (!Q::DENSE && !Q::row_matches(&fetch, row)) {
@@ -475,7 +476,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if F::IS_ARCHETYPAL && Q::DENSE {
             return true;
         }
-        let table = TableRef::new(world.archetypes().get(id), world.sparse_sets());
+        let table = TableRef::new(world.archetypes().get(id), world);
         let cache = self.matched[self.by_archetype[id.index()] as usize].1;
         // SAFETY: the archetype passes `F`'s archetype test and `cache` is
         // its match (it is matched), and `row` is in bounds (caller); the

@@ -6,7 +6,7 @@ use std::any::TypeId;
 use std::fmt;
 use std::sync::Arc;
 
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use hashbrown::HashMap;
 
@@ -353,8 +353,50 @@ impl fmt::Debug for ComponentInfo {
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
+    /// The same map for most types in fewer steps (see [`IdCache`]).
+    cache: IdCache,
     /// Types registered with engine hooks the world has not installed yet.
     pending_hooks: Vec<fn(&mut crate::World)>,
+}
+
+/// A direct-mapped copy of part of `by_type`: each type has one place,
+/// chosen by its `TypeId`'s bits, which holds it if no type registered
+/// later wanted the same place. For `TypeId::of::<T>()` the place is a
+/// constant, so a lookup is a load and a compare instead of a hash-table
+/// probe: the whole price of a single sparse insert is a few dozen
+/// instructions, and the probe was a good part of it. A miss falls back to
+/// the map.
+#[derive(Clone, Debug)]
+struct IdCache(Box<[(TypeId, ComponentId); IdCache::PLACES]>);
+
+/// The `TypeId` in a free place: of a type that is never a component.
+struct NoComponent;
+
+impl Default for IdCache {
+    fn default() -> Self {
+        IdCache(Box::new([(TypeId::of::<NoComponent>(), ComponentId(u32::MAX)); IdCache::PLACES]))
+    }
+}
+
+impl IdCache {
+    const PLACES: usize = 64;
+
+    #[inline(always)]
+    fn place(type_id: TypeId) -> usize {
+        let mut hasher = TypeIdHasher::default();
+        type_id.hash(&mut hasher);
+        hasher.finish() as usize % IdCache::PLACES
+    }
+
+    #[inline(always)]
+    fn get(&self, type_id: TypeId) -> Option<ComponentId> {
+        let (held, id) = self.0[IdCache::place(type_id)];
+        (held == type_id).then_some(id)
+    }
+
+    fn put(&mut self, type_id: TypeId, id: ComponentId) {
+        self.0[IdCache::place(type_id)] = (type_id, id);
+    }
 }
 
 impl Components {
@@ -365,6 +407,9 @@ impl Components {
     /// nothing is registered then.
     #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
+        if let Some(id) = self.cache.get(TypeId::of::<T>()) {
+            return id;
+        }
         match self.by_type.get(&TypeId::of::<T>()) {
             Some(&id) => id,
             None => self.register_new::<T>(),
@@ -378,6 +423,7 @@ impl Components {
         let id = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
         self.infos.push(ComponentInfo::of::<T>(id));
         self.by_type.insert(TypeId::of::<T>(), id);
+        self.cache.put(TypeId::of::<T>(), id);
         if let Some(hooks) = T::ENGINE_HOOKS {
             self.pending_hooks.push(hooks);
         }
@@ -391,7 +437,12 @@ impl Components {
     /// A copy of the registry (same ids) for another world, which installs
     /// the engine hooks of every type itself: none is left pending.
     pub(crate) fn snapshot(&self) -> Components {
-        Components { infos: self.infos.clone(), by_type: self.by_type.clone(), pending_hooks: Vec::new() }
+        Components {
+            infos: self.infos.clone(),
+            by_type: self.by_type.clone(),
+            cache: self.cache.clone(),
+            pending_hooks: Vec::new(),
+        }
     }
 
     /// Takes the engine hooks of the types registered since the last call.
@@ -403,13 +454,16 @@ impl Components {
     /// The id of `T`, if this world has seen it.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
-        self.by_type.get(&TypeId::of::<T>()).copied()
+        self.id_of_type(TypeId::of::<T>())
     }
 
     /// The id of the component type `type_id`, if this world has seen it.
     #[inline]
     pub(crate) fn id_of_type(&self, type_id: TypeId) -> Option<ComponentId> {
-        self.by_type.get(&type_id).copied()
+        match self.cache.get(type_id) {
+            Some(id) => Some(id),
+            None => self.by_type.get(&type_id).copied(),
+        }
     }
 
     /// The metadata of a registered component.
@@ -475,5 +529,49 @@ impl Hasher for TypeIdHasher {
     #[inline]
     fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! kinds {
+        ($($name:ident)*) => {
+            $(
+                struct $name;
+                impl Component for $name {}
+            )*
+            /// Registers every kind, checking each id as it goes.
+            fn register_all(components: &mut Components) -> Vec<ComponentId> {
+                vec![$(components.register::<$name>()),*]
+            }
+            fn ids(components: &Components) -> Vec<Option<ComponentId>> {
+                vec![$(components.id::<$name>()),*]
+            }
+        };
+    }
+
+    // More kinds than the cache has places: some must share one.
+    kinds!(
+        K00 K01 K02 K03 K04 K05 K06 K07 K08 K09 K10 K11 K12 K13 K14 K15 K16 K17 K18 K19
+        K20 K21 K22 K23 K24 K25 K26 K27 K28 K29 K30 K31 K32 K33 K34 K35 K36 K37 K38 K39
+        K40 K41 K42 K43 K44 K45 K46 K47 K48 K49 K50 K51 K52 K53 K54 K55 K56 K57 K58 K59
+        K60 K61 K62 K63 K64 K65 K66 K67 K68 K69 K70 K71 K72 K73 K74 K75 K76 K77 K78 K79
+    );
+
+    #[test]
+    fn ids_survive_a_crowded_cache() {
+        let mut components = Components::default();
+        assert_eq!(ids(&components), vec![None; 80]);
+        let first = register_all(&mut components);
+        assert_eq!(first, (0..80).map(ComponentId).collect::<Vec<_>>(), "one new id per kind, in order");
+        assert_eq!(register_all(&mut components), first, "registering again hands out the same ids");
+        assert_eq!(ids(&components), first.iter().copied().map(Some).collect::<Vec<_>>());
+        let copy = components.snapshot();
+        assert_eq!(ids(&copy), ids(&components));
+        let places: std::collections::HashSet<usize> =
+            components.by_type.keys().map(|&type_id| IdCache::place(type_id)).collect();
+        assert!(places.len() < 80, "the test must crowd the cache");
     }
 }

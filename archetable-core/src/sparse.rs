@@ -147,20 +147,36 @@ impl SparseSet {
     /// `C` is the set's type and `entity` is alive.
     #[inline]
     pub(crate) unsafe fn insert_typed<C: 'static>(&mut self, entity: Entity, value: C, tick: Tick) -> Option<C> {
-        if let Some(dense) = self.dense(entity.index()) {
+        let at = entity.index() as usize;
+        if at >= self.index.len() {
+            self.grow_index(at);
+        }
+        // SAFETY: `at` is below the index's length (just made so).
+        let slot = unsafe { *self.index.get_unchecked(at) };
+        if slot != 0 {
             let mut value = std::mem::ManuallyDrop::new(value);
-            // SAFETY: `dense` is in bounds (invariant); `value` is a valid
+            // SAFETY: `slot - 1` is in bounds (invariant); `value` is a valid
             // `C`, the set's type (caller), outside the set; after the swap
             // it holds the old value, which is returned.
-            unsafe { self.values.swap_value(dense, (&raw mut *value).cast(), tick) };
+            unsafe { self.values.swap_value(slot as usize - 1, (&raw mut *value).cast(), tick) };
             return Some(std::mem::ManuallyDrop::into_inner(value));
         }
-        self.reserve_for(entity.index());
+        // Room first: once the value is in, nothing may panic.
+        self.entities.reserve(1);
+        self.values.reserve(1);
         // SAFETY: `C` is the column's type (caller).
         unsafe { self.values.push_typed(value, tick) };
         self.entities.push(entity);
-        self.index[entity.index() as usize] = self.entities.len() as u32;
+        // SAFETY: `at` is below the index's length (above).
+        unsafe { *self.index.get_unchecked_mut(at) = self.entities.len() as u32 };
         None
+    }
+
+    /// Lengthens the index to cover entity index `at`.
+    #[cold]
+    #[inline(never)]
+    fn grow_index(&mut self, at: usize) {
+        self.index.resize(at + 1, 0);
     }
 
     /// Removes `entity`'s value without dropping it: `out` receives its
@@ -176,7 +192,8 @@ impl SparseSet {
         out(unsafe { self.values.ptr_at(dense) });
         // SAFETY: in bounds, and `out` moved the value out.
         unsafe { self.values.swap_remove_forget(dense) };
-        self.unlink(entity, dense);
+        // SAFETY: `entity`'s value was at `dense`.
+        unsafe { self.unlink(entity, dense) };
         true
     }
 
@@ -187,10 +204,24 @@ impl SparseSet {
     #[inline]
     pub(crate) unsafe fn take_typed<C: 'static>(&mut self, entity: Entity) -> Option<C> {
         let dense = self.dense(entity.index())?;
+        // SAFETY: `C` is the set's type (caller) and `dense` is the
+        // entity's place.
+        Some(unsafe { self.take_at(entity, dense) })
+    }
+
+    /// Moves `entity`'s value, at `dense`, out as a `C`.
+    ///
+    /// # Safety
+    /// `C` is the set's type, and `dense` is `entity`'s place
+    /// (`self.dense(entity.index())`).
+    #[inline]
+    pub(crate) unsafe fn take_at<C: 'static>(&mut self, entity: Entity, dense: usize) -> C {
+        debug_assert_eq!(self.dense(entity.index()), Some(dense));
         // SAFETY: `C` is the set's type (caller) and `dense` is in bounds.
         let value = unsafe { self.values.swap_remove_typed::<C>(dense) };
-        self.unlink(entity, dense);
-        Some(value)
+        // SAFETY: `entity`'s value was at `dense` (caller).
+        unsafe { self.unlink(entity, dense) };
+        value
     }
 
     /// Removes `entity`'s value from the set and releases it (drops it, or
@@ -200,7 +231,8 @@ impl SparseSet {
         let Some(dense) = self.dense(entity.index()) else { return false };
         // SAFETY: `dense` is in bounds (invariant).
         unsafe { self.values.swap_remove_to_end(dense) };
-        self.unlink(entity, dense);
+        // SAFETY: `entity`'s value was at `dense`.
+        unsafe { self.unlink(entity, dense) };
         // SAFETY: the value just past the end is the removed one, valid and
         // of the set's type; `release` takes it over, and the column never
         // touches it again (the next push overwrites it).
@@ -210,12 +242,19 @@ impl SparseSet {
 
     /// Drops the bookkeeping of `entity`, whose value at `dense` was just
     /// swap-removed from `values`: the last value took its place.
+    ///
+    /// # Safety
+    /// `entity` is in the set, at `dense`.
     #[inline]
-    fn unlink(&mut self, entity: Entity, dense: usize) {
+    unsafe fn unlink(&mut self, entity: Entity, dense: usize) {
         self.entities.swap_remove(dense);
-        self.index[entity.index() as usize] = 0;
-        if let Some(moved) = self.entities.get(dense) {
-            self.index[moved.index() as usize] = dense as u32 + 1;
+        // SAFETY: every entity in the set has its index below the index's
+        // length (invariant), `entity` (caller) and the one moved alike.
+        unsafe {
+            *self.index.get_unchecked_mut(entity.index() as usize) = 0;
+            if let Some(moved) = self.entities.get(dense) {
+                *self.index.get_unchecked_mut(moved.index() as usize) = dense as u32 + 1;
+            }
         }
     }
 
@@ -319,6 +358,20 @@ impl SparseSets {
             Some(&slot) if slot != 0 => Some(&mut self.sets[slot as usize - 1]),
             _ => None,
         }
+    }
+
+    /// The set of component `id`, made from `info()` if needed.
+    #[inline]
+    pub(crate) fn get_or_insert_with<'i>(
+        &mut self,
+        id: ComponentId,
+        info: impl FnOnce() -> &'i ComponentInfo,
+    ) -> &mut SparseSet {
+        let slot = match self.by_component.get(id.index()) {
+            Some(&slot) if slot != 0 => slot,
+            _ => self.make(info()),
+        };
+        &mut self.sets[slot as usize - 1]
     }
 
     /// The set of the sparse component `info`, made if needed.

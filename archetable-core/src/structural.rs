@@ -702,11 +702,12 @@ impl ComponentWriter for SparseOnly<'_> {
     fn write<C: Component>(&mut self, value: C) {
         assert!(C::STORAGE == StorageType::Sparse, "a table component on the sparse path");
         let id = self.components.register::<C>();
-        let info = self.components.info(id);
-        let set = self.sets.get_or_insert(info);
+        let components = &*self.components;
+        let set = self.sets.get_or_insert_with(id, || components.info(id));
         // SAFETY: the set is `C`'s (made for its id); the entity is alive
         // (the caller checked).
         let Some(old) = (unsafe { set.insert_typed(self.entity, value, self.tick) }) else { return };
+        let info = components.info(id);
         if info.is_pooled() {
             let mut old = ManuallyDrop::new(old);
             // SAFETY: a valid `C`, of `info`'s type, which `release` takes
@@ -730,8 +731,9 @@ pub(crate) fn take_sparse<B: Bundle>(
     debug_assert!(B::SPARSE_COMPONENT);
     let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<B>() };
     let id = components.id_of_type(TypeId::of::<B>()).ok_or_else(missing)?;
-    let set = sets.get_mut(id).filter(|set| set.contains(entity)).ok_or_else(missing)?;
-    let mut reader = SparseTake { set, entity };
+    let set = sets.get_mut(id).ok_or_else(missing)?;
+    let dense = set.dense(entity.index()).ok_or_else(missing)?;
+    let mut reader = SparseTake { set, entity, dense };
     Ok((B::read_components(&mut reader), id))
 }
 
@@ -739,6 +741,8 @@ pub(crate) fn take_sparse<B: Bundle>(
 struct SparseTake<'a> {
     set: &'a mut crate::sparse::SparseSet,
     entity: Entity,
+    /// Where the entity's value is in the set.
+    dense: usize,
 }
 
 impl ComponentReader for SparseTake<'_> {
@@ -746,8 +750,8 @@ impl ComponentReader for SparseTake<'_> {
     fn read<C: Component>(&mut self) -> C {
         assert!(C::STORAGE == StorageType::Sparse, "a table component on the sparse path");
         // SAFETY: a single-component bundle reads its own type, `B`, whose
-        // set this is (looked up by `B`'s type id); the caller checked the
-        // entity has a value.
-        unsafe { self.set.take_typed::<C>(self.entity) }.expect("the entity has the component")
+        // set this is (looked up by `B`'s type id); `dense` is the entity's
+        // place in it (`take_sparse` looked it up), and it is read once.
+        unsafe { self.set.take_at::<C>(self.entity, self.dense) }
     }
 }

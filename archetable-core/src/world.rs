@@ -284,20 +284,28 @@ impl World {
 
     /// Adds the components of `bundle` to `entity`, overwriting (and
     /// dropping, or pooling) the ones it already has.
+    #[inline]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         if self.hooks.is_active() || B::ENGINE_HOOKED {
             return self.insert_hooked(entity, bundle);
         }
         if B::SPARSE_COMPONENT {
-            // No table changes: straight into the component's set.
-            self.flush();
-            self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
-            let tick = self.change_tick();
-            let (components, sparse, pools) = (&mut self.components, &mut self.sparse, &mut self.pools);
-            structural::insert_sparse(bundle, components, sparse, pools, entity, tick);
-            return Ok(());
+            return self.insert_sparse(entity, bundle);
         }
         self.insert_unhooked(entity, bundle)
+    }
+
+    /// [`World::insert`] of one sparse component without hooks: no table
+    /// changes, the value goes straight into the component's set. A few
+    /// dozen instructions, inlined where it is called.
+    #[inline(always)]
+    fn insert_sparse<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        self.flush();
+        self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let tick = self.change_tick();
+        let (components, sparse, pools) = (&mut self.components, &mut self.sparse, &mut self.pools);
+        structural::insert_sparse(bundle, components, sparse, pools, entity, tick);
+        Ok(())
     }
 
     /// [`World::insert`] without running hooks.
@@ -315,27 +323,39 @@ impl World {
 
     /// Removes the components of bundle `B` (one component or several) from
     /// `entity` and returns them. The entity must have all of them.
+    #[inline]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         if self.hooks.is_active() {
             return self.remove_hooked(entity);
         }
+        if B::SPARSE_COMPONENT {
+            return self.remove_sparse(entity);
+        }
         self.remove_unhooked(entity)
+    }
+
+    /// [`World::remove`] of one sparse component without hooks: no table
+    /// changes, the value comes straight out of the component's set.
+    #[inline(always)]
+    fn remove_sparse<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
+        self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
+        let (taken, id) = structural::take_sparse::<B>(&self.components, &mut self.sparse, entity)?;
+        self.removals.sync(&self.components);
+        if self.removals.any() {
+            self.removals.record(&[id], entity);
+        }
+        Ok(taken)
     }
 
     /// [`World::remove`] without running hooks.
     #[inline]
     pub(crate) fn remove_unhooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
-        let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         if B::SPARSE_COMPONENT {
-            // No table changes: straight out of the component's set.
-            let (taken, id) = structural::take_sparse::<B>(&self.components, &mut self.sparse, entity)?;
-            self.removals.sync(&self.components);
-            if self.removals.any() {
-                self.removals.record(&[id], entity);
-            }
-            return Ok(taken);
+            return self.remove_sparse(entity);
         }
+        let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
         let taken = structural::take(info, archetypes, entities, &self.components, entity, location, sparse)?;

@@ -386,43 +386,142 @@ fn without_a_sparse_type_the_world_never_saw() {
     assert_eq!(world.query::<(Entity, Has<Unseen>)>().filter(|&(_, has)| has).count(), 0);
 }
 
-#[test]
-fn text_saves_keep_sparse_components_and_binary_saves_refuse_them() {
-    use archetable::data::{SerdeRegistry, SerdeWorldExt};
+mod saves {
+    use archetable::data::{LoadError, SerdeRegistry, SerdeWorldExt};
+    use archetable::prelude::*;
     use serde::{Deserialize, Serialize};
 
     #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
-    struct Life(u32);
+    pub struct Life(u32);
     #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
     #[component(storage = "sparse")]
-    struct Frozen(u32);
+    pub struct Frozen(u32);
+    /// A sparse component that names another entity.
+    #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
+    #[component(storage = "sparse")]
+    pub struct Chasing(Option<Entity>);
 
-    let mut registry = SerdeRegistry::default();
-    registry.register::<Life>("Life").register::<Frozen>("Frozen");
-    let mut world = World::new();
-    world.insert_resource(registry.clone());
-    let a = world.spawn((Life(1), Frozen(9)));
-    let b = world.spawn(Life(2));
-    let c = world.spawn(Frozen(3)); // sparse components only
-    let json = world.save_json().unwrap().data;
-    let ron = world.save_ron().unwrap().data;
-    for loaded in [World::load_json(&registry, &json), World::load_ron(&registry, &ron)] {
-        let loaded = loaded.unwrap();
-        assert_eq!(loaded.get::<Frozen>(a), Some(&Frozen(9)));
-        assert_eq!(loaded.get::<Frozen>(b), None);
-        assert_eq!(loaded.get::<Life>(b), Some(&Life(2)));
-        assert_eq!((loaded.get::<Frozen>(c), loaded.has::<Life>(c)), (Some(&Frozen(3)), false));
-        assert_eq!(loaded.len(), 3);
+    fn registry() -> SerdeRegistry {
+        let mut registry = SerdeRegistry::default();
+        registry.register::<Life>("Life").register::<Frozen>("Frozen").register::<Chasing>("Chasing");
+        registry
+    }
+
+    /// Twelve entities of `Life` (one table, rows past a byte of bitmap),
+    /// some frozen, one chasing another, and one with sparse components
+    /// only.
+    fn world() -> (World, Vec<Entity>) {
+        let mut world = World::new();
+        world.insert_resource(registry());
+        let mut all: Vec<Entity> = (0..12).map(|i| world.spawn(Life(i))).collect();
+        for &i in &[0usize, 3, 9, 11] {
+            world.insert(all[i], Frozen(100 + i as u32)).unwrap();
+        }
+        world.insert(all[10], Chasing(Some(all[2]))).unwrap();
+        all.push(world.spawn((Frozen(7), Chasing(Some(all[11])))));
+        (world, all)
+    }
+
+    /// Every value of `world` as seen through the handles `to`, by saved
+    /// entity.
+    fn check(loaded: &World, all: &[Entity], to: impl Fn(Entity) -> Entity) {
+        for (i, &saved) in all.iter().enumerate() {
+            let e = to(saved);
+            let frozen = match i {
+                0 | 3 | 9 | 11 => Some(Frozen(100 + i as u32)),
+                12 => Some(Frozen(7)),
+                _ => None,
+            };
+            assert_eq!(loaded.get::<Frozen>(e), frozen.as_ref(), "entity {i}");
+            assert_eq!(loaded.get::<Life>(e), (i < 12).then_some(Life(i as u32)).as_ref(), "entity {i}");
+            let chasing = match i {
+                10 => Some(Chasing(Some(to(all[2])))),
+                12 => Some(Chasing(Some(to(all[11])))),
+                _ => None,
+            };
+            assert_eq!(loaded.get::<Chasing>(e), chasing.as_ref(), "entity {i}");
+        }
         loaded.check_invariants().unwrap();
     }
-    let mut merged = World::new();
-    merged.insert_resource(registry.clone());
-    let map = merged.load_into_json(&json).unwrap();
-    assert_eq!(merged.get::<Frozen>(map.get(a).unwrap()), Some(&Frozen(9)));
-    assert_eq!(merged.get::<Frozen>(map.get(c).unwrap()), Some(&Frozen(3)));
-    merged.check_invariants().unwrap();
-    let error = world.save_binary().unwrap_err();
-    assert!(error.to_string().contains("Frozen") && error.to_string().contains("sparse"), "{error}");
+
+    #[test]
+    fn every_save_format_keeps_sparse_components() {
+        let (world, all) = world();
+        let registry = registry();
+        let json = world.save_json().unwrap().data;
+        let ron = world.save_ron().unwrap().data;
+        let binary = world.save_binary().unwrap().data;
+        for loaded in [
+            World::load_json(&registry, &json),
+            World::load_ron(&registry, &ron),
+            World::load_binary(&registry, &binary),
+        ] {
+            let loaded = loaded.unwrap();
+            assert_eq!(loaded.len(), 13);
+            check(&loaded, &all, |e| e);
+        }
+        for format in 0..3 {
+            let mut merged = World::new();
+            merged.insert_resource(registry.clone());
+            let own = merged.spawn((Life(99), Frozen(99)));
+            let map = match format {
+                0 => merged.load_into_json(&json),
+                1 => merged.load_into_ron(&ron),
+                _ => merged.load_into_binary(&binary),
+            }
+            .unwrap();
+            assert_eq!(merged.len(), 14);
+            assert_eq!(merged.get::<Frozen>(own), Some(&Frozen(99)));
+            check(&merged, &all, |e| map.get(e).unwrap());
+        }
+    }
+
+    /// The binary save of one entity with `Frozen(9)` and no table
+    /// component, and where its column starts.
+    fn one_frozen() -> (SerdeRegistry, Vec<u8>, usize) {
+        let mut world = World::new();
+        world.insert_resource(registry());
+        world.spawn(Frozen(9));
+        let bytes = world.save_binary().unwrap().data;
+        // The table's one column: component 0, flags: rows listed, 2
+        // bytes: the bitmap (row 0) and the value; then the resources.
+        let column = [0x00, 0x02, 0x02, 0x01, 0x09, 0x01, 0x04, b'T'];
+        let found: Vec<usize> = (0..bytes.len() - column.len()).filter(|&i| bytes[i..].starts_with(&column)).collect();
+        assert_eq!(found.len(), 1, "{bytes:x?}");
+        (registry(), bytes, found[0])
+    }
+
+    #[test]
+    fn a_damaged_sparse_column_is_refused() {
+        let (registry, bytes, at) = one_frozen();
+        assert_eq!(World::load_binary(&registry, &bytes).unwrap().query::<&Frozen>().next(), Some(&Frozen(9)));
+        let damaged = |offset: usize, byte: u8| {
+            let mut bytes = bytes.clone();
+            bytes[at + offset] = byte;
+            World::load_binary(&registry, &bytes).map(drop)
+        };
+        let message = |result: Result<(), LoadError>| result.unwrap_err().to_string();
+        assert!(message(damaged(1, 0x06)).contains("column flags 0x6"));
+        assert!(message(damaged(3, 0x03)).contains("past the table's end"));
+        assert!(message(damaged(3, 0x00)).contains("marks no row"));
+        // Too short for its bitmap.
+        let mut short = bytes.clone();
+        short[at + 2] = 0x00;
+        short.remove(at + 3);
+        short.remove(at + 3);
+        assert!(message(World::load_binary(&registry, &short).map(drop)).contains("shorter than its bitmap"));
+    }
+
+    #[test]
+    fn rows_listed_for_a_table_component_are_refused() {
+        #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]
+        struct TableFrozen(u32);
+        let (_, bytes, _) = one_frozen();
+        let mut registry = SerdeRegistry::default();
+        registry.register::<TableFrozen>("Frozen");
+        let error = World::load_binary(&registry, &bytes).unwrap_err();
+        assert!(error.to_string().contains("stored in tables"), "{error}");
+    }
 }
 
 #[test]

@@ -9,14 +9,17 @@
 //! tables: count, then per table:
 //!     entities: count, then per entity (index - previous index, generation)
 //!     columns: count, then per column
-//!         (component: index in `components`, trees: bool, bytes: length),
-//!         then the values back to back: typed, or `Value` trees
+//!         (component: index in `components`, flags: u8, bytes: length),
+//!         then, if flag 2 is set, a bitmap of the rows that have a value
+//!         (one bit per row, low bit first), then the values back to back:
+//!         typed, or `Value` trees if flag 1 is set
 //! resources: { name: Value tree, .. },
 //! skipped: [(type name, entities), ..]
 //! ```
 //!
-//! Loading reads and checks everything, and builds every value, before the
-//! world is touched. Version 1 saves (one tree per value, keyed by entity)
+//! Components in sparse storage are written with the bitmap: in a table,
+//! only the entities that have one have a value. Loading reads and checks
+//! everything, and builds every value, before the world is touched. Version 1 saves (one tree per value, keyed by entity)
 //! are still read, by the loader the text formats use.
 
 use std::cell::Cell;
@@ -38,6 +41,11 @@ use crate::value::ValueSeed;
 /// The binary layout version this build writes.
 pub(crate) const BINARY_VERSION: u32 = 2;
 
+/// Column flag: the values are `Value` trees.
+const TREES: u8 = 1;
+/// Column flag: a bitmap of the rows with a value comes first.
+const PARTIAL: u8 = 2;
+
 // ---------------------------------------------------------------------------
 // Writing
 
@@ -46,7 +54,6 @@ pub(crate) const BINARY_VERSION: u32 = 2;
 pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = save::plan(world, &registry);
-    save::refuse_sparse(&plan)?;
     let archetypes = world.archetypes().as_slice();
     // Room for about what the save takes: typed values tend to take no
     // more bytes than they do in memory, and entities two or three.
@@ -83,20 +90,41 @@ pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
             }
             previous = index;
         }
-        push_varint(&mut out, entries.len() as u64);
-        for &(entry, name) in entries {
-            push_varint(&mut out, u64::from(name));
-            // The tree flag and the length of the values follow; the values
+        // A sparse component's column lists the rows that have one; one
+        // that no entity here has is left out.
+        let columns: Vec<_> = entries
+            .iter()
+            .filter_map(|&(entry, name)| match plan.sparse_rows(world, table, entry) {
+                None => Some((entry, name, None)),
+                Some(rows) if rows.is_empty() => None,
+                Some(rows) => Some((entry, name, Some(rows))),
+            })
+            .collect();
+        push_varint(&mut out, columns.len() as u64);
+        for (entry, name, rows) in &columns {
+            push_varint(&mut out, u64::from(*name));
+            // The flags and the length of the values follow; the values
             // are written first, into the room left for them.
             let flag = out.len();
             let room = varint_len((table.len() as u64).saturating_mul(8));
             out.resize(flag + 1 + room, 0);
-            let trees =
-                (entry.column.write)(world, table, &entry.typed, &mut out).map_err(|(entity, field, message)| {
-                    SaveError::Component { entity, component: entry.name.clone(), field, message }
-                })?;
+            if let Some(rows) = rows {
+                let bitmap = out.len();
+                out.resize(bitmap + table.len().div_ceil(8), 0);
+                for &row in rows {
+                    out[bitmap + row as usize / 8] |= 1 << (row % 8);
+                }
+            }
+            let trees = (entry.column.write)(world, table, rows.as_deref(), &entry.typed, &mut out).map_err(
+                |(entity, field, message)| SaveError::Component {
+                    entity,
+                    component: entry.name.clone(),
+                    field,
+                    message,
+                },
+            )?;
             let values = out.len() - (flag + 1 + room);
-            out[flag] = u8::from(trees);
+            out[flag] = u8::from(trees) | if rows.is_some() { PARTIAL } else { 0 };
             let mut len = Vec::with_capacity(10);
             push_varint(&mut len, values as u64);
             if len.len() == room {
@@ -259,7 +287,32 @@ struct Parsed<'a, 'r> {
 
 struct Table<'a, 'r> {
     entities: Vec<Entity>,
-    columns: Vec<(&'r ComponentEntry, bool, &'a [u8])>,
+    columns: Vec<Column<'a, 'r>>,
+}
+
+/// One column of a table, as read.
+struct Column<'a, 'r> {
+    entry: &'r ComponentEntry,
+    trees: bool,
+    /// The rows that have a value, for a component in sparse storage.
+    rows: Option<Vec<u32>>,
+    /// The values.
+    bytes: &'a [u8],
+}
+
+/// The rows whose bits are set in `bitmap`, of a table of `count` rows.
+fn rows_of(bitmap: &[u8], count: usize) -> Result<Vec<u32>, LoadError> {
+    let set = (0..count).filter(|&row| bitmap[row / 8] & (1 << (row % 8)) != 0);
+    let rows: Vec<u32> = set.map(|row| row as u32).collect();
+    let padding = bitmap.last().map_or(0, |&last| if count.is_multiple_of(8) { 0 } else { last >> (count % 8) });
+    if padding != 0 {
+        return Err(binary_error("a column bitmap marks rows past the table's end"));
+    }
+    if rows.is_empty() {
+        // Never written: a column that no row has is left out.
+        return Err(binary_error("a column bitmap marks no row"));
+    }
+    Ok(rows)
 }
 
 fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<'a, 'r>, LoadError> {
@@ -303,9 +356,12 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
         }
         let first = entities[0];
         let column_count = reader.count("columns")?;
-        let mut columns: Vec<(&ComponentEntry, bool, &[u8])> = Vec::with_capacity(column_count);
+        let mut columns: Vec<Column<'_, '_>> = Vec::with_capacity(column_count);
         for _ in 0..column_count {
-            let (name, trees, len): (u32, bool, u64) = reader.take()?;
+            let (name, flags, len): (u32, u8, u64) = reader.take()?;
+            if flags & !(TREES | PARTIAL) != 0 {
+                return Err(binary_error(format!("column flags {flags:#x}")));
+            }
             let entry = match (names.get(name as usize), entries.get(name as usize)) {
                 (Some(_), Some(Some(entry))) => *entry,
                 (Some(name), _) => {
@@ -317,10 +373,26 @@ fn parse<'a, 'r>(registry: &'r SerdeRegistry, bytes: &'a [u8]) -> Result<Parsed<
                 }
                 _ => return Err(binary_error(format!("entity {first} names component {name} of {}", names.len()))),
             };
-            if columns.iter().any(|(e, ..)| std::ptr::eq(*e, entry)) {
+            if columns.iter().any(|c| std::ptr::eq(c.entry, entry)) {
                 return Err(LoadError::DuplicateComponent { entity: first, component: entry.name.clone() });
             }
-            columns.push((entry, trees, reader.bytes(len)?));
+            let mut bytes = reader.bytes(len)?;
+            let rows = if flags & PARTIAL != 0 {
+                if !entry.column.sparse {
+                    return Err(binary_error(format!(
+                        "column `{}` lists rows, but the component is stored in tables",
+                        entry.name
+                    )));
+                }
+                let Some((bitmap, values)) = bytes.split_at_checked(count.div_ceil(8)) else {
+                    return Err(binary_error(format!("column `{}` is shorter than its bitmap", entry.name)));
+                };
+                bytes = values;
+                Some(rows_of(bitmap, count)?)
+            } else {
+                None
+            };
+            columns.push(Column { entry, trees: flags & TREES != 0, rows, bytes });
         }
         tables.push(Table { entities, columns });
     }
@@ -431,8 +503,13 @@ fn build_checked(
     let mut built: Vec<Vec<(&ComponentEntry, ReadColumn)>> = Vec::with_capacity(save.tables.len());
     for table in &save.tables {
         let mut columns = Vec::with_capacity(table.columns.len());
-        for &(entry, trees, bytes) in &table.columns {
-            columns.push((entry, build_column(entry, trees, bytes, &table.entities, mode, &cx)?));
+        for column in &table.columns {
+            let entities: std::borrow::Cow<'_, [Entity]> = match &column.rows {
+                None => table.entities[..].into(),
+                Some(rows) => rows.iter().map(|&row| table.entities[row as usize]).collect(),
+            };
+            let entry = column.entry;
+            columns.push((entry, build_column(entry, column.trees, column.bytes, &entities, mode, &cx)?));
         }
         built.push(columns);
     }
@@ -468,7 +545,10 @@ fn build_checked(
             bare.extend_from_slice(handles);
             continue;
         }
-        let columns = columns.into_iter().map(|(entry, column)| (&entry.column, column.values));
+        let columns = columns
+            .into_iter()
+            .zip(&table.columns)
+            .map(|((entry, column), read)| (&entry.column, column.values, read.rows.as_deref()));
         tables.push(LoadedTable::build(handles, columns, &mut bare));
     }
     let arrival = match &state {
@@ -490,8 +570,13 @@ fn rebuild(
     cx: &Context<'_>,
 ) -> Result<(), LoadError> {
     for (table, columns) in tables.iter().zip(built) {
-        for (entry, column) in columns.iter_mut().filter(|(_, c)| !c.rebuild.is_empty()) {
-            (entry.column.rebuild)(column, cx).map_err(|(row, e)| component_error(table.entities[row], entry, e))?;
+        for (read, (entry, column)) in table.columns.iter().zip(columns.iter_mut()) {
+            if column.rebuild.is_empty() {
+                continue;
+            }
+            // A sparse column's rows are those its bitmap lists.
+            let entity = |i: usize| table.entities[read.rows.as_ref().map_or(i, |rows| rows[i] as usize)];
+            (entry.column.rebuild)(column, cx).map_err(|(i, e)| component_error(entity(i), entry, e))?;
         }
     }
     load::rebuild_resources(resources, cx)

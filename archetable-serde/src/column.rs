@@ -51,9 +51,11 @@ pub(crate) struct ReadColumn {
 pub(crate) type WriteError = (Entity, String, String);
 
 /// Appends the values of one table's column to the output, typed where
-/// the plan allows and as trees otherwise; returns whether it wrote trees.
-/// Fails with the entity, field and message.
-type WriteFn = fn(&World, &Archetype, &TypedPlan, &mut Vec<u8>) -> Result<bool, WriteError>;
+/// the plan allows and as trees otherwise: every row's, or those of the
+/// listed rows (a component in sparse storage, which only some of the
+/// table's entities have). Returns whether it wrote trees. Fails with the
+/// entity, field and message.
+type WriteFn = fn(&World, &Archetype, Option<&[u32]>, &TypedPlan, &mut Vec<u8>) -> Result<bool, WriteError>;
 /// Reads a column; fails with the row and message.
 type ReadTypedFn = fn(&[u8], usize) -> Result<ReadColumn, (usize, String)>;
 /// Reads a column of trees; fails with the row and error.
@@ -168,13 +170,18 @@ fn values_mut<T: Any>(column: &mut ReadColumn) -> &mut Vec<T> {
 fn write<T: Component + Serialize>(
     world: &World,
     table: &Archetype,
+    rows: Option<&[u32]>,
     plan: &TypedPlan,
     out: &mut Vec<u8>,
 ) -> Result<bool, WriteError> {
-    let entities = table.entity_indices();
     // The table's column as a slice; an entity's value one by one should
     // the type be stored elsewhere.
-    let column = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
+    let column = match rows {
+        None => world.components().id::<T>().and_then(|id| table.column_slice::<T>(id)),
+        Some(_) => None,
+    };
+    let count = rows.map_or(table.len(), <[u32]>::len);
+    let row_of = |i: usize| rows.map_or(i, |rows| rows[i] as usize);
     let value_at = |row: usize| -> &T {
         match column {
             Some(values) => &values[row],
@@ -198,23 +205,24 @@ fn write<T: Component + Serialize>(
             written += 1;
         }
     } else {
-        while written < entities.len() && writer.write(value_at(written), out) == Fit::Typed {
+        while written < count && writer.write(value_at(row_of(written)), out) == Fit::Typed {
             written += 1;
         }
     }
-    if written == entities.len() {
+    if written == count {
         return Ok(false);
     }
     // The tree's error names the problem better than postcard's does, if
     // the value cannot be written at all; so does its path, if the value
     // nests too deep.
-    let entity = world.table_entity(table, written);
-    let tree = to_value(value_at(written)).map_err(|e| (entity, String::new(), e.0))?;
+    let entity = world.table_entity(table, row_of(written));
+    let tree = to_value(value_at(row_of(written))).map_err(|e| (entity, String::new(), e.0))?;
     if let Some((field, message)) = unwritable(&tree, Format::Binary) {
         return Err((entity, field, message));
     }
     out.truncate(start);
-    for (row, entity) in world.table_entities(table).enumerate() {
+    for row in (0..count).map(row_of) {
+        let entity = world.table_entity(table, row);
         let tree = to_binary_tree(value_at(row), plan).map_err(|e| (entity, String::new(), e.0))?;
         if let Some((field, message)) = unwritable(&tree, Format::Binary) {
             return Err((entity, field, message));

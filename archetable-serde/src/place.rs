@@ -13,29 +13,34 @@ use crate::registry::Boxed;
 pub(crate) struct LoadedTable<'h> {
     pub handles: &'h [Entity],
     pub batch: ColumnBatch,
-    /// The values of the components in sparse storage, one per handle,
-    /// each with the function that inserts them; inserted once every table
-    /// is in place.
-    pub sparse: Vec<(InsertEach, Boxed)>,
+    /// The values of the components in sparse storage, each with the
+    /// function that inserts them and the handles they go to (some of the
+    /// table's); inserted once every table is in place.
+    pub sparse: Vec<(InsertEach, Boxed, Vec<Entity>)>,
 }
 
 /// Inserts value `i` of a type-erased `Vec<T>` into entity `i` of a list.
 pub(crate) type InsertEach = fn(Boxed, &[Entity], &mut World);
 
 impl<'h> LoadedTable<'h> {
-    /// A table of `rows` entities at `handles`, filled from `columns`:
-    /// table components go into the batch, sparse ones aside. A table of
-    /// sparse components only places no batch: its entities are bare.
-    pub(crate) fn build(
+    /// A table of entities at `handles`, filled from `columns`: table
+    /// components go into the batch, sparse ones aside, each with the rows
+    /// that have a value (`None`: all of them). A table of sparse
+    /// components only places no batch: its entities are bare.
+    pub(crate) fn build<'c>(
         handles: &'h [Entity],
-        columns: impl IntoIterator<Item = (&'h crate::column::ColumnFns, Boxed)>,
+        columns: impl IntoIterator<Item = (&'h crate::column::ColumnFns, Boxed, Option<&'c [u32]>)>,
         bare: &mut Vec<Entity>,
     ) -> LoadedTable<'h> {
         let mut batch = ColumnBatch::new(handles.len());
         let mut sparse = Vec::new();
-        for (fns, values) in columns {
+        for (fns, values, rows) in columns {
             if fns.sparse {
-                sparse.push((fns.insert_each, values));
+                let to = match rows {
+                    None => handles.to_vec(),
+                    Some(rows) => rows.iter().map(|&row| handles[row as usize]).collect(),
+                };
+                sparse.push((fns.insert_each, values, to));
             } else {
                 (fns.into_batch)(values, &mut batch);
             }
@@ -98,7 +103,7 @@ pub(crate) fn place_tables(
     let mut sparse = Vec::new();
     let mut batches = Vec::with_capacity(tables.len());
     for table in tables {
-        sparse.extend(table.sparse.into_iter().map(|(insert, values)| (insert, values, table.handles)));
+        sparse.extend(table.sparse);
         if table.batch.columns() > 0 {
             batches.push((table.handles, table.batch));
         }
@@ -107,7 +112,7 @@ pub(crate) fn place_tables(
     // entity (their hooks run as for any insert).
     let insert_sparse = |world: &mut World| {
         for (insert, values, handles) in sparse {
-            insert(values, handles, world);
+            insert(values, &handles, world);
         }
     };
     match arrival {

@@ -28,7 +28,8 @@ use std::cell::RefCell;
 use std::fmt;
 use std::num::NonZeroU32;
 
-use archetable_core::{Entity, World};
+use archetable_core::storage::Archetype;
+use archetable_core::{ComponentId, Entity, World};
 use serde::ser::{self, SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
@@ -121,6 +122,8 @@ pub(crate) struct Plan<'r> {
     /// they are listed with every archetype's components, and an entity
     /// without one writes nothing for it.
     pub sparse: Vec<&'r str>,
+    /// The same components with their ids, to find their sets.
+    pub sparse_ids: Vec<(ComponentId, &'r ComponentEntry)>,
     pub names: Vec<&'r str>,
     pub skipped: Vec<SkippedComponent>,
     pub skipped_resources: Vec<String>,
@@ -174,21 +177,19 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         .filter(|&(type_id, _)| !registry.resources().iter().any(|entry| entry.type_id == type_id))
         .map(|(_, name)| name.to_owned())
         .collect();
-    let sparse = sparse.iter().map(|(_, entry)| entry.name.as_str()).collect();
-    Plan { archetypes, sparse, names, skipped, skipped_resources }
+    let sparse_ids = sparse;
+    let sparse = sparse_ids.iter().map(|(_, entry)| entry.name.as_str()).collect();
+    Plan { archetypes, sparse, sparse_ids, names, skipped, skipped_resources }
 }
 
-/// Binary saves write whole table columns and cannot hold components in
-/// sparse storage yet: refused with an error that names the first one.
-pub(crate) fn refuse_sparse(plan: &Plan<'_>) -> Result<(), SaveError> {
-    match plan.sparse.first() {
-        None => Ok(()),
-        Some(name) => Err(SaveError::Encode {
-            format: Format::Binary,
-            message: format!(
-                "component `{name}` uses sparse storage, which binary saves do not hold yet; save as JSON or RON"
-            ),
-        }),
+impl Plan<'_> {
+    /// The rows of `table` whose entities have the sparse component
+    /// `entry`, or `None` if `entry` is a table component.
+    pub(crate) fn sparse_rows(&self, world: &World, table: &Archetype, entry: &ComponentEntry) -> Option<Vec<u32>> {
+        let &(id, _) = self.sparse_ids.iter().find(|(_, e)| std::ptr::eq(*e, entry))?;
+        let set = world.sparse_sets().get(id)?;
+        let rows = world.table_entities(table).enumerate().filter(|&(_, entity)| set.contains(entity));
+        Some(rows.map(|(row, _)| row as u32).collect())
     }
 }
 
@@ -201,9 +202,6 @@ pub(crate) fn save<T>(
 ) -> Result<Saved<T>, SaveError> {
     let registry = crate::world_ext::registry_of(world);
     let plan = plan(world, &registry);
-    if format == Format::Binary {
-        refuse_sparse(&plan)?;
-    }
     let document = SaveDocument { world, registry: &registry, plan: &plan, format, keys, error: RefCell::new(None) };
     let result = write(&document);
     if let Some(error) = document.error.into_inner() {

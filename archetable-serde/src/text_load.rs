@@ -461,7 +461,7 @@ fn build<const L: usize>(
             bare.extend_from_slice(table_handles);
             continue;
         }
-        let columns = table.iter().zip(columns).map(|(&u, column)| (&entries[u as usize].column, column.values));
+        let columns = table.iter().zip(columns).map(|(&u, column)| (&entries[u as usize].column, column.values, None));
         batches.push(LoadedTable::build(table_handles, columns, &mut bare));
     }
     let arrival = match &state {

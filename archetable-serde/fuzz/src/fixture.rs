@@ -45,6 +45,11 @@ pub struct Inventory {
 #[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
 pub struct Marker;
 
+/// In sparse storage: only some entities of a table have it.
+#[derive(Component, Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
+#[component(storage = "sparse")]
+pub struct Stunned(pub u8);
+
 #[derive(Serialize, Deserialize, Default, Debug, Clone, PartialEq)]
 pub struct Score(pub u32);
 
@@ -58,6 +63,7 @@ pub fn registered_world() -> World {
         .register_serde::<Name>("Name")
         .register_serde::<Inventory>("Inventory")
         .register_serde::<Marker>("Marker")
+        .register_serde::<Stunned>("Stunned")
         .register_serde_resource::<Score>("Score");
     world
 }
@@ -72,6 +78,8 @@ pub fn populated_world() -> World {
     let mut by_name = BTreeMap::new();
     by_name.insert("a".to_string(), a);
     world.spawn(Links { target: a, others: vec![c, b], maybe: Some(c), by_name });
+    world.insert(a, Stunned(3)).expect("a is alive");
+    world.spawn(Stunned(1));
     world.insert_resource(Score(5));
     world
 }

@@ -193,6 +193,10 @@ enum Transition {
 /// that took less than a threshold in its last run (20 µs unless
 /// [`set_parallel_threshold`](Schedule::set_parallel_threshold) says
 /// otherwise) runs on the calling thread: waking other cores would cost more.
+/// Above it, each group keeps how long it took both ways and runs the faster
+/// way, trying the other again every 64 runs: on a busy or virtual machine,
+/// where waking a core is slow, a group of medium systems may stay on one
+/// thread.
 ///
 /// # Deferred commands
 /// [`Commands`](crate::Commands) recorded by the systems apply at the end of
@@ -268,8 +272,10 @@ impl Schedule {
     /// its last run for the next run to spread it over the thread pool
     /// (20 µs by default). Below that, waking other cores costs more than it
     /// saves, so the group runs on the calling thread, in order. A group
-    /// with a system that never ran goes parallel. `Duration::ZERO` always
-    /// goes parallel; the results are the same either way.
+    /// with a system that never ran goes parallel. Above the threshold the
+    /// group still runs on the calling thread when that has been faster
+    /// (measured both ways, and again every 64 runs). `Duration::ZERO`
+    /// always goes parallel; the results are the same either way.
     pub fn set_parallel_threshold(&mut self, parallel_above: Duration) -> &mut Self {
         self.parallel_above = parallel_above;
         self

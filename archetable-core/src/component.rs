@@ -366,8 +366,15 @@ pub struct Components {
 /// probe: the whole price of a single sparse insert is a few dozen
 /// instructions, and the probe was a good part of it. A miss falls back to
 /// the map.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct IdCache(Box<[(TypeId, ComponentId); IdCache::PLACES]>);
+
+impl fmt::Debug for IdCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let held = self.0.iter().filter(|(type_id, _)| *type_id != TypeId::of::<NoComponent>()).count();
+        write!(f, "IdCache({held} of {} places)", IdCache::PLACES)
+    }
+}
 
 /// The `TypeId` in a free place: of a type that is never a component.
 struct NoComponent;

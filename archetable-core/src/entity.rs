@@ -483,7 +483,7 @@ impl Entities {
     fn handle_at(&self, n: usize) -> Entity {
         if let Some(free_at) = self.free.len().checked_sub(n + 1) {
             let index = self.free[free_at];
-            Entity::new(index, self.slots[index as usize].generation)
+            self.slots[index as usize].entity(index)
         } else {
             let index = self.slots.len() + (n - self.free.len());
             if index >= self.max_slots as usize {
@@ -649,14 +649,14 @@ impl Entities {
     /// If `index` is past the end of the table (never for a table row's).
     #[inline]
     pub fn entity_at(&self, index: u32) -> Entity {
-        Entity::new(index, self.slots[index as usize].generation)
+        self.slots[index as usize].entity(index)
     }
 
     /// The live entity in slot `index` and its location, if the slot is
     /// live.
     pub fn live_at(&self, index: u32) -> Option<(Entity, EntityLocation)> {
         let slot = self.slots.get(index as usize)?;
-        (slot.location != EntityLocation::VACANT).then(|| (Entity::new(index, slot.generation), slot.location))
+        (slot.location != EntityLocation::VACANT).then(|| (slot.entity(index), slot.location))
     }
 
     /// What a query needs to turn table rows into handles.
@@ -1190,12 +1190,12 @@ impl<'w> Handles<'w> {
 #[derive(Clone)]
 pub struct TableEntities<'w> {
     indices: std::slice::Iter<'w, u32>,
-    slots: &'w [Slot],
+    handles: Handles<'w>,
 }
 
 impl<'w> TableEntities<'w> {
     pub(crate) fn new(indices: &'w [u32], entities: &'w Entities) -> Self {
-        TableEntities { indices: indices.iter(), slots: &entities.slots }
+        TableEntities { indices: indices.iter(), handles: entities.handles() }
     }
 }
 
@@ -1205,7 +1205,7 @@ impl Iterator for TableEntities<'_> {
     #[inline]
     fn next(&mut self) -> Option<Entity> {
         let &index = self.indices.next()?;
-        Some(self.slots[index as usize].entity(index))
+        Some(self.handles.slots()[index as usize].entity(index))
     }
 
     #[inline]
@@ -1218,7 +1218,7 @@ impl DoubleEndedIterator for TableEntities<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<Entity> {
         let &index = self.indices.next_back()?;
-        Some(self.slots[index as usize].entity(index))
+        Some(self.handles.slots()[index as usize].entity(index))
     }
 }
 

@@ -378,11 +378,7 @@ impl SparseSets {
     #[inline]
     pub(crate) fn get_or_insert(&mut self, info: &ComponentInfo) -> &mut SparseSet {
         debug_assert!(info.is_sparse());
-        let slot = match self.by_component.get(info.id().index()) {
-            Some(&slot) if slot != 0 => slot,
-            _ => self.make(info),
-        };
-        &mut self.sets[slot as usize - 1]
+        self.get_or_insert_with(info.id(), || info)
     }
 
     /// Makes the set of `info` and returns its slot.

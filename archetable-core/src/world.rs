@@ -351,10 +351,10 @@ impl World {
     /// [`World::remove`] without running hooks.
     #[inline]
     pub(crate) fn remove_unhooked<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
-        self.flush();
         if B::SPARSE_COMPONENT {
             return self.remove_sparse(entity);
         }
+        self.flush();
         let location = self.entities.get(entity).ok_or(ComponentError::NoSuchEntity(entity))?;
         let info = self.bundles.register::<B>(&mut self.components);
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);

@@ -19,8 +19,9 @@
 //!
 //! Components in sparse storage are written with the bitmap: in a table,
 //! only the entities that have one have a value. Loading reads and checks
-//! everything, and builds every value, before the world is touched. Version 1 saves (one tree per value, keyed by entity)
-//! are still read, by the loader the text formats use.
+//! everything, and builds every value, before the world is touched.
+//! Version 1 saves (one tree per value, keyed by entity) are still read, by
+//! the loader the text formats use.
 
 use std::cell::Cell;
 use std::num::NonZeroU32;

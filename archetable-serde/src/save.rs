@@ -118,12 +118,10 @@ impl fmt::Display for SkippedComponent {
 /// components, each with its index in `names`.
 pub(crate) struct Plan<'r> {
     pub archetypes: Vec<(usize, Vec<(&'r ComponentEntry, u32)>)>,
-    /// The registered components in sparse storage that some entity has:
-    /// they are listed with every archetype's components, and an entity
-    /// without one writes nothing for it.
-    pub sparse: Vec<&'r str>,
-    /// The same components with their ids, to find their sets.
-    pub sparse_ids: Vec<(ComponentId, &'r ComponentEntry)>,
+    /// The registered components in sparse storage that some entity has,
+    /// with their ids: they are listed with every archetype's components,
+    /// and an entity without one writes nothing for it.
+    pub sparse: Vec<(ComponentId, &'r ComponentEntry)>,
     pub names: Vec<&'r str>,
     pub skipped: Vec<SkippedComponent>,
     pub skipped_resources: Vec<String>,
@@ -177,16 +175,17 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         .filter(|&(type_id, _)| !registry.resources().iter().any(|entry| entry.type_id == type_id))
         .map(|(_, name)| name.to_owned())
         .collect();
-    let sparse_ids = sparse;
-    let sparse = sparse_ids.iter().map(|(_, entry)| entry.name.as_str()).collect();
-    Plan { archetypes, sparse, sparse_ids, names, skipped, skipped_resources }
+    Plan { archetypes, sparse, names, skipped, skipped_resources }
 }
 
 impl Plan<'_> {
     /// The rows of `table` whose entities have the sparse component
     /// `entry`, or `None` if `entry` is a table component.
     pub(crate) fn sparse_rows(&self, world: &World, table: &Archetype, entry: &ComponentEntry) -> Option<Vec<u32>> {
-        let &(id, _) = self.sparse_ids.iter().find(|(_, e)| std::ptr::eq(*e, entry))?;
+        if !entry.column.sparse {
+            return None;
+        }
+        let &(id, _) = self.sparse.iter().find(|(_, e)| std::ptr::eq(*e, entry))?;
         let set = world.sparse_sets().get(id)?;
         let rows = world.table_entities(table).enumerate().filter(|&(_, entity)| set.contains(entity));
         Some(rows.map(|(row, _)| row as u32).collect())

@@ -95,6 +95,23 @@ fn parallel_spawns_give_the_single_threaded_handles() {
 }
 
 #[test]
+fn a_schedule_that_changes_between_the_pool_and_one_thread_gives_the_same_world() {
+    // Any threshold but zero lets each group pick the faster way: its first
+    // frame goes to the pool, its second runs on one thread (to measure
+    // both), later ones the faster. The world must not tell.
+    let (expected, world) = run(Schedule::single_threaded());
+    let allocated_slots = world.allocator_state();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for attempt in 0..3 {
+        let mut schedule = Schedule::new();
+        schedule.set_parallel_threshold(Duration::from_nanos(1));
+        let (got, world) = pool.install(|| run(schedule));
+        assert_eq!(got, expected, "run {attempt}");
+        assert_eq!(world.allocator_state(), allocated_slots, "run {attempt}");
+    }
+}
+
+#[test]
 fn lanes_leave_the_skipped_indices_free_for_later_spawns() {
     // Two spawners in one group: the first takes 3 handles, the second 1.
     // The lanes interleave, and the positions the second lane skipped are

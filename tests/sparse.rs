@@ -512,6 +512,49 @@ mod saves {
         assert!(message(World::load_binary(&registry, &short).map(drop)).contains("shorter than its bitmap"));
     }
 
+    /// In sparse storage, with a `Deserialize` that panics on 13.
+    #[derive(Component, Serialize, Debug, PartialEq, Default)]
+    #[component(storage = "sparse")]
+    pub struct Cursed(u32);
+
+    impl<'de> Deserialize<'de> for Cursed {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let n = u32::deserialize(deserializer)?;
+            assert_ne!(n, 13, "a cursed value");
+            Ok(Cursed(n))
+        }
+    }
+
+    #[test]
+    fn a_panicking_deserialize_in_a_sparse_column_leaves_the_world_as_it_was() {
+        let mut registry = registry();
+        registry.register::<Cursed>("Cursed");
+        let mut source = World::new();
+        source.insert_resource(registry.clone());
+        let lives: Vec<Entity> = (0..10).map(|i| source.spawn(Life(i))).collect();
+        source.insert(lives[2], Cursed(1)).unwrap();
+        source.insert(lives[7], Cursed(13)).unwrap();
+        let binary = source.save_binary().unwrap().data;
+        let json = source.save_json().unwrap().data;
+
+        let mut target = World::new();
+        target.insert_resource(registry.clone());
+        let own = target.spawn((Life(99), Cursed(5)));
+        let before = target.allocator_state();
+        for load in [0, 1] {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match load {
+                0 => target.load_into_binary(&binary).map(drop),
+                _ => target.load_into_json(&json).map(drop),
+            }));
+            assert!(result.is_err(), "load {load} panics");
+            assert_eq!((target.len(), target.allocator_state()), (1, before.clone()), "load {load}");
+            assert_eq!((target.get::<Life>(own), target.get::<Cursed>(own)), (Some(&Life(99)), Some(&Cursed(5))));
+            target.check_invariants().unwrap();
+        }
+        let fresh = std::panic::catch_unwind(|| World::load_binary(&registry, &binary).map(drop));
+        assert!(fresh.is_err());
+    }
+
     #[test]
     fn rows_listed_for_a_table_component_are_refused() {
         #[derive(Component, Serialize, Deserialize, Debug, PartialEq, Default)]

@@ -252,6 +252,17 @@ impl Archetype {
         &self.columns[index]
     }
 
+    /// Column `index`, without a bounds check: for the query fetches, whose
+    /// indices come from [`Archetype::column_index`] on this table.
+    ///
+    /// # Safety
+    /// `index` is below the table's column count.
+    #[inline(always)]
+    pub(crate) unsafe fn column_unchecked(&self, index: usize) -> &Column {
+        // SAFETY: in bounds (caller).
+        unsafe { self.columns.get_unchecked(index) }
+    }
+
     #[inline]
     pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
         &mut self.columns

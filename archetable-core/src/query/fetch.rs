@@ -163,7 +163,8 @@ impl<'w, T: Component> ColumnFetch<'w, T> {
             return ColumnFetch { ptr, rows, _borrow: PhantomData };
         }
         ColumnFetch {
-            ptr: table.archetype().column(index).data().cast(),
+            // SAFETY: column `index` exists and stores `T` (caller).
+            ptr: unsafe { table.archetype().column_unchecked(index) }.data().cast(),
             rows: SparseRows::dangling(),
             _borrow: PhantomData,
         }
@@ -177,7 +178,8 @@ impl<'w, T: Component> ColumnFetch<'w, T> {
         if T::STORAGE == StorageType::Sparse {
             table.sparse_set(id).map(|set| set.values())
         } else {
-            Some(table.archetype().column(index))
+            // SAFETY: column `index` exists and stores `T` (caller).
+            Some(unsafe { table.archetype().column_unchecked(index) })
         }
     }
 

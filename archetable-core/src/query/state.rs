@@ -175,7 +175,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
         let archetypes = world.archetypes().as_slice();
         let open = |&(id, cache): &(ArchetypeId, Q::Cache)| {
-            let archetype = &archetypes[id.index()];
+            // SAFETY: `matched` lists archetypes of this world, which never
+            // removes one (`update` checked the world).
+            let archetype = unsafe { archetypes.get_unchecked(id.index()) };
             let table = TableRef::new(archetype, world);
             // SAFETY: `cache` is `match_archetype`'s for this archetype of
             // this world, which passes `F` (`update` ran); the access is the

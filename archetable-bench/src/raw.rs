@@ -273,6 +273,15 @@ pub fn frag_iter() -> Box<dyn Routine> {
     Box::new(Steady::new(frag::raw(), |tables| frag_step(tables)))
 }
 
+/// Doubles `Data` over 26 small tables in one `for` loop over the flattened tables.
+pub fn frag_iter_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(frag::raw(), |tables| {
+        for data in tables.iter_mut().flatten() {
+            data.0 *= 2.0;
+        }
+    }))
+}
+
 /// Inverts matrices of 1,000 bodies.
 pub fn heavy_compute() -> Box<dyn Routine> {
     Box::new(Steady::new(RawBodies::spawn(crate::HEAVY), RawBodies::heavy_step))

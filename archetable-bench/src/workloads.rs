@@ -258,7 +258,9 @@ fn suite() -> Vec<Workload> {
         },
         Workload {
             name: "frag_iter_for",
-            about: "frag_iter written as a plain `for` loop over the query (the floor is frag_iter's)",
+            about: "frag_iter written as a plain `for` loop over the query; the floor is the same `for` loop over its tables \
+                    flattened (`tables.iter_mut().flatten()`), since one loop over many tables cannot be vectorized \
+                    the way frag_iter's nested loops are",
             iteration: true,
             parallel: false,
             section: Section::Suite,
@@ -267,7 +269,7 @@ fn suite() -> Vec<Workload> {
                 Implementation::Ours => Some(ours::frag_iter_for()),
                 Implementation::Hecs => Some(with_hecs::frag_iter_for()),
                 Implementation::Bevy => Some(with_bevy::frag_iter_for()),
-                Implementation::Raw => Some(raw::frag_iter()),
+                Implementation::Raw => Some(raw::frag_iter_for()),
             },
         },
         Workload {

@@ -7,6 +7,7 @@ extern crate self as archetable;
 
 pub use archetable_core::*;
 pub use archetable_macros::QueryFilter;
+#[cfg(feature = "game-loop")]
 pub use archetable_macros::States;
 pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 
@@ -22,17 +23,21 @@ pub use archetable_serde as data;
 
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 pub mod prelude {
+    #[cfg(feature = "game-loop")]
     pub use archetable_core::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
     pub use archetable_core::{
-        Added, Bundle, Changed, ChildOf, Children, CommandQueue, Commands, Component, ComponentError, Entity,
-        EntityCommands, EntityError, EntityRef, EventReader, EventWriter, Events, HierarchyError, HookWorld,
-        IntoSystem, Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset,
-        Schedule, ScheduleError, System, SystemId, Time, With, Without, World,
+        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
+        EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
+        QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
+        Without, World,
     };
+    #[cfg(feature = "hierarchy")]
+    pub use archetable_core::{ChildOf, Children, HierarchyError};
     pub use archetable_core::{CommandBuffer, ParamSet};
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::QueryFilter;
+    #[cfg(feature = "game-loop")]
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]

@@ -2,6 +2,8 @@
 //! times gives, pause and slow motion, level resets asked for by systems,
 //! and a world that comes out the same bit for bit on one thread or many.
 
+#![cfg(feature = "game-loop")]
+
 use std::time::Duration;
 
 use archetable::prelude::*;

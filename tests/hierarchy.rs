@@ -2,6 +2,8 @@
 //! keeps stay exact through every path, refusals change nothing, and
 //! recursive despawns run every hook.
 
+#![cfg(feature = "hierarchy")]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

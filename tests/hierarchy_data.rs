@@ -2,6 +2,8 @@
 //! nothing; saves keep trees exactly on a fresh load and remapped on a
 //! merge, child order included.
 
+#![cfg(feature = "serde")]
+
 use archetable::data::{Format, PrefabError};
 use archetable::prelude::*;
 use serde::{Deserialize, Serialize};

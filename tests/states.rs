@@ -3,6 +3,8 @@
 //! the current state ignored, `in_state` gating, and a level rebuilt
 //! across a transition.
 
+#![cfg(feature = "game-loop")]
+
 use std::time::Duration;
 
 use archetable::prelude::*;

@@ -67,6 +67,7 @@ type HookFn = dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync;
 /// call at no cost) or a shared closure (the user's).
 #[derive(Clone)]
 enum Hook {
+    #[cfg(feature = "hierarchy")]
     Plain(fn(&mut HookWorld<'_>, Entity)),
     Shared(Arc<HookFn>),
 }
@@ -74,6 +75,7 @@ enum Hook {
 impl Hook {
     fn call(&self, world: &mut HookWorld<'_>, entity: Entity) {
         match self {
+            #[cfg(feature = "hierarchy")]
             Hook::Plain(hook) => hook(world, entity),
             Hook::Shared(hook) => hook(world, entity),
         }
@@ -131,6 +133,7 @@ impl ComponentHooks {
 
     /// Adds a plain-function hook of `kind`: the engine's own hooks, which
     /// run on every structural change of their components.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn push_plain(&mut self, kind: HookKind, hook: fn(&mut HookWorld<'_>, Entity)) -> &mut Self {
         self.by_kind[kind as usize].push(Hook::Plain(hook));
         self
@@ -651,6 +654,7 @@ impl World {
     /// entity that goes later in the list, such as emptying a parent's list
     /// of children, is not done only to be undone). Returns how many were
     /// despawned.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn despawn_all(&mut self, entities: &[Entity]) -> usize {
         self.flush();
         if !self.hooks.is_active() {

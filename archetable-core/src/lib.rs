@@ -37,8 +37,10 @@ mod entity_ref;
 mod entity_serde;
 mod error;
 mod event;
+#[cfg(feature = "game-loop")]
 mod game_loop;
 mod graph;
+#[cfg(feature = "hierarchy")]
 mod hierarchy;
 mod hooks;
 pub mod observer;
@@ -81,7 +83,9 @@ pub use entity_serde::ENTITY_SERDE_NAME;
 pub use error::SpawnAtError;
 pub use error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 pub use event::{Event, EventCursor, Events};
+#[cfg(feature = "game-loop")]
 pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
+#[cfg(feature = "hierarchy")]
 pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
 pub use hooks::{ComponentHooks, HookWorld};
 pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
@@ -119,6 +123,7 @@ pub mod storage {
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "hierarchy")]
     pub use crate::hierarchy::{install_relationship, install_target};
     pub use crate::pool::PoolFns;
     pub use crate::query::{ColumnFetch, MutRef};

@@ -27,7 +27,7 @@ macro_rules! span {
 
 pub(crate) use span;
 
-#[cfg(all(test, feature = "tracing"))]
+#[cfg(all(test, feature = "tracing", feature = "game-loop"))]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};

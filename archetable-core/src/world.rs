@@ -1114,6 +1114,7 @@ impl World {
     }
 
     /// Adds a relationship type's consistency check to `check_invariants`.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn add_relationship_check(&mut self, check: RelationshipCheck) {
         self.relationship_checks.push(check);
     }

@@ -30,6 +30,12 @@ use syn::{parse_macro_input, DeriveInput};
 ///   `Default` or the expression given; see `Component::REQUIRES`.
 /// - `clone`: values can be copied by `World::clone_entity` and
 ///   `World::try_clone` (the type implements `Clone`).
+/// - `storage = "sparse"`: values live in a sparse set beside the tables,
+///   so adding and removing the component moves no row;
+/// - `relationship(target = List)` on a component holding one entity, and
+///   `relationship_target(source = Link, despawn_sources)` on the list the
+///   engine keeps at that entity (as `ChildOf` and `Children` are): needs
+///   the facade's `hierarchy` feature (on by default).
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -77,8 +83,9 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
 }
 
 /// Implements `States` for an enum, making its variants the states of a
-/// `GameLoop` (`game.add_state(Screen::Menu)`). The enum also needs
-/// `Clone`, `PartialEq`, `Eq`, `Hash` and `Debug`:
+/// `GameLoop` (`game.add_state(Screen::Menu)`); the facade exports it with
+/// its `game-loop` feature (on by default). The enum also needs `Clone`,
+/// `PartialEq`, `Eq`, `Hash` and `Debug`:
 ///
 /// ```text
 /// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -606,6 +606,8 @@ pub(crate) fn take_clear_request(world: &mut World) -> bool {
 pub struct EntityCommands<'a> {
     entity: Entity,
     queue: &'a mut CommandQueue,
+    /// Where children spawned through these commands get their handles.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
     reserver: Reserver<'a>,
 }
 
@@ -634,6 +636,7 @@ impl<'a> EntityCommands<'a> {
 
     /// Records a command about this entity that may fail with a reason;
     /// for the engine's own entity commands.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn push_fallible(
         &mut self,
         command: &'static str,
@@ -645,17 +648,20 @@ impl<'a> EntityCommands<'a> {
 
     /// Commands for another entity, recorded into the same queue: for
     /// spawning children.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn reborrow(&mut self) -> (&mut CommandQueue, Reserver<'a>) {
         (self.queue, self.reserver)
     }
 
     /// Commands for `entity` on `queue`.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn new_raw(entity: Entity, queue: &'a mut CommandQueue, reserver: Reserver<'a>) -> Self {
         EntityCommands { entity, queue, reserver }
     }
 
     /// Records a command that spawns an entity with `bundle` into `queue`;
     /// returns its handle.
+    #[cfg(feature = "hierarchy")]
     pub(crate) fn spawn_into<B: Bundle>(queue: &mut CommandQueue, reserver: Reserver<'_>, bundle: B) -> Entity {
         let entity = reserver.reserve();
         queue.push(move |world| {

@@ -102,12 +102,15 @@ fn fragmented_worlds_double_every_data_alike() {
     let mut hecs = frag::hecs_world();
     let mut bevy = with_bevy::Frag::new();
     let mut raw = frag::raw();
+    let mut raw_for = frag::raw();
     for _ in 0..2 {
         ours.step();
         with_hecs::frag_step(&mut hecs);
         bevy.step();
         crate::raw::frag_step(&mut raw);
+        crate::raw::frag_step_for(&mut raw_for);
     }
+    assert_eq!(raw_for, raw);
     let want: f64 = raw.iter().flatten().map(|d| d.0 as f64).sum();
     assert_eq!(want, 4.0 * (frag::ARCHETYPES * (0..frag::PER_ARCHETYPE).sum::<usize>()) as f64);
     assert!(close(ours.data_sum(), want));
@@ -167,12 +170,15 @@ fn schedules_of_for_loops_swap_what_the_others_swap() {
     let mut hecs = with_hecs::schedule_world(n);
     let mut bevy = with_bevy::Schedule::new_for(n);
     let mut raw = RawSchedule::new(n);
+    let mut raw_for = RawSchedule::new(n);
     for _ in 0..3 {
         ours.run();
         with_hecs::schedule_run_for(&mut hecs);
         bevy.run();
         raw.run();
+        raw_for.run_for();
         let want = raw.sums();
+        assert_eq!(raw_for.sums(), want);
         assert_eq!(ours.sums(), want);
         assert_eq!(with_hecs::schedule_sums(&mut hecs), want);
         assert_eq!(bevy.sums(), want);

@@ -151,6 +151,23 @@ impl RawSchedule {
         }
     }
 
+    /// [`RawSchedule::run`] written as engines' `for` loops are: `ab`
+    /// walks its four tables as one sequence of rows (each table's rows
+    /// of `A` and `B` chained after the previous table's).
+    pub fn run_for(&mut self) {
+        let per_table = self.c.len();
+        let tables = self.a.chunks_mut(per_table).zip(self.b.chunks_mut(per_table));
+        for (a, b) in tables.flat_map(|(a, b)| a.iter_mut().zip(b)) {
+            swap_ab(a, b);
+        }
+        for (c, d) in self.cd.0.iter_mut().zip(&mut self.cd.1) {
+            swap_cd(c, d);
+        }
+        for (c, e) in self.ce.0.iter_mut().zip(&mut self.ce.1) {
+            swap_ce(c, e);
+        }
+    }
+
     /// Sums of the values of `A`, `B`, `C`, `D` and `E`.
     pub fn sums(&self) -> [f64; 5] {
         let sum = |values: &mut dyn Iterator<Item = f32>| values.map(f64::from).sum::<f64>();
@@ -250,6 +267,14 @@ pub fn frag_step(tables: &mut [Vec<frag::Data>]) {
     }
 }
 
+/// [`frag_step`] as one `for` loop over the tables' rows in sequence.
+#[inline]
+pub fn frag_step_for(tables: &mut [Vec<frag::Data>]) {
+    for data in tables.iter_mut().flatten() {
+        data.0 *= 2.0;
+    }
+}
+
 /// The floor of the sparse query: only the matching tables, since a floor
 /// knows where its data is.
 pub fn sparse_tables() -> Vec<RawMovers> {
@@ -275,11 +300,7 @@ pub fn frag_iter() -> Box<dyn Routine> {
 
 /// Doubles `Data` over 26 small tables in one `for` loop over the flattened tables.
 pub fn frag_iter_for() -> Box<dyn Routine> {
-    Box::new(Steady::new(frag::raw(), |tables| {
-        for data in tables.iter_mut().flatten() {
-            data.0 *= 2.0;
-        }
-    }))
+    Box::new(Steady::new(frag::raw(), |tables| frag_step_for(tables)))
 }
 
 /// Inverts matrices of 1,000 bodies.
@@ -290,6 +311,12 @@ pub fn heavy_compute() -> Box<dyn Routine> {
 /// Runs the three swaps.
 pub fn schedule() -> Box<dyn Routine> {
     Box::new(Steady::new(RawSchedule::new(crate::SCHEDULE_PER_ARCHETYPE), RawSchedule::run))
+}
+
+/// Runs the three swaps as one `for` loop each, `ab` over its four tables
+/// in one sequence.
+pub fn schedule_for() -> Box<dyn Routine> {
+    Box::new(Steady::new(RawSchedule::new(crate::SCHEDULE_PER_ARCHETYPE), RawSchedule::run_for))
 }
 
 /// Moves 10,000 rows to the `(A, B)` table and back.

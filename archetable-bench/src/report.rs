@@ -321,7 +321,7 @@ pub fn variant_goal(name: &str) -> Option<f64> {
 /// variant (rather than its baseline's floor), so that the floor's own
 /// variant / baseline ratio shows what the form itself costs.
 pub fn floor_has_variant(name: &str) -> bool {
-    name == "frag_iter_for"
+    matches!(name, "frag_iter_for" | "schedule_for")
 }
 
 fn format_ratio(ratio: Option<f64>) -> String {

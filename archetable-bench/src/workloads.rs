@@ -292,7 +292,9 @@ fn suite() -> Vec<Workload> {
         },
         Workload {
             name: "schedule_for",
-            about: "schedule with each system written as a plain `for` loop over its query (the floor is schedule's)",
+            about: "schedule with each system written as a plain `for` loop over its query; the floor is the same three \
+                    loops with `ab`'s four tables walked as one sequence (`flat_map`), as a `for` loop over a query \
+                    walks them",
             iteration: true,
             parallel: true,
             section: Section::Suite,
@@ -301,7 +303,7 @@ fn suite() -> Vec<Workload> {
                 Implementation::Ours => Some(ours::schedule_for()),
                 Implementation::Hecs => Some(with_hecs::schedule_for()),
                 Implementation::Bevy => Some(with_bevy::schedule_for()),
-                Implementation::Raw => Some(raw::schedule()),
+                Implementation::Raw => Some(raw::schedule_for()),
             },
         },
         Workload {

@@ -35,6 +35,7 @@ pub mod prelude {
     pub use archetable_core::{ChildOf, Children, HierarchyError};
     pub use archetable_core::{CommandBuffer, ParamSet};
     pub use archetable_core::{EntityWorldMut, SpawnAtError};
+    #[cfg(feature = "observers")]
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::QueryFilter;
     #[cfg(feature = "game-loop")]

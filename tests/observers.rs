@@ -2,6 +2,8 @@
 //! run in, when their commands apply, recursion and its limit, panics; and
 //! the lifecycle events beside the hooks.
 
+#![cfg(feature = "observers")]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use archetable::prelude::*;

@@ -239,12 +239,14 @@ impl Hooks {
     }
 
     /// Makes the world take the hooked paths from now on.
+    #[cfg(feature = "observers")]
     pub(crate) fn activate(&mut self) {
         self.active = true;
     }
 
     /// Queues `commands` with the hooks' commands, to apply after the world
     /// operation under way.
+    #[cfg(feature = "observers")]
     pub(crate) fn defer(&mut self, commands: &mut CommandQueue) {
         self.queue().append(commands);
     }

@@ -43,7 +43,11 @@ mod graph;
 #[cfg(feature = "hierarchy")]
 mod hierarchy;
 mod hooks;
+#[cfg(feature = "observers")]
 pub mod observer;
+#[cfg(not(feature = "observers"))]
+#[path = "observer/disabled.rs"]
+mod observer;
 #[allow(unsafe_code)]
 mod pool;
 #[allow(unsafe_code)]
@@ -88,6 +92,7 @@ pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, Stat
 #[cfg(feature = "hierarchy")]
 pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
 pub use hooks::{ComponentHooks, HookWorld};
+#[cfg(feature = "observers")]
 pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use pool::{PooledBundle, Reset};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
@@ -97,10 +102,12 @@ pub use resource::{Resource, ResourceId};
 pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
+#[cfg(feature = "observers")]
+pub use system::IntoObserver;
 pub use system::{CommandBuffer, ParamSet};
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoObserver, IntoSystem,
-    Local, Query, RemovedComponents, Res, ResMut, System, SystemParam,
+    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
+    RemovedComponents, Res, ResMut, System, SystemParam,
 };
 pub use table_load::{ColumnBatch, ColumnBatchError};
 pub use time::Time;

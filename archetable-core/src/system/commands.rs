@@ -8,10 +8,12 @@ use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::entity::ReservationLanes;
 use crate::event::Event;
+#[cfg(feature = "observers")]
 use crate::observer::TriggerTargets;
 use crate::pool::PooledBundle;
 use crate::resource::Resource;
 use crate::system::access::AccessConflict;
+#[cfg(feature = "observers")]
 use crate::system::observer::IntoObserver;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::{World, WorldId};
@@ -471,6 +473,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// queue.apply(&mut world);
     /// assert_eq!(world.resource::<Rung>().0, 1);
     /// ```
+    #[cfg(feature = "observers")]
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.queue.push(move |world| {
             world.trigger(event);
@@ -500,6 +503,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// queue.apply(&mut world);
     /// assert_eq!((world.get::<Hp>(a).unwrap().0, world.get::<Hp>(b).unwrap().0), (7, 7));
     /// ```
+    #[cfg(feature = "observers")]
     pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets + Send + 'static) {
         self.queue.push(move |world| {
             world.trigger_targets(event, targets);
@@ -717,6 +721,7 @@ impl<'a> EntityCommands<'a> {
     /// # Panics
     /// When the command applies, if two of the observer's parameters would
     /// alias (`error[E0002]`).
+    #[cfg(feature = "observers")]
     pub fn observe<E: Event, M>(&mut self, observer: impl IntoObserver<E, M>) -> &mut Self {
         let entity = self.entity;
         self.queue.push(move |world| {

@@ -20,6 +20,7 @@ mod buffer;
 pub(crate) mod commands;
 mod events;
 mod function;
+#[cfg(feature = "observers")]
 pub(crate) mod observer;
 mod param;
 mod param_set;
@@ -38,6 +39,7 @@ pub(crate) use function::AnySystem;
 pub use function::{
     BoxedSystem, IntoSystem, IsExclusiveSystem, IsFunctionSystem, IsStructSystem, System, SystemParamFunction,
 };
+#[cfg(feature = "observers")]
 pub use observer::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;

@@ -1,0 +1,55 @@
+//! Without the `observers` feature: the few things the hooks and the world
+//! ask of the observers, answering that there are none. The lifecycle
+//! paths then reduce to the hooks alone.
+
+use std::any::{Any, TypeId};
+
+use crate::entity::Entity;
+use crate::hooks::HookKind;
+use crate::world::World;
+
+/// Hands the lifecycle event of one kind for one component type to a
+/// callback; without observers there is none to hand.
+pub(crate) type LifecycleFn = fn(HookKind, &mut dyn FnMut(&dyn Any, &'static str));
+
+/// The lifecycle events of `T`: none without observers.
+pub(crate) fn lifecycle_event<T>(_: HookKind, _: &mut dyn FnMut(&dyn Any, &'static str)) {}
+
+/// No observers.
+#[derive(Default)]
+pub(crate) struct Observers;
+
+impl Observers {
+    /// Always: nothing can register an observer.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        true
+    }
+
+    /// Never.
+    #[inline(always)]
+    pub(crate) fn watches(&self, _: TypeId) -> bool {
+        false
+    }
+}
+
+/// How a trigger's commands apply (see the feature's module).
+#[derive(Clone, Copy)]
+pub(crate) enum Delivery {
+    /// With the hooks' commands.
+    AfterOperation,
+}
+
+impl World {
+    /// Nothing to run.
+    #[inline(always)]
+    pub(crate) fn run_observers(&mut self, _: &dyn Any, _: &str, _: Option<Entity>, _: Delivery) {}
+
+    /// Nothing to detach.
+    #[inline(always)]
+    pub(crate) fn detach_observers(&mut self, _: Entity) {}
+
+    /// Nothing to detach.
+    #[inline(always)]
+    pub(crate) fn detach_all_observers(&mut self) {}
+}

@@ -50,7 +50,7 @@ impl World {
     /// Spawns a copy of `entity`: a clone of each of its components, added
     /// now (fresh change ticks), with hooks run as for [`World::spawn`].
     /// Every component type must opt in with `#[component(clone)]`; a
-    /// relationship's list of sources ([`Children`](crate::Children)) is
+    /// relationship's list of sources (`Children`) is
     /// left out, as by [`World::take`].
     ///
     /// ```

@@ -452,7 +452,7 @@ impl World {
     /// next.
     ///
     /// Observers of the lifecycle events of the same names
-    /// ([`OnAdd<T>`](crate::OnAdd), ...) run right after each component's
+    /// (`OnAdd<T>`, ...; the `observers` feature) run right after each component's
     /// hooks of that kind; components a spawn or insert adds because the
     /// bundle's components require them come after the bundle's own.
     ///

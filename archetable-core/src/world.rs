@@ -427,10 +427,10 @@ impl World {
     /// into any world with [`World::spawn`], this one or another; types the
     /// other world has not seen are registered there. Change ticks are not
     /// carried: the spawn stamps its own. A relationship's list of sources
-    /// ([`Children`](crate::Children), a derive's `relationship_target`) is
+    /// (`Children`, a derive's `relationship_target`) is
     /// left behind and dropped: the engine keeps it from the sources, and
     /// rebuilds it wherever they are. A relationship source
-    /// ([`ChildOf`](crate::ChildOf)) is carried like any component, and
+    /// (`ChildOf`) is carried like any component, and
     /// the world that spawns it checks its target as for any insert.
     ///
     /// ```

@@ -549,10 +549,10 @@ impl<'w, 's> Commands<'w, 's> {
 
     /// Asks for a level reset: once every command of the current run has
     /// applied (the end of the [`Schedule::run`](crate::Schedule::run), or
-    /// of the [`GameLoop`](crate::GameLoop) stage or state schedule that
+    /// of the `GameLoop` stage or state schedule that
     /// recorded it), the world is emptied as by
     /// [`Schedule::clear_world`](crate::Schedule::clear_world) (or
-    /// [`GameLoop::clear_world`](crate::GameLoop::clear_world), which tells
+    /// `GameLoop::clear_world`, which tells
     /// the systems of every stage): every entity is despawned, queued events
     /// are dropped, resources stay, and the systems' `on_clear` hooks run,
     /// so one of them can build the next level.

@@ -5,6 +5,8 @@
 //! way (a required component's constructor, a hook) leaves no half-built
 //! entity, and inside `all_or_nothing` no entity at all.
 
+#![cfg(all(feature = "serde", feature = "observers"))]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

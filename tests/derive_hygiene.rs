@@ -1,6 +1,8 @@
 //! The derives must not depend on the user's imports or prelude: this file has
 //! no implicit prelude and imports only the derive macros (and `Iterator`, for
 //! the adapters used on query iterators).
+
+#![cfg(feature = "game-loop")]
 #![no_implicit_prelude]
 
 use ::archetable::{Bundle, Component, Query};

@@ -2,6 +2,8 @@
 //! facade shadows or clashes with the `serde` crate (this file would not
 //! compile, error E0659, if one did).
 
+#![cfg(feature = "serde")]
+
 use archetable::data::SerdeWorldExt;
 use archetable::*;
 use serde::{Deserialize, Serialize};

@@ -389,6 +389,7 @@ fn a_name_index_stays_in_sync_through_spawn_rename_remove_despawn_and_clear() {
 }
 
 #[test]
+#[cfg(feature = "serde")]
 fn loading_a_save_game_runs_the_hooks_of_the_loaded_components() {
     let mut saved = World::new();
     saved.register_serde::<Name>("Name");

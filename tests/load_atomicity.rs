@@ -5,6 +5,8 @@
 //! allocator included. Hooks that despawn through commands never make the
 //! engine panic.
 
+#![cfg(feature = "serde")]
+
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};

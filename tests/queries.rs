@@ -914,3 +914,81 @@ fn query_one_mut_that_aliases_panics_naming_the_component() {
     .unwrap_err();
     assert!(panic_message(payload).contains(type_name::<AliasedComp>()));
 }
+
+/// A hand-written filter that passes everything, except that its
+/// `matches` panics while `TRIPWIRE` counts down to zero: a third-party
+/// filter that panics while a query state meets new tables.
+mod panicking_filter {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    use archetable::storage::{Archetype, Components, TableRef};
+    use archetable::{QueryFilter, RunTicks};
+
+    /// Archetypes `matches` may still accept before it panics; negative:
+    /// never panics.
+    pub static TRIPWIRE: AtomicI32 = AtomicI32::new(-1);
+
+    pub struct Tripwire;
+
+    // SAFETY: reads nothing, and passes every row of every archetype it
+    // accepts, so it is archetypal.
+    #[allow(unsafe_code)]
+    unsafe impl QueryFilter for Tripwire {
+        type State = ();
+        type Fetch<'w> = ();
+        const IS_ARCHETYPAL: bool = true;
+
+        fn init_state(_: &mut Components) {}
+
+        fn get_state(_: &Components) -> Option<()> {
+            Some(())
+        }
+
+        fn matches(_: &(), _: &Archetype) -> bool {
+            let left = TRIPWIRE.load(Ordering::Relaxed);
+            if left == 0 {
+                TRIPWIRE.store(-1, Ordering::Relaxed);
+                panic!("the filter gave up");
+            }
+            if left > 0 {
+                TRIPWIRE.store(left - 1, Ordering::Relaxed);
+            }
+            true
+        }
+
+        fn dangling_fetch<'w>() -> Self::Fetch<'w> {}
+
+        unsafe fn init_fetch<'w>(_: &(), _: TableRef<'w>, _: RunTicks) {}
+
+        unsafe fn filter_row(_: &mut (), _: usize) -> bool {
+            true
+        }
+    }
+}
+
+#[test]
+fn a_filter_that_panics_while_the_state_meets_new_tables_leaves_the_state_exact() {
+    use std::sync::atomic::Ordering;
+
+    use panicking_filter::{Tripwire, TRIPWIRE};
+
+    let mut world = World::new();
+    let a = world.spawn(Pos(1, 0));
+    let mut state = QueryState::<&Pos, Tripwire>::new(&mut world);
+    assert_eq!(state.iter(&world).map(|p| p.0).collect::<Vec<_>>(), [1]);
+
+    // Two new tables: the filter accepts the first, then panics on the second.
+    let b = world.spawn((Pos(2, 0), MarkA));
+    let c = world.spawn((Pos(3, 0), MarkB));
+    TRIPWIRE.store(1, Ordering::Relaxed);
+    let caught = catch_unwind(AssertUnwindSafe(|| state.iter(&world).count()));
+    assert!(caught.is_err());
+
+    // Each entity once, and each handle finds its own row.
+    let mut seen: Vec<i64> = state.iter(&world).map(|p| p.0).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, [1, 2, 3]);
+    for (entity, hp) in [(a, 1), (b, 2), (c, 3)] {
+        assert_eq!(state.get(&world, entity).map(|p| p.0), Ok(hp));
+    }
+}

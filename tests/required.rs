@@ -1,6 +1,8 @@
 //! Required components: `#[component(requires(..))]` adds the missing ones
 //! on spawn and insert, transitively, in one table move.
 
+#![cfg(all(feature = "serde", feature = "observers"))]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -3,6 +3,8 @@
 //! which the engine keeps for a frame or two, are not game state and are
 //! not reported.
 
+#![cfg(feature = "serde")]
+
 use archetable::data::SerdeWorldExt;
 use archetable::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -528,6 +528,7 @@ fn parallel_runs_equal_single_threaded_runs() {
 }
 
 #[test]
+#[cfg(feature = "parallel")]
 fn systems_that_do_not_conflict_overlap() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Instant;

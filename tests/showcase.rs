@@ -2,6 +2,8 @@
 //! the same world, bit for bit, whether systems run on one thread or many,
 //! and it writes every picture it names.
 
+#![cfg(feature = "game-loop")]
+
 #[path = "../examples/game/main.rs"]
 mod game;
 

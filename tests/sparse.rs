@@ -3,7 +3,7 @@
 //! part of the engine sees them as it sees table components.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use archetable::prelude::*;
 use archetable::{AnyOf, EntityBuilder, Has, StorageType};
@@ -224,7 +224,10 @@ fn removed_components_report_sparse_removals() {
 }
 
 #[test]
+#[cfg(feature = "observers")]
 fn hooks_and_observers_fire_for_sparse_components() {
+    use std::sync::Mutex;
+
     let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut world = World::new();
     for (kind, name) in [(0, "add"), (1, "insert"), (2, "replace"), (3, "remove"), (4, "despawn")] {
@@ -386,6 +389,7 @@ fn without_a_sparse_type_the_world_never_saw() {
     assert_eq!(world.query::<(Entity, Has<Unseen>)>().filter(|&(_, has)| has).count(), 0);
 }
 
+#[cfg(feature = "serde")]
 mod saves {
     use archetable::data::{LoadError, SerdeRegistry, SerdeWorldExt};
     use archetable::prelude::*;

@@ -2,6 +2,8 @@
 //! which moves an entity's components out type-erased so that another world
 //! (whose component ids differ) spawns them. Every value is dropped once.
 
+#![cfg(feature = "hierarchy")]
+
 use std::sync::{Arc, Mutex};
 
 use archetable::prelude::*;

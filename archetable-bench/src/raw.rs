@@ -155,7 +155,8 @@ impl RawSchedule {
     /// walks its four tables as one sequence of rows (each table's rows
     /// of `A` and `B` chained after the previous table's).
     pub fn run_for(&mut self) {
-        let per_table = self.c.len();
+        // `max(1)`: with no rows there are no chunks either.
+        let per_table = self.c.len().max(1);
         let tables = self.a.chunks_mut(per_table).zip(self.b.chunks_mut(per_table));
         for (a, b) in tables.flat_map(|(a, b)| a.iter_mut().zip(b)) {
             swap_ab(a, b);

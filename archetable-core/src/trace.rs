@@ -27,7 +27,7 @@ macro_rules! span {
 
 pub(crate) use span;
 
-#[cfg(all(test, feature = "tracing", feature = "game-loop"))]
+#[cfg(all(test, feature = "tracing", feature = "game-loop", feature = "observers"))]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};

@@ -105,6 +105,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         );
         let archetypes = world.archetypes().as_slice();
         for archetype in &archetypes[self.archetypes_seen..] {
+            // A hand-written `matches` or `match_archetype` may panic: the
+            // lists grow and the count moves one archetype at a time, so
+            // they stay in step for the next update.
             let cache = F::matches(&self.f_state, archetype).then(|| Q::match_archetype(&self.q_state, archetype));
             match cache.flatten() {
                 Some(cache) => {
@@ -113,8 +116,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 }
                 None => self.by_archetype.push(NOT_MATCHED),
             }
+            self.archetypes_seen += 1;
         }
-        self.archetypes_seen = archetypes.len();
     }
 
     /// Iterates the matching entities of `world`, read-only.

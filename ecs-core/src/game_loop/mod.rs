@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::schedule::{Schedule, SystemConfig};
 use crate::system::commands::take_clear_request;
 use crate::system::IntoSystem;
-use crate::time::Time;
+use crate::world::time::Time;
 use crate::world::World;
 
 pub use fixed::FixedTime;

@@ -2,7 +2,7 @@
 //! recursive despawns, and trees built in one go with `with_children`.
 
 use super::ChildOf;
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::system::commands::Reserver;
 use crate::system::{CommandQueue, EntityCommands};

@@ -26,8 +26,8 @@ pub use relationship::{install_relationship, install_target};
 pub use relationship::{Relationship, RelationshipTarget};
 
 use crate::component::Component;
+use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::error::EntityError;
 use crate::world::World;
 
 /// The parent of the entity that has it: a [`Relationship`] whose list is
@@ -59,7 +59,7 @@ impl Component for ChildOf {
 
 // Not offered in the compiler's "other types implement" notes.
 #[diagnostic::do_not_recommend]
-impl crate::change::Tracked for ChildOf {}
+impl crate::component::change::Tracked for ChildOf {}
 
 impl Relationship for ChildOf {
     type Target = Children;

@@ -24,7 +24,7 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::hooks::{HookKind, HookWorld};
+use crate::world::hooks::{HookKind, HookWorld};
 use crate::world::World;
 
 /// A component on a source entity that names one target entity, whose
@@ -116,7 +116,7 @@ pub fn install_target<T: RelationshipTarget>(world: &mut World) {
 fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
     if let Some(problem) = refusal::<R>(world.world(), source, target) {
-        crate::error::warn(&format!(
+        crate::entity::error::warn(&format!(
             "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
             short::<R>()
         ));

@@ -5,7 +5,7 @@
 use std::any::{Any, TypeId};
 
 use crate::entity::Entity;
-use crate::hooks::HookKind;
+use crate::world::hooks::HookKind;
 use crate::world::World;
 
 /// Hands the lifecycle event of one kind for one component type to a

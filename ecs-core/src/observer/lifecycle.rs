@@ -6,7 +6,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::component::Component;
-use crate::hooks::HookKind;
+use crate::world::hooks::HookKind;
 
 /// Hands the lifecycle event of one kind for one component type, and its
 /// type name, to a callback: stored per component type, so the world can

@@ -76,11 +76,11 @@ use std::sync::{Mutex, PoisonError};
 use hashbrown::HashMap;
 
 use crate::component::TypeIdMap;
+use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::error::EntityError;
-use crate::event::Event;
 use crate::system::observer::{AnyObserver, IntoObserver};
 use crate::system::{AccessConflict, CommandQueue};
+use crate::world::event::Event;
 use crate::world::World;
 
 pub(crate) use lifecycle::{lifecycle_event, LifecycleFn};

@@ -5,7 +5,7 @@ use std::fmt;
 use std::ops::Deref;
 
 use crate::entity::Entity;
-use crate::event::Event;
+use crate::world::event::Event;
 
 /// The first parameter of an observer: the event that set it off, and the
 /// entity the event was aimed at, if any. Derefs to the event.

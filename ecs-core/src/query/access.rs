@@ -1,8 +1,8 @@
 //! What a query reads and writes, and the check that refuses a query whose
 //! items would alias.
 
-use crate::bitset::BitSet;
 use crate::component::ComponentId;
+use crate::storage::bitset::BitSet;
 
 /// The components a query (later: a system) reads and writes.
 #[derive(Clone, Debug, Default)]

@@ -2,7 +2,7 @@
 //! each, as arrays of items (pairs for collisions, triples for three-body
 //! rules).
 
-use crate::change::RunTicks;
+use crate::component::change::RunTicks;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;

@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use crate::bitset::BitSet;
 use crate::component::ComponentId;
+use crate::storage::bitset::BitSet;
 
 /// Past this many terms a condition is widened to a single term, so that
 /// nested `Or`s cannot make the check exponential. Widening only loses

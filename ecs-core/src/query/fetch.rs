@@ -4,14 +4,14 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::archetype::Archetype;
-use crate::change::{ChangeMark, ComponentTicks, Mut, Ref, RunTicks, Tick, TickCell, Tracked};
-use crate::column::Column;
+use crate::component::change::{ChangeMark, ComponentTicks, Mut, Ref, RunTicks, Tick, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::{Entity, Handles};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
-use crate::sparse::{SparseRows, TableRef};
+use crate::storage::archetype::Archetype;
+use crate::storage::column::Column;
+use crate::storage::sparse::{SparseRows, TableRef};
 
 /// A type that can be fetched by a query: `&T`, `&mut T` (yielding
 /// [`Mut<T>`]), `Option<Q>`, [`Entity`], tuples of these (up to 15), and

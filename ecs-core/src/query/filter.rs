@@ -5,13 +5,13 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::archetype::Archetype;
-use crate::change::{RunTicks, Tick, TickCell, Tracked};
+use crate::component::change::{RunTicks, Tick, TickCell, Tracked};
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{assert_tracked, component_condition};
-use crate::sparse::{SparseRows, TableRef};
+use crate::storage::archetype::Archetype;
+use crate::storage::sparse::{SparseRows, TableRef};
 
 /// A condition on the entities a query visits: [`With<T>`], [`Without<T>`],
 /// [`Or`] of filters, tuples of filters (all must hold), and `()` (none).

@@ -3,13 +3,13 @@
 
 use std::slice;
 
-use crate::archetype::{Archetype, ArchetypeId};
-use crate::change::RunTicks;
+use crate::component::change::RunTicks;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
 use crate::query::state::{init_checked, QueryState};
-use crate::sparse::TableRef;
+use crate::storage::archetype::{Archetype, ArchetypeId};
+use crate::storage::sparse::TableRef;
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,

@@ -2,8 +2,8 @@
 //! `World::query_one_mut`, for reading several components of one entity at
 //! once without building a `QueryState`.
 
+use crate::entity::error::QueryEntityError;
 use crate::entity::Entity;
-use crate::error::QueryEntityError;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::state::{check_distinct, init_checked};
 use crate::world::World;
@@ -102,7 +102,7 @@ unsafe fn fetch_one<'w, Q: QueryData>(
     // SAFETY: `cache` was made for this archetype, and `location.row` is the
     // entity's live row; the access condition is the caller's.
     unsafe {
-        let table = crate::sparse::TableRef::new(archetype, world);
+        let table = crate::storage::sparse::TableRef::new(archetype, world);
         let mut fetch = Q::init_fetch(state, cache, table, world.one_off_ticks());
         let row = location.row.index();
         if !Q::DENSE && !Q::row_matches(&fetch, row) {

@@ -24,12 +24,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[cfg(feature = "parallel")]
-use crate::archetype::{Archetype, ArchetypeId};
-#[cfg(feature = "parallel")]
-use crate::change::RunTicks;
+use crate::component::change::RunTicks;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::state::QueryState;
+#[cfg(feature = "parallel")]
+use crate::storage::archetype::{Archetype, ArchetypeId};
 use crate::world::World;
 
 /// Queries with fewer matching rows than this run on the calling thread, as
@@ -290,7 +290,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
             // which passes `F`; `first..last` is within its rows, fetched by
             // this call alone (caller); the access is the caller's.
             unsafe {
-                let table = crate::sparse::TableRef::new(archetype, self.world);
+                let table = crate::storage::sparse::TableRef::new(archetype, self.world);
                 let mut fetch = Q::init_fetch(self.q_state, cache, table, self.ticks);
                 let mut filter = F::init_fetch(self.f_state, table, self.ticks);
                 for row in first..last {

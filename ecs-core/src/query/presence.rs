@@ -4,13 +4,13 @@
 
 use std::marker::PhantomData;
 
-use crate::archetype::Archetype;
-use crate::change::RunTicks;
+use crate::component::change::RunTicks;
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
-use crate::sparse::{SparseRows, TableRef};
+use crate::storage::archetype::Archetype;
+use crate::storage::sparse::{SparseRows, TableRef};
 
 /// Query data that is `true` for entities that have a `T` and `false` for
 /// the others. It matches every entity and reads nothing, so it conflicts

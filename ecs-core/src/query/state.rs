@@ -3,17 +3,17 @@
 
 use std::fmt;
 
-use crate::archetype::ArchetypeId;
-use crate::change::RunTicks;
+use crate::component::change::RunTicks;
 use crate::component::Components;
+use crate::entity::error::QueryEntityError;
 use crate::entity::Entity;
-use crate::error::QueryEntityError;
 use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
-use crate::sparse::TableRef;
+use crate::storage::archetype::ArchetypeId;
+use crate::storage::sparse::TableRef;
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
-use crate::change::Tick;
+use crate::component::change::Tick;
 use crate::system::CommandReport;
-use crate::time::Time;
+use crate::world::time::Time;
 use crate::world::World;
 
 /// The schedule compiled for running.

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::Duration;
 
-use crate::change::Tick;
+use crate::component::change::Tick;
 use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
 use crate::world::{World, WorldId};
 
@@ -563,7 +563,7 @@ impl Schedule {
                  counted in Schedule::command_report; Schedule::set_warn_on_skipped_commands(false) silences this)",
                 skipped.command
             );
-            crate::error::warn(&message);
+            crate::entity::error::warn(&message);
         }
     }
 

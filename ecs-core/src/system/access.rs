@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::bitset::BitSet;
 use crate::component::{ComponentId, Components};
 use crate::query::{Access, ArchetypeCondition};
-use crate::resource::ResourceId;
+use crate::storage::bitset::BitSet;
+use crate::storage::resource::ResourceId;
 
 /// Where a borrow sits inside [`ParamSet`](crate::system::ParamSet)s: per
 /// enclosing set (outermost first), the set's number and the member's

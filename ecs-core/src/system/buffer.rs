@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::bundle::{Bundle, SpawnBundle};
+use crate::component::bundle::{Bundle, SpawnBundle};
 use crate::entity::Entity;
 use crate::system::commands::{CommandQueue, CommandReport, Skip};
 use crate::world::World;

@@ -4,18 +4,18 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::entity::ReservationLanes;
-use crate::event::Event;
 #[cfg(feature = "observers")]
 use crate::observer::TriggerTargets;
-use crate::pool::PooledBundle;
-use crate::resource::Resource;
+use crate::storage::pool::PooledBundle;
+use crate::storage::resource::Resource;
 use crate::system::access::AccessConflict;
 #[cfg(feature = "observers")]
 use crate::system::observer::IntoObserver;
 use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::event::Event;
 use crate::world::{World, WorldId};
 
 /// How many skipped commands a report keeps as examples.

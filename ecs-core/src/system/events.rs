@@ -3,10 +3,10 @@
 
 use std::any::type_name;
 
-use crate::event::{Event, EventCursor, Events};
-use crate::resource::ResourceId;
+use crate::storage::resource::ResourceId;
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::event::{Event, EventCursor, Events};
 use crate::world::World;
 
 /// Reads the events of type `E` sent since this system last read them.

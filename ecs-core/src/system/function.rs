@@ -5,7 +5,7 @@ use std::any::{type_name, TypeId};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use crate::change::Tick;
+use crate::component::change::Tick;
 use crate::entity::ReservationLanes;
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::CommandReport;

@@ -6,12 +6,12 @@ use std::any::{Any, TypeId};
 use std::marker::PhantomData;
 
 use crate::entity::Entity;
-use crate::event::Event;
 use crate::observer::Trigger;
 use crate::system::access::AccessConflict;
 use crate::system::commands::{CommandQueue, CommandReport};
 use crate::system::function::{function_name, init_for_world};
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
+use crate::world::event::Event;
 use crate::world::{World, WorldId};
 
 /// A function whose first parameter is a [`Trigger<E>`] and whose other

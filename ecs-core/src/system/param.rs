@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use crate::change::{ComponentTicks, RunTicks, Tick};
-use crate::resource::{Resource, ResourceId};
+use crate::component::change::{ComponentTicks, RunTicks, Tick};
+use crate::storage::resource::{Resource, ResourceId};
 use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
 use crate::system::commands::{CommandReport, EntityLane};
 use crate::world::World;

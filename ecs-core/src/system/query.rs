@@ -2,8 +2,8 @@
 
 use std::fmt;
 
+use crate::entity::error::QueryEntityError;
 use crate::entity::Entity;
-use crate::error::QueryEntityError;
 use crate::query::{
     QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryManyIter, QueryManyIterMut, QueryParIter, QueryState,
     ReadOnlyQueryData,

@@ -5,9 +5,9 @@ use std::marker::PhantomData;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::removed::RemovalLog;
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::removed::RemovalLog;
 use crate::world::World;
 
 /// The entities that lost a `T`, by `remove`, `despawn` or `World::clear`,
@@ -77,7 +77,7 @@ unsafe impl<T: Component> SystemParam for RemovedComponents<'_, '_, T> {
     type Item<'w, 's> = RemovedComponents<'w, 's, T>;
 
     fn init_state(world: &mut World, _: &mut SystemMeta) -> Result<Self::State, AccessConflict> {
-        crate::removed::want(std::any::TypeId::of::<T>());
+        crate::world::removed::want(std::any::TypeId::of::<T>());
         Ok((world.track_removed::<T>(), 0))
     }
 

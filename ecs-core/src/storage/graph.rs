@@ -3,9 +3,9 @@
 //! structural change after the first costs an array lookup and one row move,
 //! with no signature to build, hash or search.
 
-use crate::archetype::{Archetype, ArchetypeId, Archetypes};
-use crate::bundle::{BundleId, BundleInfo, Bundles};
+use crate::component::bundle::{BundleId, BundleInfo, Bundles};
 use crate::component::{ComponentId, Components};
+use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes};
 
 /// Marks a source column that has no column in the target (it is removed).
 pub(crate) const NO_COLUMN: u32 = u32::MAX;

@@ -9,12 +9,12 @@
 
 use std::fmt;
 
-use crate::bundle::Bundle;
-use crate::change::Mut;
+use crate::component::bundle::Bundle;
+use crate::component::change::Mut;
 use crate::component::Component;
+use crate::entity::error::{ComponentError, EntityError};
 use crate::entity::Entity;
-use crate::entity_ref::EntityRef;
-use crate::error::{ComponentError, EntityError};
+use crate::world::entity_ref::EntityRef;
 use crate::world::World;
 
 /// One entity of a world, with mutable access to it: returned by

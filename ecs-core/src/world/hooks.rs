@@ -44,18 +44,18 @@ use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::archetype::ArchetypeId;
-use crate::bundle::{Bundle, BundleId};
-use crate::change::Mut;
+use crate::component::bundle::{Bundle, BundleId};
+use crate::component::change::Mut;
 use crate::component::{Component, ComponentId};
+use crate::entity::error::{ComponentError, EntityError, QueryEntityError};
 use crate::entity::Entity;
-use crate::entity_ref::EntityRef;
-use crate::error::{ComponentError, EntityError, QueryEntityError};
-use crate::event::Event;
 use crate::observer::Delivery;
 use crate::query::{QueryFilter, QueryIter, ReadOnlyQueryData};
-use crate::resource::Resource;
+use crate::storage::archetype::ArchetypeId;
+use crate::storage::resource::Resource;
 use crate::system::{CommandQueue, Commands};
+use crate::world::entity_ref::EntityRef;
+use crate::world::event::Event;
 use crate::world::World;
 
 /// A hook as stored: shared, so the world can clone it out before calling it
@@ -576,7 +576,7 @@ impl World {
     pub(crate) fn insert_built_hooked(
         &mut self,
         entity: Entity,
-        builder: &mut crate::builder::EntityBuilder,
+        builder: &mut crate::storage::builder::EntityBuilder,
     ) -> Result<(), EntityError> {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
@@ -679,7 +679,7 @@ impl World {
     /// values move out.
     #[cold]
     #[inline(never)]
-    pub(crate) fn take_hooked(&mut self, entity: Entity) -> Result<crate::builder::BuiltBundle, EntityError> {
+    pub(crate) fn take_hooked(&mut self, entity: Entity) -> Result<crate::storage::builder::BuiltBundle, EntityError> {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         self.with_hooks(|world| {

@@ -3,8 +3,8 @@
 
 use std::any::TypeId;
 
+use crate::component::required::RequiredComponent;
 use crate::component::{Component, ComponentId, Components, TypeIdMap};
-use crate::required::RequiredComponent;
 
 /// A set of components that are spawned, inserted or removed together.
 ///
@@ -116,7 +116,7 @@ pub trait SpawnBundle: sealed::Sealed {
 mod sealed {
     pub trait Sealed {}
     impl<B: super::Bundle> Sealed for B {}
-    impl Sealed for crate::builder::BuiltBundle {}
+    impl Sealed for crate::storage::builder::BuiltBundle {}
 }
 
 impl<B: Bundle> SpawnBundle for B {
@@ -126,7 +126,7 @@ impl<B: Bundle> SpawnBundle for B {
     }
 }
 
-impl SpawnBundle for crate::builder::BuiltBundle {
+impl SpawnBundle for crate::storage::builder::BuiltBundle {
     fn spawn_in(mut self, world: &mut crate::World) -> crate::Entity {
         world.spawn_built(self.builder_mut())
     }
@@ -343,11 +343,11 @@ impl Bundles {
         let (sorted, sparse) = split_storage(components, ids, sorted);
         self.infos.push(BundleInfo {
             id,
-            type_id: TypeId::of::<crate::builder::EntityBuilder>(),
+            type_id: TypeId::of::<crate::storage::builder::EntityBuilder>(),
             components: ids.into(),
             sorted,
             sparse,
-            required: crate::required::of_bundle(components, ids),
+            required: crate::component::required::of_bundle(components, ids),
         });
         self.dynamic.insert(ids.into(), id);
         id
@@ -367,7 +367,7 @@ impl Bundles {
             );
         }
         let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
-        let required = crate::required::of_bundle(components, &ids);
+        let required = crate::component::required::of_bundle(components, &ids);
         let (sorted, sparse) = split_storage(components, &ids, sorted);
         self.infos.push(BundleInfo {
             id,

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::archetype::Archetype;
 use crate::component::Component;
 use crate::entity::{Entity, EntityLocation};
+use crate::storage::archetype::Archetype;
 use crate::world::World;
 
 /// A read-only view of one live entity: its components by type, and their

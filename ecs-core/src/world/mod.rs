@@ -1,27 +1,42 @@
 //! `World`: the container of entities and their components, and the entry
 //! point of every operation on them.
 
+pub(crate) mod cloning;
+#[allow(unsafe_code)]
+pub(crate) mod column_batch;
+pub(crate) mod entity_mut;
+pub(crate) mod entity_ops;
+pub(crate) mod entity_ref;
+pub(crate) mod event;
+pub(crate) mod hooks;
+pub(crate) mod removed;
+pub(crate) mod resource_scope;
+#[cfg(test)]
+mod tests;
+pub(crate) mod time;
+pub(crate) mod transaction;
+
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::archetype::{Archetype, ArchetypeId, Archetypes, Row};
-use crate::builder::{BuiltBundle, EntityBuilder};
-use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
-use crate::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
-use crate::column::for_each_unwinding;
+use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
+use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::component::{Component, ComponentId, Components, StorageType};
+use crate::entity::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes, TableEntities};
-use crate::entity_ref::EntityRef;
-use crate::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
-use crate::event::{Event, Events};
-use crate::hooks::Hooks;
-use crate::pool::{FromPools, PooledBundle, Pools};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
-use crate::removed::Removals;
-use crate::resource::{Resource, ResourceId, Resources};
-use crate::sparse::SparseSets;
-use crate::structural;
-use crate::time::Time;
+use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes, Row};
+use crate::storage::builder::{BuiltBundle, EntityBuilder};
+use crate::storage::column::for_each_unwinding;
+use crate::storage::pool::{FromPools, PooledBundle, Pools};
+use crate::storage::resource::{Resource, ResourceId, Resources};
+use crate::storage::sparse::SparseSets;
+use crate::storage::structural;
+use crate::world::entity_ref::EntityRef;
+use crate::world::event::{Event, Events};
+use crate::world::hooks::Hooks;
+use crate::world::removed::Removals;
+use crate::world::time::Time;
 
 /// A process-unique world id, so a query state can refuse a foreign world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1266,7 +1281,7 @@ impl World {
 impl World {
     /// How many values each type's pool keeps unless
     /// [`World::set_pool_cap`] says otherwise.
-    pub const DEFAULT_POOL_CAP: usize = crate::pool::DEFAULT_POOL_CAP;
+    pub const DEFAULT_POOL_CAP: usize = crate::storage::pool::DEFAULT_POOL_CAP;
 
     /// Spawns an entity whose components come from their pools (already
     /// reset), or from `Default` when a pool is empty or the type is not

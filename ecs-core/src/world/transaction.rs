@@ -5,10 +5,10 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::builder::EntityBuilder;
-use crate::column::Panics;
+use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::error::EntityError;
+use crate::storage::builder::EntityBuilder;
+use crate::storage::column::Panics;
 use crate::world::World;
 
 impl World {
@@ -132,7 +132,7 @@ impl World {
         if self.hooks.is_active() || hooked {
             for &(entity, bundle) in &placed {
                 if self.contains(entity) {
-                    self.fire_insert_hooks(bundle, entity, &crate::hooks::Before::NOTHING);
+                    self.fire_insert_hooks(bundle, entity, &crate::world::hooks::Before::NOTHING);
                 }
             }
         }

@@ -15,10 +15,10 @@ use std::alloc::{self, Layout};
 use std::any::TypeId;
 use std::ptr::NonNull;
 
-use crate::column::{drop_ptr, Panics};
 use crate::component::{Component, ComponentId, ComponentInfo, Components};
+use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::error::EntityError;
+use crate::storage::column::{drop_ptr, Panics};
 use crate::world::World;
 
 /// A set of components assembled at run time, for
@@ -219,9 +219,9 @@ impl EntityBuilder {
     /// [`EntityBuilder::reserve_raw`].
     pub(crate) fn clone_in(
         &mut self,
-        archetype: &crate::archetype::Archetype,
+        archetype: &crate::storage::archetype::Archetype,
         info: &ComponentInfo,
-        row: crate::archetype::Row,
+        row: crate::storage::archetype::Row,
     ) {
         let column = archetype.column(archetype.column_index(info.id()).expect("the archetype has the component"));
         assert!(row.index() < column.len(), "row out of bounds");
@@ -243,7 +243,7 @@ impl EntityBuilder {
     /// no value for `entity`.
     pub(crate) fn clone_in_sparse(
         &mut self,
-        set: &crate::sparse::SparseSet,
+        set: &crate::storage::sparse::SparseSet,
         info: &ComponentInfo,
         entity: crate::Entity,
     ) {

@@ -5,8 +5,8 @@ use std::fmt;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::archetype::{ArchetypeId, Row};
-use crate::error::{AllocatorStateError, SpawnAtError};
+use crate::entity::error::{AllocatorStateError, SpawnAtError};
+use crate::storage::archetype::{ArchetypeId, Row};
 
 /// A handle to an entity: an index into the world's entity table plus the
 /// generation of that slot when the entity was spawned.

@@ -18,11 +18,11 @@
 
 use std::fmt;
 
-use crate::change::{ComponentTicks, Tick};
-use crate::column::{Column, Panics};
+use crate::component::change::{ComponentTicks, Tick};
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
-use crate::pool::Pools;
+use crate::storage::column::{Column, Panics};
+use crate::storage::pool::Pools;
 
 /// The values of one sparse component type, by entity.
 pub struct SparseSet {
@@ -493,7 +493,7 @@ impl fmt::Debug for SparseSets {
 /// are. Dereferences to the [`Archetype`](crate::storage::Archetype).
 #[derive(Clone, Copy)]
 pub struct TableRef<'w> {
-    archetype: &'w crate::archetype::Archetype,
+    archetype: &'w crate::storage::archetype::Archetype,
     sparse: &'w SparseSets,
     handles: crate::entity::Handles<'w>,
 }
@@ -501,7 +501,7 @@ pub struct TableRef<'w> {
 impl<'w> TableRef<'w> {
     /// The table `archetype` of `world`.
     #[inline]
-    pub(crate) fn new(archetype: &'w crate::archetype::Archetype, world: &'w crate::world::World) -> Self {
+    pub(crate) fn new(archetype: &'w crate::storage::archetype::Archetype, world: &'w crate::world::World) -> Self {
         TableRef { archetype, sparse: world.sparse_sets(), handles: world.entities().handles() }
     }
 
@@ -513,7 +513,7 @@ impl<'w> TableRef<'w> {
 
     /// The table.
     #[inline]
-    pub fn archetype(self) -> &'w crate::archetype::Archetype {
+    pub fn archetype(self) -> &'w crate::storage::archetype::Archetype {
         self.archetype
     }
 
@@ -525,7 +525,7 @@ impl<'w> TableRef<'w> {
 }
 
 impl std::ops::Deref for TableRef<'_> {
-    type Target = crate::archetype::Archetype;
+    type Target = crate::storage::archetype::Archetype;
 
     #[inline]
     fn deref(&self) -> &Self::Target {

@@ -4,8 +4,8 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::change::{ChangeMark, Mut, RunTicks};
-use crate::resource::Resource;
+use crate::component::change::{ChangeMark, Mut, RunTicks};
+use crate::storage::resource::Resource;
 use crate::world::{missing_resource, World};
 
 impl World {

@@ -8,13 +8,13 @@ use std::ptr::NonNull;
 
 use hashbrown::HashMap;
 
-use crate::bitset::BitSet;
-use crate::bundle::Bundles;
-use crate::column::{for_each_unwinding, Column};
+use crate::component::bundle::Bundles;
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
-use crate::graph::{Edges, NO_COLUMN};
-use crate::pool::Pools;
+use crate::storage::bitset::BitSet;
+use crate::storage::column::{for_each_unwinding, Column};
+use crate::storage::graph::{Edges, NO_COLUMN};
+use crate::storage::pool::Pools;
 
 /// The index of an archetype in its world. Archetypes are never removed, so an
 /// id stays valid for the world's lifetime.
@@ -374,7 +374,7 @@ impl Archetype {
         // Every size is checked before anything moves, so an overflow
         // leaves the table as it was.
         for column in self.columns.iter() {
-            crate::column::array_layout(column.item_layout(), rows);
+            crate::storage::column::array_layout(column.item_layout(), rows);
         }
         for column in self.columns.iter_mut() {
             // SAFETY: a table column, whose values are in the block; `rows`
@@ -567,7 +567,7 @@ impl Archetype {
 
     /// Clamps the change ticks of every tracked column (see
     /// [`World::check_change_ticks`](crate::World::check_change_ticks)).
-    pub(crate) fn check_ticks(&mut self, now: crate::change::Tick) {
+    pub(crate) fn check_ticks(&mut self, now: crate::component::change::Tick) {
         for column in self.columns.iter_mut().filter(|c| c.is_tracked()) {
             column.check_ticks(now);
         }

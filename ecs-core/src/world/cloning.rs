@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::builder::EntityBuilder;
 use crate::entity::Entity;
+use crate::storage::builder::EntityBuilder;
 use crate::world::World;
 
 /// Why a copy could not be made.

@@ -17,10 +17,10 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::bundle::{Bundle, BundleInfo};
-use crate::change::Tick;
-use crate::column::{for_each_unwinding, Column, Panics};
+use crate::component::bundle::{Bundle, BundleInfo};
+use crate::component::change::Tick;
 use crate::component::{Component, ComponentId, ComponentInfo, Components};
+use crate::storage::column::{for_each_unwinding, Column, Panics};
 
 /// How many values a type's pool keeps unless
 /// [`World::set_pool_cap`](crate::World::set_pool_cap) says otherwise.

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use crate::change::{ComponentTicks, Tick, TickCell};
+use crate::component::change::{ComponentTicks, Tick, TickCell};
 use crate::component::ComponentInfo;
 
 /// Drops the `T` at `ptr`; stored as a component's type-erased drop function.
@@ -43,7 +43,7 @@ pub(crate) unsafe fn clone_ptr<T: crate::Component>(src: *const u8, dst: *mut u8
 ///   bytes (no capacity yet, or a zero-sized type, whose capacity is
 ///   `usize::MAX`). An owned column (`owned`) allocated them itself, with
 ///   exactly that layout; a table's column lives in its table's block (see
-///   [`Archetype`](crate::archetype::Archetype)), which the table grows
+///   [`Archetype`](crate::storage::archetype::Archetype)), which the table grows
 ///   and frees: such a column never allocates, grows or frees;
 /// - rows `0..len` hold initialized values of the type `type_id`; rows
 ///   `len..capacity` are uninitialized;

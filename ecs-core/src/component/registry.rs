@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use hashbrown::HashMap;
 
-use crate::required::RequiredComponent;
+use crate::component::required::RequiredComponent;
 
 /// A type that can be stored on entities.
 ///
@@ -44,7 +44,7 @@ pub trait Component: Send + Sync + 'static {
     /// `Some` resets it and keeps it in the type's pool for
     /// `spawn_pooled`. Set by `#[component(pooled)]`.
     #[doc(hidden)]
-    const POOL: Option<crate::pool::PoolFns<Self>> = None;
+    const POOL: Option<crate::storage::pool::PoolFns<Self>> = None;
 
     /// Hooks the engine itself keeps on this type, installed in a world
     /// when the type first appears there: relationship components (see
@@ -183,17 +183,17 @@ impl ComponentInfo {
             id,
             type_id: TypeId::of::<T>(),
             layout: Layout::new::<T>(),
-            drop: std::mem::needs_drop::<T>().then_some(crate::column::drop_ptr::<T> as unsafe fn(*mut u8)),
+            drop: std::mem::needs_drop::<T>().then_some(crate::storage::column::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
-            pool: T::POOL.map(crate::pool::PoolFns::erased),
+            pool: T::POOL.map(crate::storage::pool::PoolFns::erased),
             register: Components::register::<T>,
             engine_hooked: T::ENGINE_HOOKS.is_some(),
             engine_kept: T::ENGINE_KEPT,
             lifecycle: crate::observer::lifecycle_event::<T>,
             required: Arc::new([]),
             engine_hooks: T::ENGINE_HOOKS,
-            clone: T::CLONE.map(|_| crate::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
+            clone: T::CLONE.map(|_| crate::storage::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
             storage: T::STORAGE,
         }
     }
@@ -426,7 +426,7 @@ impl Components {
     #[cold]
     fn register_new<T: Component>(&mut self) -> ComponentId {
         // Walked first, so that a cycle panics before anything changes.
-        let closure = T::REQUIRES.map(crate::required::closure::<T>);
+        let closure = T::REQUIRES.map(crate::component::required::closure::<T>);
         let id = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
         self.infos.push(ComponentInfo::of::<T>(id));
         self.by_type.insert(TypeId::of::<T>(), id);
@@ -435,7 +435,7 @@ impl Components {
             self.pending_hooks.push(hooks);
         }
         if let Some(closure) = closure {
-            let required = crate::required::register(self, closure);
+            let required = crate::component::required::register(self, closure);
             self.infos[id.index()].required = required;
         }
         id

@@ -3,12 +3,12 @@
 //! `despawn_where` and `retain` for despawning by filter or by test, and
 //! `insert_batch` for inserting into many entities at once.
 
-use crate::archetype::Row;
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
+use crate::entity::error::{EntityError, SpawnAtError};
 use crate::entity::{Entity, EntityLocation};
-use crate::entity_ref::EntityRef;
-use crate::error::{EntityError, SpawnAtError};
 use crate::query::QueryFilter;
+use crate::storage::archetype::Row;
+use crate::world::entity_ref::EntityRef;
 use crate::world::World;
 
 impl World {

@@ -6,17 +6,17 @@
 use std::any::TypeId;
 use std::mem::ManuallyDrop;
 
-use crate::archetype::{ArchetypeId, Archetypes, Row};
-use crate::builder::EntityBuilder;
-use crate::bundle::{Bundle, BundleId, BundleInfo, Bundles, ComponentReader, ComponentWriter};
-use crate::change::Tick;
-use crate::column::{Column, Panics};
+use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles, ComponentReader, ComponentWriter};
+use crate::component::change::Tick;
 use crate::component::{Component, ComponentId, Components, StorageType};
+use crate::entity::error::ComponentError;
 use crate::entity::{Entities, Entity, EntityLocation};
-use crate::error::ComponentError;
-use crate::graph::{InsertEdge, SPARSE_COLUMN};
-use crate::pool::{Pools, ReleaseFields};
-use crate::sparse::SparseSets;
+use crate::storage::archetype::{ArchetypeId, Archetypes, Row};
+use crate::storage::builder::EntityBuilder;
+use crate::storage::column::{Column, Panics};
+use crate::storage::graph::{InsertEdge, SPARSE_COLUMN};
+use crate::storage::pool::{Pools, ReleaseFields};
+use crate::storage::sparse::SparseSets;
 
 /// The sparse half of a bundle write or read: the world's sparse sets, the
 /// entity, and the bundle's component ids (to find each sparse one's set).
@@ -739,7 +739,7 @@ pub(crate) fn take_sparse<B: Bundle>(
 
 /// Reads the one value of a single sparse component (see [`take_sparse`]).
 struct SparseTake<'a> {
-    set: &'a mut crate::sparse::SparseSet,
+    set: &'a mut crate::storage::sparse::SparseSet,
     entity: Entity,
     /// Where the entity's value is in the set.
     dense: usize,

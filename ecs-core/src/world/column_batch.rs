@@ -21,14 +21,14 @@ use std::any::{type_name, TypeId};
 use std::error::Error;
 use std::fmt;
 
-use crate::archetype::{ArchetypeId, Row};
-use crate::bundle::BundleId;
-use crate::change::Tick;
-use crate::column::Column;
+use crate::component::bundle::BundleId;
+use crate::component::change::Tick;
 use crate::component::{Component, ComponentId, Components};
+use crate::entity::error::AllocatorStateError;
 use crate::entity::{AllocatorState, Entity, EntityLocation};
-use crate::error::AllocatorStateError;
-use crate::structural::RequiredValue;
+use crate::storage::archetype::{ArchetypeId, Row};
+use crate::storage::column::Column;
+use crate::storage::structural::RequiredValue;
 use crate::world::World;
 
 /// The values of many entities with the same components, column by
@@ -574,7 +574,7 @@ impl World {
                     Handles::Fill(lists) | Handles::Restored(lists) => lists[i][r],
                 };
                 if self.contains(entity) {
-                    self.fire_insert_hooks(bundle, entity, &crate::hooks::Before::NOTHING);
+                    self.fire_insert_hooks(bundle, entity, &crate::world::hooks::Before::NOTHING);
                 }
             }
             next += rows;

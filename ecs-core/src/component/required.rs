@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::component::{Component, ComponentId, Components};
-use crate::structural::RequiredValue;
+use crate::storage::structural::RequiredValue;
 use crate::system::short_type_name;
 
 /// Builds a required component's value, boxed for the table write.

@@ -8,7 +8,7 @@
 use std::any::{type_name, Any, TypeId};
 use std::cell::UnsafeCell;
 
-use crate::change::{ComponentTicks, Tick};
+use crate::component::change::{ComponentTicks, Tick};
 use crate::component::TypeIdMap;
 
 /// A type that can be stored as a world resource: any `Send + Sync + 'static`

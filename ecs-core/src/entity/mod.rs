@@ -1,0 +1,18 @@
+//! Entities: the copyable handle and the allocator that hands handles out.
+//!
+//! The lowest layer of the engine: it imports nothing from the others. An
+//! [`Entity`] is an index and a generation; the allocator (`Entities`)
+//! keeps one slot per index with the entity's current generation and its
+//! location (table and row), recycles despawned indices with the next
+//! generation, and reserves handles from other threads. The errors that
+//! name an entity live here too, since every layer above returns them.
+
+mod allocator;
+pub(crate) mod error;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+pub use allocator::{AllocatorHooks, AllocatorState, Entity, TableEntities};
+pub(crate) use allocator::{Entities, EntityLocation, Handles, ReservationLanes};
+#[cfg(feature = "serde")]
+pub use serde_impl::ENTITY_SERDE_NAME;

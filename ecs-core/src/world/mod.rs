@@ -9,12 +9,17 @@ pub(crate) mod entity_ops;
 pub(crate) mod entity_ref;
 pub(crate) mod event;
 pub(crate) mod hooks;
+mod pools;
 pub(crate) mod removed;
 pub(crate) mod resource_scope;
+pub(crate) mod resources;
+mod spawn_batch;
 #[cfg(test)]
 mod tests;
 pub(crate) mod time;
 pub(crate) mod transaction;
+
+pub use spawn_batch::SpawnBatch;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -22,18 +27,16 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
 use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::component::{Component, ComponentId, Components, StorageType};
-use crate::entity::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError, SpawnAtError};
+use crate::entity::error::{AllocatorStateError, ComponentError, EntityError, SpawnAtError};
 use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes, TableEntities};
-use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::storage::builder::{BuiltBundle, EntityBuilder};
 use crate::storage::column::for_each_unwinding;
-use crate::storage::pool::{FromPools, PooledBundle, Pools};
-use crate::storage::resource::{Resource, ResourceId, Resources};
+use crate::storage::pool::Pools;
+use crate::storage::resource::{ResourceId, Resources};
 use crate::storage::sparse::SparseSets;
 use crate::storage::structural;
 use crate::world::entity_ref::EntityRef;
-use crate::world::event::{Event, Events};
 use crate::world::hooks::Hooks;
 use crate::world::removed::Removals;
 use crate::world::time::Time;
@@ -254,47 +257,6 @@ impl World {
             &mut self.pools,
             &mut self.sparse,
         ))
-    }
-
-    /// Spawns one entity per bundle that `bundles` yields. The returned
-    /// iterator yields the new handles as it spawns; dropping it early still
-    /// spawns the rest (so do not pass an endless iterator and stop early).
-    /// The tables grow once up front when the iterator knows its length.
-    /// With hooks registered, each entity's spawn hooks (and the commands
-    /// they queue) run before the next entity is spawned.
-    ///
-    /// # Panics
-    /// As [`World::spawn`]; the entities spawned before the panic stay.
-    ///
-    /// ```
-    /// # use archetable::{Component, World};
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// let spawned: Vec<_> = world.spawn_batch((0..100).map(Hp)).collect();
-    /// assert_eq!((spawned.len(), world.len()), (100, 100));
-    /// ```
-    pub fn spawn_batch<I>(&mut self, bundles: I) -> SpawnBatch<'_, I::IntoIter>
-    where
-        I: IntoIterator,
-        I::Item: Bundle,
-    {
-        self.flush();
-        let bundles = bundles.into_iter();
-        let info = self.bundles.register::<I::Item>(&mut self.components);
-        let bundle = info.id();
-        let archetype = self.archetypes.insert_edge(ArchetypeId::EMPTY, info, &self.components);
-        // Reserve what the iterator promises, but not a guessed lower bound
-        // of an endless or filtered one.
-        let additional = match bundles.size_hint() {
-            (lower, Some(upper)) if lower == upper => lower.min(u32::MAX as usize),
-            (lower, _) => lower.min(1 << 16),
-        };
-        // No more than can ever be spawned: an oversized length fails at
-        // the first entity past the index space, not in the allocator.
-        let additional = additional.min(self.entities.spare());
-        self.archetypes.get_mut(archetype).reserve(additional);
-        self.entities.reserve(additional);
-        SpawnBatch { world: self, bundles, bundle, archetype }
     }
 
     /// Adds the components of `bundle` to `entity`, overwriting (and
@@ -708,112 +670,6 @@ impl World {
         }
     }
 
-    /// Iterates the entities that match the read-only query `Q`.
-    ///
-    /// Builds no cache; for a query run every frame, keep a
-    /// [`QueryState`](crate::QueryState).
-    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, 'static, Q, ()> {
-        self.query_filtered::<Q, ()>()
-    }
-
-    /// Iterates the entities that match the read-only query `Q` and pass `F`.
-    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
-        QueryIter::over_world(self)
-    }
-
-    /// Iterates the entities that match `Q`, with mutable access.
-    ///
-    /// # Panics
-    /// If `Q` would alias a component (`(&mut A, &A)`).
-    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, 'static, Q, ()> {
-        self.query_filtered_mut::<Q, ()>()
-    }
-
-    /// Iterates the entities that match `Q` and pass `F`, with mutable access.
-    ///
-    /// # Panics
-    /// If `Q` would alias a component (`(&mut A, &A)`).
-    pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
-        QueryIter::over_world_mut(self)
-    }
-
-    /// The item of the read-only query `Q` for one entity: several
-    /// components at once, `Option`s for the ones it may lack.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
-    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
-    /// let mut world = World::new();
-    /// let e = world.spawn((Hp(3), Name("orc")));
-    /// let (hp, name) = world.query_one::<(&Hp, Option<&Name>)>(e).unwrap();
-    /// assert_eq!((hp, name), (&Hp(3), Some(&Name("orc"))));
-    /// ```
-    pub fn query_one<Q: ReadOnlyQueryData>(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
-        crate::query::query_one::<Q>(self, entity)
-    }
-
-    /// The item of query `Q` for one entity, with mutable access.
-    ///
-    /// # Panics
-    /// If `Q` would alias a component (`(&mut A, &A)`).
-    pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
-        crate::query::query_one_mut::<Q>(self, entity)
-    }
-
-    /// The items of the read-only query `Q` for several entities, in the
-    /// order given; an entity may be named more than once.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
-    /// assert_eq!(world.query_many::<&Hp, 2>([b, a]).unwrap(), [&Hp(2), &Hp(1)]);
-    /// ```
-    ///
-    /// # Errors
-    /// The first entity, in the order given, that is not alive or does not
-    /// match.
-    pub fn query_many<Q: ReadOnlyQueryData, const N: usize>(
-        &self,
-        entities: [Entity; N],
-    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
-        crate::query::query_many::<N, Q>(self, entities)
-    }
-
-    /// The items of query `Q` for several distinct entities, with mutable
-    /// access, in the order given.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
-    /// let mut world = World::new();
-    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(4)));
-    /// let [mut x, mut y] = world.query_many_mut::<&mut Health, 2>([a, b]).unwrap();
-    /// x.0 -= 3;
-    /// y.0 += 3;
-    /// assert_eq!(world.get::<Health>(b), Some(&Health(7)));
-    /// assert_eq!(
-    ///     world.query_many_mut::<&mut Health, 2>([a, a]).err(),
-    ///     Some(QueryEntityError::AliasedMutability(a))
-    /// );
-    /// ```
-    ///
-    /// # Errors
-    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
-    /// (checked first); else the first entity, in the order given, that is
-    /// not alive or does not match.
-    ///
-    /// # Panics
-    /// If `Q` would alias a component (`(&mut A, &A)`).
-    pub fn query_many_mut<Q: QueryData, const N: usize>(
-        &mut self,
-        entities: [Entity; N],
-    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
-        crate::query::query_many_mut::<N, Q>(self, entities)
-    }
-
     /// Makes room, in each table that inserting bundle `B` into `entities`
     /// (all alive) moves them to, for all the rows it receives, so that it
     /// grows once.
@@ -948,186 +804,6 @@ impl World {
         })
     }
 
-    /// Stores `value` as the world's `T` resource, returning the one it
-    /// replaces.
-    ///
-    /// ```
-    /// # use archetable::World;
-    /// struct Score(u32);
-    /// let mut world = World::new();
-    /// world.insert_resource(Score(0));
-    /// world.resource_mut::<Score>().0 += 10;
-    /// assert_eq!(world.resource::<Score>().0, 10);
-    /// ```
-    pub fn insert_resource<T: Resource>(&mut self, value: T) -> Option<T> {
-        let tick = self.change_tick();
-        self.resources.insert(value, tick)
-    }
-
-    /// Inserts `T::default()` unless a `T` is already there.
-    pub fn init_resource<T: Resource + Default>(&mut self) {
-        if !self.resources.contains::<T>() {
-            let tick = self.change_tick();
-            self.resources.insert(T::default(), tick);
-        }
-    }
-
-    /// Takes the `T` resource out of the world.
-    pub fn remove_resource<T: Resource>(&mut self) -> Option<T> {
-        self.resources.remove::<T>()
-    }
-
-    /// Whether the world holds a `T` resource.
-    pub fn contains_resource<T: Resource>(&self) -> bool {
-        self.resources.contains::<T>()
-    }
-
-    /// The `T` resource.
-    ///
-    /// # Panics
-    /// If there is none; [`World::get_resource`] returns an `Option`.
-    #[track_caller]
-    pub fn resource<T: Resource>(&self) -> &T {
-        self.get_resource().unwrap_or_else(|| missing_resource::<T>())
-    }
-
-    /// The `T` resource, mutably.
-    ///
-    /// # Panics
-    /// If there is none; [`World::get_resource_mut`] returns an `Option`.
-    #[track_caller]
-    pub fn resource_mut<T: Resource>(&mut self) -> &mut T {
-        self.get_resource_mut().unwrap_or_else(|| missing_resource::<T>())
-    }
-
-    /// The `T` resource, if there is one.
-    pub fn get_resource<T: Resource>(&self) -> Option<&T> {
-        self.resources.get()
-    }
-
-    /// The `T` resource, mutably, if there is one. Counts as a write:
-    /// [`Res::is_changed`](crate::Res::is_changed) sees it.
-    pub fn get_resource_mut<T: Resource>(&mut self) -> Option<&mut T> {
-        let tick = self.change_tick();
-        self.resources.get_mut(tick)
-    }
-
-    /// When the `T` resource was inserted and last written, if there is
-    /// one.
-    ///
-    /// ```
-    /// # use archetable::World;
-    /// struct Score(u32);
-    /// let mut world = World::new();
-    /// world.insert_resource(Score(0));
-    /// let ticks = world.resource_ticks::<Score>().unwrap();
-    /// assert_eq!(ticks.added, ticks.changed);
-    /// ```
-    pub fn resource_ticks<T: Resource>(&self) -> Option<ComponentTicks> {
-        self.resources.ticks::<T>()
-    }
-
-    /// The type id and Rust type name of every resource the world holds,
-    /// in the order the types were first registered; event queues, which
-    /// the engine keeps, are left out. Saves use it to name the resources
-    /// they could not write.
-    ///
-    /// ```
-    /// use archetable::World;
-    ///
-    /// struct Score(u32);
-    /// let mut world = World::new();
-    /// world.insert_resource(Score(3));
-    /// let names: Vec<&str> = world.resource_types().map(|(_, name)| name).collect();
-    /// assert!(names.iter().any(|name| name.ends_with("Score")));
-    /// ```
-    pub fn resource_types(&self) -> impl Iterator<Item = (std::any::TypeId, &'static str)> + '_ {
-        self.resources.present()
-    }
-
-    pub(crate) fn resources(&self) -> &Resources {
-        &self.resources
-    }
-
-    pub(crate) fn resources_mut(&mut self) -> &mut Resources {
-        &mut self.resources
-    }
-
-    /// Registers event type `E`: inserts an empty [`Events<E>`] queue if
-    /// there is none, and has [`World::update_events`] age it. Sending or
-    /// reading an `E` registers it too; call this to make a queue exist
-    /// before anything uses it.
-    pub fn add_event<E: Event>(&mut self) -> ResourceId {
-        let id = self.resources.register::<Events<E>>();
-        if !self.resources.contains_id(id) {
-            let tick = self.change_tick();
-            self.resources.insert(Events::<E>::default(), tick);
-            self.resources.mark_transient(id);
-        }
-        if !self.event_updaters.iter().any(|&(registered, _)| registered == id) {
-            self.event_updaters.push((id, |world| {
-                if let Some(events) = world.get_resource_mut::<Events<E>>() {
-                    events.update();
-                }
-            }));
-        }
-        id
-    }
-
-    /// Sends `event` to the readers of `E`, registering the event type if
-    /// needed.
-    pub fn send_event<E: Event>(&mut self, event: E) {
-        self.add_event::<E>();
-        self.resource_mut::<Events<E>>().send(event);
-    }
-
-    /// Ends a frame for every registered event type (see [`Events`]): events
-    /// sent two frames ago are dropped. A [`Schedule`](crate::Schedule)
-    /// calls it at the end of every run.
-    pub fn update_events(&mut self) {
-        self.removals.update();
-        for i in 0..self.event_updaters.len() {
-            (self.event_updaters[i].1)(self);
-        }
-    }
-
-    /// Drops every queued event of every registered event type.
-    pub(crate) fn clear_events(&mut self) {
-        for i in 0..self.event_updaters.len() {
-            // Two updates age every event out, and keep readers' cursors valid.
-            (self.event_updaters[i].1)(self);
-            (self.event_updaters[i].1)(self);
-        }
-    }
-
-    /// Starts recording which entities lose a `T` (by `remove`, `despawn`
-    /// or `clear`), for [`World::removed`] and
-    /// [`RemovedComponents`](crate::RemovedComponents), which calls this
-    /// itself. Records live for two frames ([`World::update_events`]).
-    pub fn track_removed<T: Component>(&mut self) -> ComponentId {
-        let id = self.components.register::<T>();
-        self.removals.track(id);
-        id
-    }
-
-    /// The entities that lost a `T` in this frame and the previous one,
-    /// oldest first; empty unless removals of `T` are recorded
-    /// ([`World::track_removed`]).
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// world.track_removed::<Hp>();
-    /// let a = world.spawn(Hp(1));
-    /// world.despawn(a).unwrap();
-    /// assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [a]);
-    /// ```
-    pub fn removed<T: Component>(&self) -> impl Iterator<Item = Entity> + '_ {
-        let log = self.components.id::<T>().and_then(|id| self.removals.log(id));
-        log.into_iter().flat_map(|log| log.all())
-    }
-
     /// Adds a relationship type's consistency check to `check_invariants`.
     #[cfg(feature = "hierarchy")]
     pub(crate) fn add_relationship_check(&mut self, check: RelationshipCheck) {
@@ -1142,10 +818,6 @@ impl World {
     /// borrowed apart (for whole-table placement, `table_load.rs`).
     pub(crate) fn storage_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes, &mut Bundles) {
         (&mut self.entities, &mut self.components, &mut self.archetypes, &mut self.bundles)
-    }
-
-    pub(crate) fn removals(&self) -> &Removals {
-        &self.removals
     }
 
     /// The registry of component types this world has seen.
@@ -1274,238 +946,6 @@ impl World {
     }
 }
 
-/// Pools: values of `#[component(pooled)]` types that leave the world are
-/// reset and kept per type, and `spawn_pooled` hands them out again, so a
-/// game that spawns and despawns the same kinds of entities every frame
-/// stops allocating.
-impl World {
-    /// How many values each type's pool keeps unless
-    /// [`World::set_pool_cap`] says otherwise.
-    pub const DEFAULT_POOL_CAP: usize = crate::storage::pool::DEFAULT_POOL_CAP;
-
-    /// Spawns an entity whose components come from their pools (already
-    /// reset), or from `Default` when a pool is empty or the type is not
-    /// pooled. `init` sets them up through `&mut` references before the
-    /// entity exists.
-    ///
-    /// If `init` panics, the values taken are dropped and no entity is
-    /// spawned.
-    ///
-    /// ```
-    /// use archetable::prelude::*;
-    ///
-    /// #[derive(Component, Default)]
-    /// struct Particle { life: f32 }
-    ///
-    /// #[derive(Component, Default)]
-    /// #[component(pooled)]
-    /// struct Trail { points: Vec<[f32; 2]> }
-    ///
-    /// impl Reset for Trail {
-    ///     fn reset(&mut self) {
-    ///         self.points.clear();
-    ///     }
-    /// }
-    ///
-    /// let mut world = World::new();
-    /// let e = world.spawn_pooled::<(Particle, Trail)>(|(p, t)| {
-    ///     p.life = 3.0;
-    ///     t.points.push([0.0, 1.0]);
-    /// });
-    /// world.despawn(e).unwrap();
-    /// assert_eq!(world.pool_len::<Trail>(), 1);
-    ///
-    /// // The next one reuses the trail, empty but with its memory.
-    /// world.spawn_pooled::<(Particle, Trail)>(|(_, t)| {
-    ///     assert!(t.points.is_empty() && t.points.capacity() > 0);
-    /// });
-    /// assert_eq!(world.pool_len::<Trail>(), 0);
-    /// ```
-    ///
-    /// # Panics
-    /// As [`World::spawn`], before anything is taken from a pool.
-    pub fn spawn_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> Entity {
-        self.flush();
-        if self.hooks.is_active() || B::ENGINE_HOOKED {
-            let bundle = self.take_pooled::<B>(init);
-            return self.spawn(bundle);
-        }
-        // One bundle lookup for taking and spawning.
-        let tick = self.change_tick();
-        let info = self.bundles.register::<B>(&mut self.components);
-        let mut source =
-            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
-        let mut bundle = B::from_pools(&mut source);
-        init(bundle.refs());
-        let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
-        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick)
-    }
-
-    /// Adds the components of `B` to `entity`, taken from their pools as by
-    /// [`World::spawn_pooled`] and set up by `init`; components the entity
-    /// already has are overwritten (and the old values pooled or dropped).
-    /// Nothing is taken if the entity is gone.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// let e = world.spawn(Hp(3));
-    /// world.insert_pooled::<Trail>(e, |t| t.0.push(1)).unwrap();
-    /// assert_eq!(world.get::<Trail>(e).unwrap().0, [1]);
-    /// ```
-    pub fn insert_pooled<B: PooledBundle>(
-        &mut self,
-        entity: Entity,
-        init: impl FnOnce(B::Refs<'_>),
-    ) -> Result<(), EntityError> {
-        self.flush();
-        if !self.contains(entity) {
-            return Err(EntityError::NoSuchEntity(entity));
-        }
-        let bundle = self.take_pooled::<B>(init);
-        self.insert(entity, bundle)
-    }
-
-    /// Builds a `B` from the pools and runs `init` on it.
-    fn take_pooled<B: PooledBundle>(&mut self, init: impl FnOnce(B::Refs<'_>)) -> B {
-        // Registering first makes a bundle that names a type twice panic
-        // before anything leaves a pool.
-        let info = self.bundles.register::<B>(&mut self.components);
-        let mut source =
-            FromPools { pools: &mut self.pools, components: &self.components, ids: info.components(), next: 0 };
-        let mut bundle = B::from_pools(&mut source);
-        init(bundle.refs());
-        bundle
-    }
-
-    /// Removes the components of bundle `B` from `entity` and disposes of
-    /// them: pooled ones are reset and kept, the others dropped. The entity
-    /// must have all of them. ([`World::remove`] returns the values instead,
-    /// and so pools nothing.)
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// let e = world.spawn((Hp(3), Trail(vec![1, 2])));
-    /// world.discard::<Trail>(e).unwrap();
-    /// assert!(!world.has::<Trail>(e));
-    /// assert_eq!(world.pool_len::<Trail>(), 1);
-    /// assert!(world.discard::<Trail>(e).is_err());
-    /// ```
-    pub fn discard<B: Bundle>(&mut self, entity: Entity) -> Result<(), ComponentError> {
-        // Through `remove`, so hooks fire and removals are recorded.
-        let values: B = self.remove(entity)?;
-        // The entity has moved and the tables are consistent: only now run
-        // resets and destructors.
-        let info = self.bundles.register::<B>(&mut self.components);
-        self.pools.release_bundle(values, info, &self.components);
-        Ok(())
-    }
-
-    /// Sets how many values `T`'s pool keeps (by default
-    /// [`World::DEFAULT_POOL_CAP`]); values that leave the world while the
-    /// pool is full are dropped. Lowering the cap drops the values over it
-    /// now.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// let mut world = World::new();
-    /// world.set_pool_cap::<Trail>(2);
-    /// for _ in 0..5 {
-    ///     world.spawn(Trail(vec![1]));
-    /// }
-    /// world.clear();
-    /// assert_eq!((world.pool_len::<Trail>(), world.pool_cap::<Trail>()), (2, 2));
-    /// world.set_pool_cap::<Trail>(1);
-    /// assert_eq!(world.pool_len::<Trail>(), 1);
-    /// ```
-    ///
-    /// # Panics
-    /// If `T` is not pooled (`#[component(pooled)]`).
-    #[track_caller]
-    pub fn set_pool_cap<T: Component>(&mut self, cap: usize) {
-        assert!(
-            T::POOL.is_some(),
-            "component `{}` is not pooled; add `#[component(pooled)]` to its derive",
-            std::any::type_name::<T>()
-        );
-        let id = self.components.register::<T>();
-        self.pools.set_cap(self.components.info(id), cap);
-    }
-
-    /// How many reset values `T`'s pool holds (zero for a type that is not
-    /// pooled).
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// let mut world = World::new();
-    /// let e = world.spawn(Trail(vec![1]));
-    /// assert_eq!(world.pool_len::<Trail>(), 0);
-    /// world.despawn(e).unwrap();
-    /// assert_eq!(world.pool_len::<Trail>(), 1);
-    /// ```
-    pub fn pool_len<T: Component>(&self) -> usize {
-        self.components.id::<T>().map_or(0, |id| self.pools.len(id))
-    }
-
-    /// The most values `T`'s pool keeps: [`World::DEFAULT_POOL_CAP`] unless
-    /// [`World::set_pool_cap`] changed it, zero for a type that is not
-    /// pooled.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// assert_eq!(world.pool_cap::<Trail>(), World::DEFAULT_POOL_CAP);
-    /// assert_eq!(world.pool_cap::<Hp>(), 0);
-    /// ```
-    pub fn pool_cap<T: Component>(&self) -> usize {
-        if T::POOL.is_none() {
-            return 0;
-        }
-        self.components.id::<T>().map_or(Self::DEFAULT_POOL_CAP, |id| self.pools.cap(id))
-    }
-
-    /// Drops every pooled value of every type and frees the pools' memory,
-    /// for example between levels. Caps are kept.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component, Default)] #[component(pooled)] struct Trail(Vec<u8>);
-    /// # impl Reset for Trail { fn reset(&mut self) { self.0.clear() } }
-    /// let mut world = World::new();
-    /// world.spawn(Trail(vec![1]));
-    /// world.clear();
-    /// assert_eq!(world.pool_len::<Trail>(), 1);
-    /// world.trim_pools();
-    /// assert_eq!(world.pool_len::<Trail>(), 0);
-    /// ```
-    pub fn trim_pools(&mut self) {
-        self.pools.trim();
-    }
-}
-
-#[cold]
-#[track_caller]
-pub(crate) fn missing_resource<T>() -> ! {
-    panic!(
-        "resource `{}` is not in the world; add it with `world.insert_resource(..)` or use `get_resource`",
-        std::any::type_name::<T>()
-    )
-}
-
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("World")
@@ -1514,65 +954,5 @@ impl fmt::Debug for World {
             .field("components", &self.components.len())
             .field("resources", &self.resources.len())
             .finish()
-    }
-}
-
-/// The iterator returned by [`World::spawn_batch`].
-pub struct SpawnBatch<'w, I>
-where
-    I: Iterator,
-    I::Item: Bundle,
-{
-    world: &'w mut World,
-    bundles: I,
-    bundle: BundleId,
-    archetype: ArchetypeId,
-}
-
-impl<I> Iterator for SpawnBatch<'_, I>
-where
-    I: Iterator,
-    I::Item: Bundle,
-{
-    type Item = Entity;
-
-    #[inline]
-    fn next(&mut self) -> Option<Entity> {
-        let bundle = self.bundles.next()?;
-        let world = &mut *self.world;
-        let info = world.bundles.get(self.bundle);
-        let tick = world.change_tick();
-        let (archetypes, entities, sparse) = (&mut world.archetypes, &mut world.entities, &mut world.sparse);
-        let entity =
-            structural::spawn_into(bundle, info, archetypes, entities, &world.components, sparse, self.archetype, tick);
-        if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
-            world.after_spawn_hooks(self.bundle, entity);
-        }
-        Some(entity)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.bundles.size_hint()
-    }
-}
-
-impl<I> ExactSizeIterator for SpawnBatch<'_, I>
-where
-    I: ExactSizeIterator,
-    I::Item: Bundle,
-{
-}
-
-impl<I> Drop for SpawnBatch<'_, I>
-where
-    I: Iterator,
-    I::Item: Bundle,
-{
-    fn drop(&mut self) {
-        // While unwinding (from the bundle iterator itself, most likely),
-        // stop instead of pulling more bundles from it.
-        if !std::thread::panicking() {
-            for _ in self.by_ref() {}
-        }
     }
 }

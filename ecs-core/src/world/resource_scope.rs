@@ -6,7 +6,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::component::change::{ChangeMark, Mut, RunTicks};
 use crate::storage::resource::Resource;
-use crate::world::{missing_resource, World};
+use crate::world::resources::missing_resource;
+use crate::world::World;
 
 impl World {
     /// Takes the `R` resource out, calls `f` with the rest of the world and

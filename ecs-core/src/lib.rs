@@ -23,6 +23,7 @@ mod entity;
 mod game_loop;
 #[cfg(feature = "hierarchy")]
 mod hierarchy;
+mod names;
 #[cfg(feature = "observers")]
 pub mod observer;
 #[cfg(not(feature = "observers"))]
@@ -38,7 +39,7 @@ mod trace;
 mod tuples;
 mod world;
 
-pub use component::bundle::{Bundle, SpawnBundle};
+pub use component::bundle::Bundle;
 pub use component::change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::required::Requires;
 pub use component::{Component, ComponentId, StorageType};
@@ -75,7 +76,7 @@ pub use world::entity_ref::EntityRef;
 pub use world::event::{Event, EventCursor, Events};
 pub use world::hooks::{ComponentHooks, HookWorld};
 pub use world::time::Time;
-pub use world::{SpawnBatch, World, WorldId};
+pub use world::{SpawnBatch, SpawnBundle, World, WorldId};
 
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]

@@ -84,54 +84,6 @@ pub unsafe trait Bundle: Send + Sync + 'static {
         Self: Sized;
 }
 
-/// What [`World::spawn`](crate::World::spawn) takes: every [`Bundle`]
-/// (components, tuples, `#[derive(Bundle)]` structs), whose component list
-/// is known at compile time, and a [`BuiltBundle`](crate::BuiltBundle),
-/// whose components are chosen at run time. Sealed: implement [`Bundle`].
-///
-/// ```
-/// # use archetable::prelude::*;
-/// # use archetable::{EntityBuilder, SpawnBundle};
-/// # #[derive(Component)] struct Hp(u32);
-/// fn spawn_two(world: &mut World, a: impl SpawnBundle, b: impl SpawnBundle) -> [Entity; 2] {
-///     [world.spawn(a), world.spawn(b)]
-/// }
-/// let mut world = World::new();
-/// let mut builder = EntityBuilder::new();
-/// builder.add(Hp(2));
-/// spawn_two(&mut world, Hp(1), builder.build());
-/// assert_eq!(world.len(), 2);
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a bundle",
-    label = "not a bundle of components",
-    note = "a bundle is a component, a tuple of bundles, a struct with `#[derive(Bundle)]`, or an `EntityBuilder`'s `build()`"
-)]
-pub trait SpawnBundle: sealed::Sealed {
-    /// Spawns the components as a new entity of `world`.
-    #[doc(hidden)]
-    fn spawn_in(self, world: &mut crate::World) -> crate::Entity;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl<B: super::Bundle> Sealed for B {}
-    impl Sealed for crate::storage::builder::BuiltBundle {}
-}
-
-impl<B: Bundle> SpawnBundle for B {
-    #[inline(always)]
-    fn spawn_in(self, world: &mut crate::World) -> crate::Entity {
-        world.spawn_bundle(self)
-    }
-}
-
-impl SpawnBundle for crate::storage::builder::BuiltBundle {
-    fn spawn_in(mut self, world: &mut crate::World) -> crate::Entity {
-        world.spawn_built(self.builder_mut())
-    }
-}
-
 /// Receives the component values of a bundle, in its component order.
 /// Implemented by the world; bundles call it from [`Bundle::write_components`].
 pub trait ComponentWriter {
@@ -331,8 +283,10 @@ impl Bundles {
     }
 
     /// The id of the run-time bundle of `ids` (distinct components, in
-    /// this order), registering it first if needed.
-    pub fn register_dynamic(&mut self, ids: &[ComponentId], components: &Components) -> BundleId {
+    /// this order), registering it first if needed. `type_id` is the type
+    /// that stands for run-time bundles in [`BundleInfo::type_id`] (the
+    /// storage layer's `EntityBuilder`).
+    pub fn register_dynamic(&mut self, type_id: TypeId, ids: &[ComponentId], components: &Components) -> BundleId {
         if let Some(&id) = self.dynamic.get(ids) {
             return id;
         }
@@ -343,7 +297,7 @@ impl Bundles {
         let (sorted, sparse) = split_storage(components, ids, sorted);
         self.infos.push(BundleInfo {
             id,
-            type_id: TypeId::of::<crate::storage::builder::EntityBuilder>(),
+            type_id,
             components: ids.into(),
             sorted,
             sparse,

@@ -15,6 +15,8 @@
 #[allow(unsafe_code)]
 pub(crate) mod bundle;
 pub(crate) mod change;
+#[allow(unsafe_code)]
+pub(crate) mod erased;
 mod registry;
 pub(crate) mod required;
 

@@ -183,7 +183,7 @@ impl ComponentInfo {
             id,
             type_id: TypeId::of::<T>(),
             layout: Layout::new::<T>(),
-            drop: std::mem::needs_drop::<T>().then_some(crate::storage::column::drop_ptr::<T> as unsafe fn(*mut u8)),
+            drop: std::mem::needs_drop::<T>().then_some(crate::component::erased::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
             pool: T::POOL.map(crate::storage::pool::PoolFns::erased),
@@ -193,7 +193,7 @@ impl ComponentInfo {
             lifecycle: crate::observer::lifecycle_event::<T>,
             required: Arc::new([]),
             engine_hooks: T::ENGINE_HOOKS,
-            clone: T::CLONE.map(|_| crate::storage::column::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
+            clone: T::CLONE.map(|_| crate::component::erased::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
             storage: T::STORAGE,
         }
     }

@@ -15,8 +15,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::component::{Component, ComponentId, Components};
+use crate::names::short_type_name;
 use crate::storage::structural::RequiredValue;
-use crate::system::short_type_name;
 
 /// Builds a required component's value, boxed for the table write.
 pub(crate) type RequiredCtor = Arc<dyn Fn() -> Box<dyn RequiredValue> + Send + Sync>;

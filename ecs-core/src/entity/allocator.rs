@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::entity::error::{AllocatorStateError, SpawnAtError};
-use crate::storage::archetype::{ArchetypeId, Row};
+use crate::entity::location::{ArchetypeId, EntityLocation, Row};
 
 /// A handle to an entity: an index into the world's entity table plus the
 /// generation of that slot when the entity was spawned.
@@ -82,18 +82,6 @@ impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}v{}", self.index, self.generation)
     }
-}
-
-/// Where a live entity's components are: its archetype and row there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EntityLocation {
-    pub archetype: ArchetypeId,
-    pub row: Row,
-}
-
-impl EntityLocation {
-    /// The location of a slot that holds no live entity.
-    const VACANT: EntityLocation = EntityLocation { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
 }
 
 /// A copy of a world's entity allocator, from [`World::allocator_state`]:

@@ -9,10 +9,13 @@
 
 mod allocator;
 pub(crate) mod error;
+mod location;
 #[cfg(feature = "serde")]
 mod serde_impl;
 
 pub use allocator::{AllocatorHooks, AllocatorState, Entity, TableEntities};
-pub(crate) use allocator::{Entities, EntityLocation, Handles, ReservationLanes};
+pub(crate) use allocator::{Entities, Handles, ReservationLanes};
+pub(crate) use location::EntityLocation;
+pub use location::{ArchetypeId, Row};
 #[cfg(feature = "serde")]
 pub use serde_impl::ENTITY_SERDE_NAME;

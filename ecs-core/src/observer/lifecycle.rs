@@ -38,7 +38,7 @@ macro_rules! lifecycle_events {
 
         impl<T: Component> fmt::Debug for $name<T> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}<{}>", stringify!($name), crate::system::short_type_name(type_name::<T>()))
+                write!(f, "{}<{}>", stringify!($name), crate::names::short_type_name(type_name::<T>()))
             }
         }
     )*};

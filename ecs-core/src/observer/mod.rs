@@ -443,7 +443,7 @@ impl World {
             panic!(
                 "triggering `{}` nested {depth} triggers deep: an observer keeps triggering events (its own, or \
                  one whose observers trigger it back); World::MAX_TRIGGER_DEPTH is {}",
-                crate::system::short_type_name(name),
+                crate::names::short_type_name(name),
                 Self::MAX_TRIGGER_DEPTH
             );
         }

@@ -9,7 +9,6 @@ use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
 use crate::query::state::{init_checked, QueryState};
 use crate::storage::archetype::{Archetype, ArchetypeId};
-use crate::storage::sparse::TableRef;
 use crate::world::World;
 
 /// Where the next archetypes come from: a query state's cached match list,
@@ -169,7 +168,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             // archetype, which passes `F::matches` (constructor contract or
             // the scan in `Cursor::next`).
             unsafe {
-                let table = TableRef::new(archetype, self.world);
+                let table = self.world.table_ref(archetype);
                 self.fetch = Q::init_fetch(&states.0, cache, table, self.ticks);
                 self.filter = F::init_fetch(&states.1, table, self.ticks);
             }

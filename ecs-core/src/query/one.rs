@@ -102,7 +102,7 @@ unsafe fn fetch_one<'w, Q: QueryData>(
     // SAFETY: `cache` was made for this archetype, and `location.row` is the
     // entity's live row; the access condition is the caller's.
     unsafe {
-        let table = crate::storage::sparse::TableRef::new(archetype, world);
+        let table = world.table_ref(archetype);
         let mut fetch = Q::init_fetch(state, cache, table, world.one_off_ticks());
         let row = location.row.index();
         if !Q::DENSE && !Q::row_matches(&fetch, row) {

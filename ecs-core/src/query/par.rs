@@ -290,7 +290,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
             // which passes `F`; `first..last` is within its rows, fetched by
             // this call alone (caller); the access is the caller's.
             unsafe {
-                let table = crate::storage::sparse::TableRef::new(archetype, self.world);
+                let table = self.world.table_ref(archetype);
                 let mut fetch = Q::init_fetch(self.q_state, cache, table, self.ticks);
                 let mut filter = F::init_fetch(self.f_state, table, self.ticks);
                 for row in first..last {

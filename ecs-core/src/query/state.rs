@@ -13,7 +13,6 @@ use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 use crate::storage::archetype::ArchetypeId;
-use crate::storage::sparse::TableRef;
 use crate::world::{World, WorldId};
 
 /// A query prepared once and run many times: keep it between frames.
@@ -181,7 +180,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // SAFETY: `matched` lists archetypes of this world, which never
             // removes one (`update` checked the world).
             let archetype = unsafe { archetypes.get_unchecked(id.index()) };
-            let table = TableRef::new(archetype, world);
+            let table = world.table_ref(archetype);
             // SAFETY: `cache` is `match_archetype`'s for this archetype of
             // this world, which passes `F` (`update` ran); the access is the
             // caller's.
@@ -434,7 +433,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cache` was made for this archetype, which passes `F`'s
         // archetype test; `row` is the entity's live row.
         unsafe {
-            let table = TableRef::new(archetype, world);
+            let table = world.table_ref(archetype);
             let mut filter = F::init_fetch(&self.f_state, table, ticks);
             let mut fetch = Q::init_fetch(&self.q_state, cache, table, ticks);
             if (!F::IS_ARCHETYPAL && !F::filter_row(&mut filter, row)) || (!Q::DENSE && !Q::row_matches(&fetch, row)) {
@@ -481,7 +480,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if F::IS_ARCHETYPAL && Q::DENSE {
             return true;
         }
-        let table = TableRef::new(world.archetypes().get(id), world);
+        let table = world.table_ref(world.archetypes().get(id));
         let cache = self.matched[self.by_archetype[id.index()] as usize].1;
         // SAFETY: the archetype passes `F`'s archetype test and `cache` is
         // its match (it is matched), and `row` is in bounds (caller); the

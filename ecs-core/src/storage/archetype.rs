@@ -11,40 +11,11 @@ use hashbrown::HashMap;
 use crate::component::bundle::Bundles;
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
+pub use crate::entity::{ArchetypeId, Row};
 use crate::storage::bitset::BitSet;
 use crate::storage::column::{for_each_unwinding, Column};
 use crate::storage::graph::{Edges, NO_COLUMN};
 use crate::storage::pool::Pools;
-
-/// The index of an archetype in its world. Archetypes are never removed, so an
-/// id stays valid for the world's lifetime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ArchetypeId(pub(crate) u32);
-
-impl ArchetypeId {
-    /// The archetype of entities without components.
-    pub const EMPTY: ArchetypeId = ArchetypeId(0);
-    /// Marks "no archetype" in tables that store ids without `Option`.
-    pub(crate) const INVALID: ArchetypeId = ArchetypeId(u32::MAX);
-
-    /// The id as an index.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-/// A row of an archetype's table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Row(pub(crate) u32);
-
-impl Row {
-    /// The row as an index.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
 
 /// The table of every entity that has exactly one set of component types.
 ///

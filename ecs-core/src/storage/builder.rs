@@ -15,11 +15,9 @@ use std::alloc::{self, Layout};
 use std::any::TypeId;
 use std::ptr::NonNull;
 
+use crate::component::erased::drop_ptr;
 use crate::component::{Component, ComponentId, ComponentInfo, Components};
-use crate::entity::error::EntityError;
-use crate::entity::Entity;
-use crate::storage::column::{drop_ptr, Panics};
-use crate::world::World;
+use crate::storage::column::Panics;
 
 /// A set of components assembled at run time, for
 /// [`World::spawn_built`](crate::World::spawn_built) and
@@ -510,47 +508,5 @@ impl BuiltBundle {
 impl std::fmt::Debug for BuiltBundle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BuiltBundle").field("components", &self.builder.len()).finish()
-    }
-}
-
-impl World {
-    /// Spawns an entity with the components of `builder`, in one table move,
-    /// running the hooks as for a tuple of the same components (`on_add`
-    /// for each, then `on_insert` for each). The builder ends empty and
-    /// keeps its memory.
-    ///
-    /// # Panics
-    /// As [`World::spawn`].
-    pub fn spawn_built(&mut self, builder: &mut EntityBuilder) -> Entity {
-        let hooked = builder.engine_hooked();
-        let (entity, bundle) = self.spawn_built_unhooked(builder);
-        if self.hooks.is_active() || hooked {
-            self.after_spawn_hooks(bundle, entity);
-        }
-        entity
-    }
-
-    /// Inserts the components of `builder` into `entity`, replacing those
-    /// it has, in one table move, running the hooks as
-    /// [`World::insert`] does for a tuple. The builder ends empty; if the
-    /// entity is gone, it keeps its values and nothing happens.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # use archetable::EntityBuilder;
-    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
-    /// # #[derive(Component, Debug, PartialEq)] struct Armor(u32);
-    /// let mut world = World::new();
-    /// let e = world.spawn(Hp(1));
-    /// let mut builder = EntityBuilder::new();
-    /// builder.add(Hp(7)).add(Armor(2));
-    /// world.insert_built(e, &mut builder).unwrap();
-    /// assert_eq!((world.get::<Hp>(e), world.get::<Armor>(e)), (Some(&Hp(7)), Some(&Armor(2))));
-    /// ```
-    pub fn insert_built(&mut self, entity: Entity, builder: &mut EntityBuilder) -> Result<(), EntityError> {
-        if self.hooks.is_active() || builder.engine_hooked() {
-            return self.insert_built_hooked(entity, builder);
-        }
-        self.insert_built_unhooked(entity, builder).map(drop)
     }
 }

@@ -499,10 +499,15 @@ pub struct TableRef<'w> {
 }
 
 impl<'w> TableRef<'w> {
-    /// The table `archetype` of `world`.
+    /// The table `archetype`, with its world's sparse sets and entity
+    /// generations (see `World::table_ref`).
     #[inline]
-    pub(crate) fn new(archetype: &'w crate::storage::archetype::Archetype, world: &'w crate::world::World) -> Self {
-        TableRef { archetype, sparse: world.sparse_sets(), handles: world.entities().handles() }
+    pub(crate) fn new(
+        archetype: &'w crate::storage::archetype::Archetype,
+        sparse: &'w SparseSets,
+        handles: crate::entity::Handles<'w>,
+    ) -> Self {
+        TableRef { archetype, sparse, handles }
     }
 
     /// The generations of the world's entities, to make handles of rows.

@@ -478,7 +478,7 @@ pub(crate) fn spawn_built(
     tick: Tick,
 ) -> (Entity, BundleId) {
     let (ids, values) = builder.prepare(components);
-    let bundle = bundles.register_dynamic(ids, components);
+    let bundle = bundles.register_dynamic(std::any::TypeId::of::<EntityBuilder>(), ids, components);
     let info = bundles.get(bundle);
     // SAFETY: `values[i]` is the builder's valid value of component
     // `ids[i]` (the bundle's order); the builder forgets them right after,
@@ -506,7 +506,7 @@ pub(crate) fn insert_built(
     sparse: &mut SparseSets,
 ) -> BundleId {
     let (ids, values) = builder.prepare(components);
-    let bundle = bundles.register_dynamic(ids, components);
+    let bundle = bundles.register_dynamic(std::any::TypeId::of::<EntityBuilder>(), ids, components);
     let info = bundles.get(bundle);
     // Required values are built while the builder still owns its values:
     // if a constructor panics, the builder drops them as usual.

@@ -4,9 +4,10 @@
 
 use std::fmt;
 
-use crate::component::bundle::{Bundle, SpawnBundle};
+use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::system::commands::{CommandQueue, CommandReport, Skip};
+use crate::world::SpawnBundle;
 use crate::world::World;
 
 /// Structural changes recorded without a world, applied in recording order

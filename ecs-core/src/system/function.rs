@@ -7,7 +7,8 @@ use std::marker::PhantomData;
 
 use crate::component::change::Tick;
 use crate::entity::ReservationLanes;
-use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
+use crate::names::short_type_name;
+use crate::system::access::{AccessConflict, SystemAccess};
 use crate::system::commands::CommandReport;
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
 use crate::world::{World, WorldId};

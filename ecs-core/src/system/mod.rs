@@ -28,7 +28,6 @@ mod query;
 mod removed;
 mod world_param;
 
-pub(crate) use access::short_type_name;
 pub use access::{AccessConflict, SystemAccess};
 pub use buffer::CommandBuffer;
 pub use commands::{

@@ -7,8 +7,9 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 
 use crate::component::change::{ComponentTicks, RunTicks, Tick};
+use crate::names::short_type_name;
 use crate::storage::resource::{Resource, ResourceId};
-use crate::system::access::{short_type_name, AccessConflict, SystemAccess};
+use crate::system::access::{AccessConflict, SystemAccess};
 use crate::system::commands::{CommandReport, EntityLane};
 use crate::world::World;
 

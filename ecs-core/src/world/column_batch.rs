@@ -452,7 +452,11 @@ impl World {
     fn plan_batch(&mut self, batch: ColumnBatch) -> Planned {
         let (_, components, archetypes, bundles) = self.storage_mut();
         let ids: Vec<ComponentId> = batch.columns.iter().map(|c| c.register(components)).collect();
-        let bundle = bundles.register_dynamic(&ids, components);
+        let bundle = bundles.register_dynamic(
+            std::any::TypeId::of::<crate::storage::builder::EntityBuilder>(),
+            &ids,
+            components,
+        );
         let info = bundles.get(bundle);
         let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
         let edge = archetypes.edges(ArchetypeId::EMPTY).inserting(bundle);

@@ -14,17 +14,19 @@ pub(crate) mod removed;
 pub(crate) mod resource_scope;
 pub(crate) mod resources;
 mod spawn_batch;
+mod spawn_bundle;
 #[cfg(test)]
 mod tests;
 pub(crate) mod time;
 pub(crate) mod transaction;
 
 pub use spawn_batch::SpawnBatch;
+pub use spawn_bundle::SpawnBundle;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles, SpawnBundle};
+use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::error::{AllocatorStateError, ComponentError, EntityError, SpawnAtError};
@@ -34,7 +36,7 @@ use crate::storage::builder::{BuiltBundle, EntityBuilder};
 use crate::storage::column::for_each_unwinding;
 use crate::storage::pool::Pools;
 use crate::storage::resource::{ResourceId, Resources};
-use crate::storage::sparse::SparseSets;
+use crate::storage::sparse::{SparseSets, TableRef};
 use crate::storage::structural;
 use crate::world::entity_ref::EntityRef;
 use crate::world::hooks::Hooks;
@@ -230,7 +232,7 @@ impl World {
     /// The id of the run-time bundle of `builder`'s components.
     pub(crate) fn register_built(&mut self, builder: &mut EntityBuilder) -> BundleId {
         let (ids, values) = builder.prepare(&mut self.components);
-        let bundle = self.bundles.register_dynamic(ids, &self.components);
+        let bundle = self.bundles.register_dynamic(std::any::TypeId::of::<EntityBuilder>(), ids, &self.components);
         builder.return_pointers(values);
         bundle
     }
@@ -478,6 +480,13 @@ impl World {
     #[inline]
     pub(crate) fn has_id(&self, entity: Entity, location: EntityLocation, id: ComponentId) -> bool {
         structural::has_component(&self.archetypes, &self.sparse, &self.components, location, entity, id)
+    }
+
+    /// The table `archetype` of this world, as queries open it: with the
+    /// sparse sets and the entity generations they read beside it.
+    #[inline]
+    pub(crate) fn table_ref<'w>(&'w self, archetype: &'w Archetype) -> TableRef<'w> {
+        TableRef::new(archetype, self.sparse_sets(), self.entities().handles())
     }
 
     /// The world's sparse sets (see [`Component::STORAGE`]).

@@ -1,5 +1,7 @@
 //! The query methods of `World`: iterate, look up one entity or several
-//! by a query type, without a `QueryState` to keep.
+//! by a query type, without a `QueryState` to keep, and despawn what a
+//! filter matches. They live in the query layer so that the world below
+//! does not import it.
 
 use crate::entity::error::QueryEntityError;
 use crate::entity::Entity;
@@ -111,5 +113,29 @@ impl World {
         entities: [Entity; N],
     ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
         crate::query::query_many_mut::<N, Q>(self, entities)
+    }
+
+    /// Despawns every entity that passes filter `F` (for example
+    /// `With<Expired>`, `(With<Enemy>, Without<Boss>)`), running the
+    /// despawn hooks of each, and returns how many it despawned. Change
+    /// filters (`Changed`, `Added`) count every change the world still
+    /// remembers. An entity that an earlier entity's hook commands
+    /// despawned is not counted.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// # #[derive(Component)] struct Dead;
+    /// let mut world = World::new();
+    /// let alive = world.spawn(Hp(3));
+    /// world.spawn((Hp(0), Dead));
+    /// world.spawn(Dead);
+    /// assert_eq!(world.despawn_where::<With<Dead>>(), 2);
+    /// assert_eq!((world.len(), world.contains(alive)), (1, true));
+    /// ```
+    pub fn despawn_where<F: QueryFilter>(&mut self) -> usize {
+        self.flush();
+        let doomed: Vec<Entity> = self.query_filtered::<Entity, F>().collect();
+        self.despawn_each(doomed)
     }
 }

@@ -6,7 +6,6 @@
 use crate::component::bundle::Bundle;
 use crate::entity::error::{EntityError, SpawnAtError};
 use crate::entity::{Entity, EntityLocation};
-use crate::query::QueryFilter;
 use crate::storage::archetype::Row;
 use crate::world::entity_ref::EntityRef;
 use crate::world::World;
@@ -63,30 +62,6 @@ impl World {
         // order.
         self.insert(entity, bundle).expect("the claimed entity is alive");
         Ok(entity)
-    }
-
-    /// Despawns every entity that passes filter `F` (for example
-    /// `With<Expired>`, `(With<Enemy>, Without<Boss>)`), running the
-    /// despawn hooks of each, and returns how many it despawned. Change
-    /// filters (`Changed`, `Added`) count every change the world still
-    /// remembers. An entity that an earlier entity's hook commands
-    /// despawned is not counted.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component)] struct Hp(u32);
-    /// # #[derive(Component)] struct Dead;
-    /// let mut world = World::new();
-    /// let alive = world.spawn(Hp(3));
-    /// world.spawn((Hp(0), Dead));
-    /// world.spawn(Dead);
-    /// assert_eq!(world.despawn_where::<With<Dead>>(), 2);
-    /// assert_eq!((world.len(), world.contains(alive)), (1, true));
-    /// ```
-    pub fn despawn_where<F: QueryFilter>(&mut self) -> usize {
-        self.flush();
-        let doomed: Vec<Entity> = self.query_filtered::<Entity, F>().collect();
-        self.despawn_each(doomed)
     }
 
     /// Keeps the entities for which `keep` returns true and despawns the
@@ -159,7 +134,7 @@ impl World {
 
     /// Despawns each of `entities` that is still alive when its turn comes;
     /// returns how many.
-    fn despawn_each(&mut self, entities: Vec<Entity>) -> usize {
+    pub(crate) fn despawn_each(&mut self, entities: Vec<Entity>) -> usize {
         entities.into_iter().filter(|&entity| self.despawn(entity).is_ok()).count()
     }
 }

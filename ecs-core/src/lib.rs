@@ -23,6 +23,8 @@ mod entity;
 mod game_loop;
 #[cfg(feature = "hierarchy")]
 mod hierarchy;
+#[cfg(test)]
+mod layer_rules;
 mod names;
 #[cfg(feature = "observers")]
 pub mod observer;

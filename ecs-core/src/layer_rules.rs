@@ -40,6 +40,12 @@ const UPWARD: &[(&str, &str, &str)] = &[
          built before the table write so a panicking `Default` leaves the table untouched",
     ),
     (
+        "world/mod.rs",
+        "query",
+        "`World::query`, `query_one`, `query_many` and `despawn_where`: in `World`'s own module, so that compiler \
+         notes name them `World::query` (an impl block in another module is named `<impl World>` by its path)",
+    ),
+    (
         "world/hooks.rs",
         "query",
         "the hooks' contract: a hook is `fn(HookWorld, Entity)`, and `HookWorld` lets it query the world",

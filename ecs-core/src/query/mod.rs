@@ -18,7 +18,6 @@ mod one;
 mod par;
 mod presence;
 mod state;
-mod world_api;
 
 pub use access::Access;
 pub use combinations::QueryCombinationIter;

@@ -1,6 +1,7 @@
 //! `World`: the container of entities and their components, and the entry
 //! point of every operation on them.
 
+mod allocator;
 pub(crate) mod cloning;
 #[allow(unsafe_code)]
 pub(crate) mod column_batch;
@@ -29,8 +30,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
 use crate::component::{Component, ComponentId, Components, StorageType};
-use crate::entity::error::{AllocatorStateError, ComponentError, EntityError, SpawnAtError};
-use crate::entity::{AllocatorState, Entities, Entity, EntityLocation, ReservationLanes, TableEntities};
+use crate::entity::error::QueryEntityError;
+use crate::entity::error::{ComponentError, EntityError, SpawnAtError};
+use crate::entity::{Entities, Entity, EntityLocation, TableEntities};
+use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::storage::builder::{BuiltBundle, EntityBuilder};
 use crate::storage::column::for_each_unwinding;
@@ -723,31 +726,6 @@ impl World {
         Ok(())
     }
 
-    /// Reserves a handle for an entity to be spawned later, through a shared
-    /// borrow (deferred commands use this). The entity becomes live, with
-    /// no components, at the next structural change or
-    /// [`World::flush`]; until then [`World::contains`] is false for it.
-    pub fn reserve_entity(&self) -> Entity {
-        self.entities.reserve_entity()
-    }
-
-    /// Starts `count` reservation lanes for the systems of one group (see
-    /// `ReservationLanes`).
-    pub(crate) fn begin_reservation_lanes(&mut self, count: u32) -> ReservationLanes {
-        ReservationLanes { base: self.entities.begin_lanes(), count }
-    }
-
-    /// The `k`-th handle reserved in lane `lane`.
-    #[inline]
-    pub(crate) fn reserve_in_lane(&self, lanes: ReservationLanes, lane: u32, k: u32) -> Entity {
-        self.entities.reserve_in_lane(lanes, lane, k)
-    }
-
-    /// Ends reservation lanes; `used[r]` handles were taken in lane `r`.
-    pub(crate) fn end_reservation_lanes(&mut self, lanes: ReservationLanes, used: &[u32]) {
-        self.entities.end_lanes(lanes, used);
-    }
-
     /// Makes every reserved entity live, with no components.
     #[inline]
     pub fn flush(&mut self) {
@@ -762,55 +740,6 @@ impl World {
         let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
         self.entities
             .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
-    }
-
-    /// A copy of the entity allocator's state: the generation of every slot
-    /// and the free list. With [`World::restore_allocator_state`] it rebuilds
-    /// a world whose entities keep their exact handles, and whose later
-    /// spawns hand out the same handles as this world's would.
-    pub fn allocator_state(&self) -> AllocatorState {
-        self.entities.state()
-    }
-
-    /// What [`World::allocator_state`] copies, borrowed: the generation of
-    /// every slot in index order, and the free list.
-    pub fn allocator_view(&self) -> (impl ExactSizeIterator<Item = std::num::NonZeroU32> + '_, &[u32]) {
-        self.entities.state_view()
-    }
-
-    /// Makes this empty world's entity allocator a copy of `state`, with
-    /// each of `live` alive and without components (insert them next).
-    /// Checks first, and on error changes nothing.
-    ///
-    /// ```
-    /// # use archetable::{Component, World};
-    /// # #[derive(Component)] struct Hp(u32);
-    /// let mut world = World::new();
-    /// let handles: Vec<_> = world.spawn_batch((0..4).map(Hp)).collect();
-    /// world.despawn(handles[1]).unwrap();
-    /// let live: Vec<_> = handles.iter().copied().filter(|&e| world.contains(e)).collect();
-    ///
-    /// let mut copy = World::new();
-    /// copy.restore_allocator_state(&world.allocator_state(), &live).unwrap();
-    /// for &e in &live {
-    ///     copy.insert(e, Hp(7)).unwrap();
-    /// }
-    /// assert_eq!(copy.spawn(Hp(0)), world.spawn(Hp(0)));
-    /// ```
-    pub fn restore_allocator_state(
-        &mut self,
-        state: &AllocatorState,
-        live: &[Entity],
-    ) -> Result<(), AllocatorStateError> {
-        self.flush();
-        if !self.is_empty() {
-            return Err(AllocatorStateError::WorldNotEmpty);
-        }
-        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
-        self.entities.restore(state, live, |entity| EntityLocation {
-            archetype: ArchetypeId::EMPTY,
-            row: archetype.push_entity(entity),
-        })
     }
 
     /// Adds a relationship type's consistency check to `check_invariants`.
@@ -913,13 +842,6 @@ impl World {
             + self.sparse.allocated_bytes()
     }
 
-    /// Test hooks into the entity allocator, to reach index exhaustion and
-    /// generation wrap-around quickly. Not part of the API.
-    #[doc(hidden)]
-    pub fn entity_allocator_hooks(&mut self) -> crate::entity::AllocatorHooks<'_> {
-        self.entities.hooks()
-    }
-
     /// Checks the world's internal invariants: every live entity's location
     /// points at a row that holds that entity, every row belongs to a live
     /// entity, columns agree in length and type with the signature, the free
@@ -952,6 +874,140 @@ impl World {
             check(self)?;
         }
         Ok(())
+    }
+}
+
+/// Queries without a `QueryState` to keep. In `World`'s own module so that
+/// compiler notes name them `World::query` and so on.
+impl World {
+    /// Iterates the entities that match the read-only query `Q`.
+    ///
+    /// Builds no cache; for a query run every frame, keep a
+    /// [`QueryState`](crate::QueryState).
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered::<Q, ()>()
+    }
+
+    /// Iterates the entities that match the read-only query `Q` and pass `F`.
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryIter<'_, 'static, Q, F> {
+        QueryIter::over_world(self)
+    }
+
+    /// Iterates the entities that match `Q`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, 'static, Q, ()> {
+        self.query_filtered_mut::<Q, ()>()
+    }
+
+    /// Iterates the entities that match `Q` and pass `F`, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_filtered_mut<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, 'static, Q, F> {
+        QueryIter::over_world_mut(self)
+    }
+
+    /// The item of the read-only query `Q` for one entity: several
+    /// components at once, `Option`s for the ones it may lack.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Hp(3), Name("orc")));
+    /// let (hp, name) = world.query_one::<(&Hp, Option<&Name>)>(e).unwrap();
+    /// assert_eq!((hp, name), (&Hp(3), Some(&Name("orc"))));
+    /// ```
+    pub fn query_one<Q: ReadOnlyQueryData>(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one::<Q>(self, entity)
+    }
+
+    /// The item of query `Q` for one entity, with mutable access.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_one_mut<Q: QueryData>(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        crate::query::query_one_mut::<Q>(self, entity)
+    }
+
+    /// The items of the read-only query `Q` for several entities, in the
+    /// order given; an entity may be named more than once.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
+    /// assert_eq!(world.query_many::<&Hp, 2>([b, a]).unwrap(), [&Hp(2), &Hp(1)]);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity, in the order given, that is not alive or does not
+    /// match.
+    pub fn query_many<Q: ReadOnlyQueryData, const N: usize>(
+        &self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many::<N, Q>(self, entities)
+    }
+
+    /// The items of query `Q` for several distinct entities, with mutable
+    /// access, in the order given.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Debug, PartialEq)] struct Health(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(4)));
+    /// let [mut x, mut y] = world.query_many_mut::<&mut Health, 2>([a, b]).unwrap();
+    /// x.0 -= 3;
+    /// y.0 += 3;
+    /// assert_eq!(world.get::<Health>(b), Some(&Health(7)));
+    /// assert_eq!(
+    ///     world.query_many_mut::<&mut Health, 2>([a, a]).err(),
+    ///     Some(QueryEntityError::AliasedMutability(a))
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] if an entity is named twice
+    /// (checked first); else the first entity, in the order given, that is
+    /// not alive or does not match.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`(&mut A, &A)`).
+    pub fn query_many_mut<Q: QueryData, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        crate::query::query_many_mut::<N, Q>(self, entities)
+    }
+
+    /// Despawns every entity that passes filter `F` (for example
+    /// `With<Expired>`, `(With<Enemy>, Without<Boss>)`), running the
+    /// despawn hooks of each, and returns how many it despawned. Change
+    /// filters (`Changed`, `Added`) count every change the world still
+    /// remembers. An entity that an earlier entity's hook commands
+    /// despawned is not counted.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// # #[derive(Component)] struct Dead;
+    /// let mut world = World::new();
+    /// let alive = world.spawn(Hp(3));
+    /// world.spawn((Hp(0), Dead));
+    /// world.spawn(Dead);
+    /// assert_eq!(world.despawn_where::<With<Dead>>(), 2);
+    /// assert_eq!((world.len(), world.contains(alive)), (1, true));
+    /// ```
+    pub fn despawn_where<F: QueryFilter>(&mut self) -> usize {
+        self.flush();
+        let doomed: Vec<Entity> = self.query_filtered::<Entity, F>().collect();
+        self.despawn_each(doomed)
     }
 }
 

@@ -3,12 +3,35 @@
 //! resources and events. Use it through the `archetable` facade, which adds the
 //! derive macros.
 //!
-//! `unsafe` code lives only in the storage modules (`column`, `archetype`,
-//! `sparse`, `builder`, `bundle`, `structural`, `table_load`, `pool`, `resource`), the query and
-//! system-parameter fetch modules (`query`, `system`), and the schedule's
-//! executor, which runs systems through a shared world once their accesses
-//! are proven disjoint; each of those opts in with `#[allow(unsafe_code)]`,
-//! and every block states why it holds.
+//! The folders of `src/` are the engine's layers, lowest first; each
+//! `mod.rs` says what its layer holds. A layer imports only the ones below
+//! it, but for the few arrows listed, each with its reason, in
+//! `layer_rules.rs` (a test that fails on any other):
+//!
+//! ```text
+//! entity/     handles, the allocator, entity locations, the errors that name an entity
+//! component/  the Component trait and registry, bundles, required components, change ticks
+//! storage/    columns, tables, sparse sets, pools, the table graph, bit sets, table moves, resources
+//! world/      World and every operation on it: spawn, insert, remove, despawn, hooks,
+//!             resources and events, cloning, transactions, column batches, pools
+//! query/      fetch, filters, QueryState, iterators, parallel iteration
+//! system/     system parameters, function systems, commands, event readers and writers
+//! schedule/   ordering, groups, the executor, timings
+//! observer/, hierarchy/, game_loop/   the layers above one frame
+//! ```
+//!
+//! `names.rs`, `trace.rs` and `tuples.rs` at the root are utilities that
+//! import no layer.
+//!
+//! `unsafe` code lives only in the storage modules (`storage/`: `column`,
+//! `archetype`, `sparse`, `builder`, `structural`, `pool`, `resource`; the
+//! bundle traits and the erased drop and clone in `component/bundle.rs` and
+//! `component/erased.rs`; the column batches' writes in
+//! `world/column_batch.rs`), the query and system-parameter fetch modules
+//! (`query`, `system`), and the schedule's executor, which runs systems
+//! through a shared world once their accesses are proven disjoint; each of
+//! those opts in with `#[allow(unsafe_code)]`, and every block states why it
+//! holds.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

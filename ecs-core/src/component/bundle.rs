@@ -193,7 +193,7 @@ pub struct BundleInfo {
     /// storage; empty when none does.
     sparse: Box<[bool]>,
     /// The components the bundle's components require that it does not
-    /// hold itself (see `required.rs`): a spawn or insert adds those the
+    /// hold itself (see `required.rs` beside it): a spawn or insert adds those the
     /// entity lacks.
     required: Box<[RequiredComponent]>,
 }

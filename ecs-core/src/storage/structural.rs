@@ -124,7 +124,7 @@ pub(crate) fn has_component(
 }
 
 /// A required component's value on its way into the table (see
-/// `required.rs`): built before the table write starts, since its
+/// `component/required.rs`): built before the table write starts, since its
 /// constructor is user code that may panic, then moved into its column.
 pub(crate) trait RequiredValue: Send {
     /// Appends the value to `column`, added and changed at `tick`.

@@ -23,7 +23,7 @@
 //! Observers of the lifecycle events (`OnAdd<T>`, ... in `observer/`) run
 //! at the same moments: for each component, its hooks of one kind, then its
 //! observers of that kind, then the next component. Their commands wait
-//! with the hooks' commands. Required components (`required.rs`) that a
+//! with the hooks' commands. Required components (`component/required.rs`) that a
 //! spawn or insert adds come after the bundle's own, in each kind.
 //!
 //! Within one kind, `spawn`, `insert` and `remove` go through the components

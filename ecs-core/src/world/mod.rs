@@ -1,5 +1,18 @@
 //! `World`: the container of entities and their components, and the entry
 //! point of every operation on them.
+//!
+//! The world layer: it owns the storage below it and changes it only
+//! through the operations here. This file has the `World` type, spawning,
+//! inserting, removing, despawning, reading components and change ticks,
+//! and the queries without a cached state; the other files add one kind
+//! of operation each: `allocator.rs` (reserving handles, the allocator's
+//! state), `spawn_batch.rs`, `spawn_bundle.rs` (what `spawn` takes, and
+//! entity builders), `entity_mut.rs` / `entity_ref.rs` / `entity_ops.rs`
+//! (the entity-level API), `hooks.rs` (component hooks and the hook path
+//! that fires observers), `resources.rs` and `resource_scope.rs`,
+//! `event.rs`, `removed.rs`, `time.rs`, `pools.rs`, `cloning.rs`,
+//! `transaction.rs` (all or nothing) and `column_batch.rs` (whole columns
+//! at once).
 
 mod allocator;
 pub(crate) mod cloning;
@@ -101,7 +114,7 @@ pub struct World {
     pub(crate) hooks: Hooks,
     /// The reset values of pooled component types, for `spawn_pooled`.
     pools: Pools,
-    /// The values of components in sparse storage (see `sparse.rs`).
+    /// The values of components in sparse storage (see `storage/sparse.rs`).
     sparse: SparseSets,
     /// One consistency check per relationship type in use (see
     /// `hierarchy/relationship.rs`), run by `check_invariants`.
@@ -753,7 +766,7 @@ impl World {
     }
 
     /// The entity table, component registry, tables and bundle registry,
-    /// borrowed apart (for whole-table placement, `table_load.rs`).
+    /// borrowed apart (for whole-table placement, `column_batch.rs`).
     pub(crate) fn storage_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes, &mut Bundles) {
         (&mut self.entities, &mut self.components, &mut self.archetypes, &mut self.bundles)
     }

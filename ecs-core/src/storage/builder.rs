@@ -258,7 +258,7 @@ impl EntityBuilder {
     }
 
     /// Hands the values over to a [`BuiltBundle`] that
-    /// [`World::spawn`] takes like any bundle; the builder is left empty,
+    /// [`World::spawn`](crate::World::spawn) takes like any bundle; the builder is left empty,
     /// without memory.
     ///
     /// ```
@@ -412,8 +412,8 @@ impl std::fmt::Debug for EntityBuilder {
 }
 
 /// Components assembled at run time, as one value: made by
-/// [`EntityBuilder::build`] or moved out of an entity by [`World::take`],
-/// and spawned by [`World::spawn`] like a tuple (one table move, the hooks
+/// [`EntityBuilder::build`] or moved out of an entity by [`World::take`](crate::World::take),
+/// and spawned by [`World::spawn`](crate::World::spawn) like a tuple (one table move, the hooks
 /// of a tuple of the same components). The values live in one buffer, with
 /// no box per component; dropping it drops them.
 ///

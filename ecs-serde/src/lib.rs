@@ -72,6 +72,7 @@ mod to_value;
 mod typed;
 mod value;
 mod world_ext;
+mod writable;
 
 pub use depth::{MAX_DEPTH, MAX_RON_DEPTH};
 pub use error::{Format, LoadError, PrefabError, SaveError};

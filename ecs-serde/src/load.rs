@@ -13,9 +13,10 @@ use archetable_core::{AllocatorState, Entity, EntityBuilder, World};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::column::Boxed;
 use crate::error::{Format, LoadError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
+use crate::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
 use crate::save::{newest_version, reads_version, FORMAT_TAG};
 use crate::value::{Limited, Value, ValueSeed};
 
@@ -406,7 +407,7 @@ pub(crate) fn load<const L: usize>(
     document: &Document<L>,
     mode: Mode,
 ) -> Result<Vec<Entity>, LoadError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::registry::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
     let sorted = sorted_unique(&saved)?;
     // Building never sees the final handles when merging: keep saved handles

@@ -5,9 +5,9 @@
 
 use archetable_core::{AllocatorState, ColumnBatch, Entity, World};
 
+use crate::column::Boxed;
 use crate::error::LoadError;
 use crate::load::sorted_unique;
-use crate::registry::Boxed;
 
 /// One table of a save, built: its rows go to `handles`.
 pub(crate) struct LoadedTable<'h> {

@@ -14,10 +14,11 @@ use archetable_core::{ChildOf, Entity, EntityBuilder, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
+use crate::column::Boxed;
 use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, PrefabError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
+use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::suggest::nearest;
 use crate::to_value::to_value;
 use crate::value::{Value, ValueSeed};
@@ -811,7 +812,7 @@ fn built(
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<(Vec<EntityBuilder>, Vec<Option<usize>>), PrefabError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::registry::registry_of(world);
     let tree = prefabs.build_tree(&registry, name, overrides)?;
     let mut builders = Vec::with_capacity(tree.len());
     let mut parents = Vec::with_capacity(tree.len());

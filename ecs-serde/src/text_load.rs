@@ -26,13 +26,13 @@ use std::collections::HashMap;
 use archetable_core::{Entity, World};
 use serde::de::DeserializeOwned;
 
-use crate::column::ReadColumn;
+use crate::column::{Boxed, ReadColumn};
 use crate::error::Format;
 use crate::error::LoadError;
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::load::{self, EntityMap, Mode, NamedValues};
 use crate::place::{self, Arrival, LoadedTable};
-use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
+use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{reads_version, FORMAT_TAG};
 use crate::text_save::Text;
 use crate::value::Limited;
@@ -58,7 +58,7 @@ pub(crate) fn load_merge<const L: usize>(
     text: Text,
     data: &str,
 ) -> Option<Result<EntityMap, LoadError>> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::registry::registry_of(world);
     let scan = Scan::<L>::of(&registry, text, data)?;
     Some(build(world, &registry, scan, Mode::Merge).map(|map| map.expect("a merge maps the saved entities")))
 }

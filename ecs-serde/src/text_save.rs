@@ -22,6 +22,7 @@ use crate::plain::{Plain, Rules};
 use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
 use crate::to_value::{to_value, ToValueError};
 use crate::value::Value;
+use crate::writable::unwritable;
 
 /// The values of one component type in one table, for a text save.
 pub(crate) trait TextColumn {
@@ -182,7 +183,7 @@ fn move_text(out: &mut Vec<u8>, data: &mut String) {
 
 /// Writes `world` as a compact `text` save.
 pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::registry::registry_of(world);
     let plan = save::plan(world, &registry);
     let archetypes = world.archetypes().as_slice();
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
@@ -257,7 +258,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                     message,
                 };
                 let tree = column.tree(row).map_err(|e| error(String::new(), e.0))?;
-                if let Some((field, message)) = save::unwritable(&tree, text.format()) {
+                if let Some((field, message)) = unwritable(&tree, text.format()) {
                     return Err(error(field, message));
                 }
                 text.write(&tree, &mut out)?;

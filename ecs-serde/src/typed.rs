@@ -33,7 +33,6 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize};
 
-use crate::column::Sink;
 use crate::depth::MAX_DEPTH;
 
 /// How a value may be written.
@@ -650,6 +649,29 @@ impl TypedWriter<'_> {
             self.last.set(Some(key));
         }
         reads
+    }
+}
+
+/// Appends postcard's output to a vector, without taking it over.
+pub(crate) struct Sink<'a>(pub &'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Sink<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
     }
 }
 

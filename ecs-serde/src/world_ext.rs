@@ -9,7 +9,7 @@ use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::error::{Format, LoadError, PrefabError, SaveError};
 use crate::load::{self, EntityMap, Mode};
 use crate::prefab::{self, Overrides, Prefabs};
-use crate::registry::SerdeRegistry;
+use crate::registry::{registry_of, SerdeRegistry};
 use crate::save::{self, Saved};
 use crate::text_save::Text;
 
@@ -17,11 +17,6 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for archetable_core::World {}
     impl Sealed for archetable_core::Commands<'_, '_> {}
-}
-
-/// The world's registry, or an empty one.
-pub(crate) fn registry_of(world: &World) -> SerdeRegistry {
-    world.get_resource::<SerdeRegistry>().cloned().unwrap_or_default()
 }
 
 fn registry_mut(world: &mut World) -> &mut SerdeRegistry {

@@ -66,6 +66,7 @@ mod registry;
 mod save;
 mod strict;
 mod suggest;
+mod text_column;
 mod text_load;
 mod text_save;
 mod to_value;

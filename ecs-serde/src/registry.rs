@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::column::{Boxed, ColumnFns};
 use crate::from_value::{from_value, Context, FromValueError};
 use crate::suggest::nearest;
-use crate::text_save::TextColumn;
+use crate::text_column::TextColumn;
 use crate::to_value::{to_value, ToValueError};
 use crate::typed::TypedPlan;
 use crate::value::Value;
@@ -205,7 +205,7 @@ impl SerdeRegistry {
                 world.register_component::<T>();
             },
             column: ColumnFns::of::<T>(),
-            text_column: crate::text_save::column_of::<T>,
+            text_column: crate::text_column::column_of::<T>,
             typed: Arc::new(TypedPlan::of::<T>()),
         };
         let entries = Arc::make_mut(&mut self.entries);

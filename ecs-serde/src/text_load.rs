@@ -34,7 +34,7 @@ use crate::load::{self, EntityMap, Mode, NamedValues};
 use crate::place::{self, Arrival, LoadedTable};
 use crate::registry::{ComponentEntry, SerdeRegistry};
 use crate::save::{reads_version, FORMAT_TAG};
-use crate::text_save::Text;
+use crate::text_column::Text;
 use crate::value::Limited;
 
 /// A fresh world holding the `text` save `data`, or `None` if the file is
@@ -487,7 +487,7 @@ mod tests {
     use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
     use crate::error::{Format, LoadError};
     use crate::load::{self, Mode};
-    use crate::text_save::Text;
+    use crate::text_column::Text;
     use crate::{SerdeRegistry, SerdeWorldExt};
 
     #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]

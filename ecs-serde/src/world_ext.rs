@@ -11,7 +11,7 @@ use crate::load::{self, EntityMap, Mode};
 use crate::prefab::{self, Overrides, Prefabs};
 use crate::registry::{registry_of, SerdeRegistry};
 use crate::save::{self, Saved};
-use crate::text_save::Text;
+use crate::text_column::Text;
 
 mod sealed {
     pub trait Sealed {}

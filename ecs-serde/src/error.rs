@@ -29,6 +29,15 @@ impl fmt::Display for Format {
     }
 }
 
+/// serde_json appends " at line L column C" to its messages; the error
+/// carries them as fields already.
+pub(crate) fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
 /// Appends ` (did you mean `X`?)` when there is a suggestion.
 fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestion: &Option<String>) -> fmt::Result {
     match suggestion {

@@ -14,7 +14,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::column::Boxed;
-use crate::error::{Format, LoadError};
+use crate::error::{strip_position, Format, LoadError};
 use crate::from_value::{Context, EntityMapping, FromValueError};
 use crate::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
 use crate::save::{newest_version, reads_version, FORMAT_TAG};
@@ -292,15 +292,6 @@ impl<'de, const L: usize> Deserialize<'de> for NamedValues<L> {
             }
         }
         deserializer.deserialize_map(V::<L>)
-    }
-}
-
-/// serde_json appends " at line L column C" to its messages; the error
-/// carries them as fields already.
-pub(crate) fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
     }
 }
 

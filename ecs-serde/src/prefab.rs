@@ -592,7 +592,7 @@ pub(crate) fn parse_json(text: &str, outer: usize) -> Result<Value, PrefabError>
             format: Format::Json,
             line: e.line(),
             column: e.column(),
-            message: crate::load::strip_position(&e.to_string()),
+            message: crate::error::strip_position(&e.to_string()),
         })
 }
 

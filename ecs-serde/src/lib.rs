@@ -51,34 +51,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod binary;
-mod column;
-mod depth;
-mod entity_probe;
-mod error;
-mod from_value;
-mod json_format;
-mod load;
-mod place;
-mod plain;
-mod prefab;
-mod registry;
-mod save;
-mod strict;
-mod suggest;
-mod text_column;
-mod text_load;
-mod text_save;
-mod to_value;
-mod typed;
-mod value;
+mod format;
+mod model;
 mod world_ext;
-mod writable;
 
-pub use depth::{MAX_DEPTH, MAX_RON_DEPTH};
-pub use error::{Format, LoadError, PrefabError, SaveError};
-pub use load::{EntityMap, MAX_RETIRED_SLOTS};
-pub use prefab::{Overrides, Prefabs};
-pub use registry::SerdeRegistry;
-pub use save::{Saved, SkippedComponent};
+pub use format::prefab::{Overrides, Prefabs};
+pub use model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+pub use model::error::{Format, LoadError, PrefabError, SaveError};
+pub use model::load::{EntityMap, MAX_RETIRED_SLOTS};
+pub use model::registry::SerdeRegistry;
+pub use model::save::{Saved, SkippedComponent};
 pub use world_ext::{PrefabCommandsExt, PrefabSpawnFailed, SerdeWorldExt};

@@ -1,11 +1,12 @@
 //! Compact JSON and RON saves, written straight from the tables: the same
-//! text as serializing the whole document (`save.rs`) with the format's
-//! compact serializer, byte for byte, without a [`Value`](crate::value::Value) tree per
-//! component. RON saves name components by their index in the document's
-//! `components` list (layout version 2), JSON saves by their names. Each value goes through
-//! [`Plain`](crate::plain::Plain), which writes what its tree
-//! would; a value `Plain` refuses (see `plain.rs`) is written through its
-//! tree, which also gives the error a save reports.
+//! text as serializing the whole document (`model/save.rs`) with the
+//! format's compact serializer, byte for byte, without a
+//! [`Value`](crate::model::value::Value) tree per component. RON saves
+//! name components by their index in the document's `components` list
+//! (layout version 2), JSON saves by their names. Each value goes through
+//! [`Plain`](crate::model::plain::Plain), which writes what its tree
+//! would; a value `Plain` refuses (see `model/plain.rs`) is written through
+//! its tree, which also gives the error a save reports.
 //!
 //! The document's own fields (allocator, names, resources, ...) are written
 //! by the format's serializer; only the punctuation around them and the
@@ -14,10 +15,10 @@
 use archetable_core::World;
 use serde::Serialize;
 
-use crate::error::SaveError;
-use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
-use crate::text_column::{Text, TextColumn, Utf8};
-use crate::writable::unwritable;
+use crate::model::error::SaveError;
+use crate::model::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
+use crate::model::text_column::{Text, TextColumn, Utf8};
+use crate::model::writable::unwritable;
 
 /// Writing the document's own fields.
 impl Text {
@@ -78,7 +79,7 @@ fn move_text(out: &mut Vec<u8>, data: &mut String) {
 
 /// Writes `world` as a compact `text` save.
 pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
-    let registry = crate::registry::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let plan = save::plan(world, &registry);
     let archetypes = world.archetypes().as_slice();
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
@@ -88,7 +89,8 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     // to `data` once checked to be UTF-8 (it is: the serializers write
     // UTF-8, and so does everything written here), while it is still in
     // the cache.
-    let mut data = String::with_capacity((16 * entities + 48 * components).min(crate::column::PREALLOCATE_BYTES) + 256);
+    let mut data =
+        String::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
     let mut out = Vec::with_capacity(2 * PIECE);
     out.push(if text == Text::Json { b'{' } else { b'(' });
     text.field(&mut out, "format", true);
@@ -184,8 +186,8 @@ mod tests {
     use serde::{Deserialize, Serialize};
 
     use super::Text;
-    use crate::error::{Format, SaveError};
-    use crate::save::{self, Saved};
+    use crate::model::error::{Format, SaveError};
+    use crate::model::save::{self, Saved};
     use crate::SerdeWorldExt;
 
     #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]

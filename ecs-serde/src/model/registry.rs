@@ -12,13 +12,13 @@ use archetable_core::{ChildOf, Children, Component, Entity, EntityBuilder, Fixed
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::column::{Boxed, ColumnFns};
-use crate::from_value::{from_value, Context, FromValueError};
-use crate::suggest::nearest;
-use crate::text_column::TextColumn;
-use crate::to_value::{to_value, ToValueError};
-use crate::typed::TypedPlan;
-use crate::value::Value;
+use crate::model::column::{Boxed, ColumnFns};
+use crate::model::from_value::{from_value, Context, FromValueError};
+use crate::model::suggest::nearest;
+use crate::model::text_column::TextColumn;
+use crate::model::to_value::{to_value, ToValueError};
+use crate::model::typed::TypedPlan;
+use crate::model::value::Value;
 
 /// How to handle one registered component type.
 #[derive(Clone)]
@@ -205,7 +205,7 @@ impl SerdeRegistry {
                 world.register_component::<T>();
             },
             column: ColumnFns::of::<T>(),
-            text_column: crate::text_column::column_of::<T>,
+            text_column: crate::model::text_column::column_of::<T>,
             typed: Arc::new(TypedPlan::of::<T>()),
         };
         let entries = Arc::make_mut(&mut self.entries);

@@ -23,15 +23,15 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde::Serialize;
 
-use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
-use crate::entity_probe::holds_entity;
-use crate::error::Format;
-use crate::from_value::{from_value, Context, EntityMapping, FromValueError};
-use crate::strict::Strictly;
-use crate::to_value::{to_binary_tree, to_value};
-use crate::typed::{Fit, Sink, TypedPlan};
-use crate::value::Value;
-use crate::writable::unwritable;
+use crate::model::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::entity_probe::holds_entity;
+use crate::model::error::Format;
+use crate::model::from_value::{from_value, Context, EntityMapping, FromValueError};
+use crate::model::strict::Strictly;
+use crate::model::to_value::{to_binary_tree, to_value};
+use crate::model::typed::{Fit, Sink, TypedPlan};
+use crate::model::value::Value;
+use crate::model::writable::unwritable;
 
 /// A component or resource value of a type known only to its entry.
 pub(crate) type Boxed = Box<dyn Any + Send>;

@@ -1,6 +1,6 @@
 //! Which component values a binary save may write *typed* (straight
 //! through postcard, read back by the type's own `Deserialize`) rather than
-//! as [`Value`](crate::value::Value) trees, decided without ever calling
+//! as [`Value`](crate::model::value::Value) trees, decided without ever calling
 //! `Deserialize` while saving.
 //!
 //! Postcard does not describe its data, so a typed value reads back only if
@@ -33,7 +33,7 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize};
 
-use crate::depth::MAX_DEPTH;
+use crate::model::depth::MAX_DEPTH;
 
 /// How a value may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,12 +13,12 @@ use archetable_core::{AllocatorState, Entity, EntityBuilder, World};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::column::Boxed;
-use crate::error::{strip_position, Format, LoadError};
-use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
-use crate::save::{newest_version, reads_version, FORMAT_TAG};
-use crate::value::{Limited, Value, ValueSeed};
+use crate::model::column::Boxed;
+use crate::model::error::{strip_position, Format, LoadError};
+use crate::model::from_value::{Context, EntityMapping, FromValueError};
+use crate::model::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
+use crate::model::save::{newest_version, reads_version, FORMAT_TAG};
+use crate::model::value::{Limited, Value, ValueSeed};
 
 /// The most slots a save may hold beyond its live and free entities. Such
 /// slots are retired (their generation ran out after 2³² reuses), so a real
@@ -398,7 +398,7 @@ pub(crate) fn load<const L: usize>(
     document: &Document<L>,
     mode: Mode,
 ) -> Result<Vec<Entity>, LoadError> {
-    let registry = crate::registry::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
     let sorted = sorted_unique(&saved)?;
     // Building never sees the final handles when merging: keep saved handles

@@ -1,9 +1,9 @@
 //! Whether a save format can hold a value tree and load it back: JSON has
 //! no NaN or infinity, and loads limit how deep values nest.
 
-use crate::depth::{too_deep, MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::Format;
-use crate::value::Value;
+use crate::model::depth::{too_deep, MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::error::Format;
+use crate::model::value::Value;
 
 /// The path of the first value (in writing order) for which `hit` holds,
 /// given the value and its level. Levels are counted as loads count them

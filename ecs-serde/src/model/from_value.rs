@@ -11,8 +11,8 @@ use serde::de::{
     Unexpected, VariantAccess, Visitor,
 };
 
-use crate::suggest::nearest;
-use crate::value::Value;
+use crate::model::suggest::nearest;
+use crate::model::value::Value;
 
 /// One step of the way from a component to the field an error is about.
 #[derive(Clone, Debug, PartialEq, Eq)]

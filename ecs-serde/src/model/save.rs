@@ -5,7 +5,7 @@
 //! time, without building the whole document in memory first.
 //!
 //! Layout (JSON shown; RON holds the same fields in this order; binary
-//! saves are written column by column, see `binary.rs`):
+//! saves are written column by column, see `format/binary.rs`):
 //!
 //! ```text
 //! { "format": "ecs-save", "version": 1,
@@ -21,8 +21,8 @@
 //! the save uses; binary saves of version 1, and compact RON saves (layout
 //! version 2: `{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
 //! components by their index in that list instead of repeating the names.
-//! Compact JSON and RON saves are written by `text_save.rs`, pretty ones
-//! (and checks) through this document.
+//! Compact JSON and RON saves are written by `format/text/save.rs`, pretty
+//! ones (and checks) through this document.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -33,10 +33,10 @@ use archetable_core::{ComponentId, Entity, World};
 use serde::ser::{self, SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use crate::error::{Format, SaveError};
-use crate::registry::{ComponentEntry, SerdeRegistry};
-use crate::value::Value;
-use crate::writable::unwritable;
+use crate::model::error::{Format, SaveError};
+use crate::model::registry::{ComponentEntry, SerdeRegistry};
+use crate::model::value::Value;
+use crate::model::writable::unwritable;
 
 /// The `format` tag of every save.
 pub(crate) const FORMAT_TAG: &str = "ecs-save";
@@ -199,7 +199,7 @@ pub(crate) fn save<T>(
     keys: Keys,
     write: impl FnOnce(&SaveDocument<'_>) -> Result<T, String>,
 ) -> Result<Saved<T>, SaveError> {
-    let registry = crate::registry::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let plan = plan(world, &registry);
     let document = SaveDocument { world, registry: &registry, plan: &plan, format, keys, error: RefCell::new(None) };
     let result = write(&document);
@@ -319,7 +319,7 @@ struct Components<'a> {
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Text formats only: binary saves are written by `binary.rs`. With
+        // Text formats only: binary saves are written by `format/binary.rs`. With
         // sparse components the count is known only once written.
         let len = self.doc.plan.sparse.is_empty().then_some(self.entries.len());
         let mut map = serializer.serialize_map(len)?;

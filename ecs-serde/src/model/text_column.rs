@@ -8,11 +8,11 @@ use archetable_core::storage::Archetype;
 use archetable_core::{Component, World};
 use serde::Serialize;
 
-use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::Format;
-use crate::plain::{Plain, Rules};
-use crate::to_value::{to_value, ToValueError};
-use crate::value::Value;
+use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::error::Format;
+use crate::model::plain::{Plain, Rules};
+use crate::model::to_value::{to_value, ToValueError};
+use crate::model::value::Value;
 
 /// The values of one component type in one table, for a text save.
 pub(crate) trait TextColumn {

@@ -47,6 +47,25 @@
 //! the name `Entity` serializes under ([`archetable_core::ENTITY_SERDE_NAME`]).
 //! Handles hidden from that (inside `#[serde(flatten)]` or untagged enums,
 //! which serde buffers first) are kept as written.
+//!
+//! # Layers
+//!
+//! The sources are built in three layers, each importing only the ones
+//! below it. At the bottom, `model` holds what every format shares: value
+//! trees, the per-type functions kept in the registry, the registry, and
+//! the save and load plans. Above it, `format` holds one module per format,
+//! which never import one another: `text` (JSON and RON, which share one
+//! writer and one reader), `binary` and `prefab`. On top, `world_ext` is
+//! the crate's face, the extension traits on `World` and `Commands`.
+//!
+//! ```text
+//! world_ext        SerdeWorldExt, PrefabCommandsExt
+//!     |
+//! format/          text (JSON, RON)  |  binary  |  prefab
+//!     |
+//! model/           registry, per-type columns, save and load plans,
+//!                  value trees, errors, nesting limits
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,4 +1,5 @@
-//! The methods this crate adds to `World` and `Commands`.
+//! The methods this crate adds to `World` and `Commands` (top layer: the
+//! crate's face, above the formats and the model).
 
 use archetable_core::system::CommandError;
 use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, World};

@@ -1,3 +1,5 @@
+//! Binary saves and loads (format layer).
+//!
 //! The binary save (postcard), version 2: column by column, so each
 //! component name is written once per table and each value straight from
 //! its type, without a tree in between.

@@ -1,4 +1,4 @@
-//! The formats (middle layer): JSON and RON saves (`text`), binary saves
+//! The format layer (middle): JSON and RON saves (`text`), binary saves
 //! and prefabs, one module each. They build on the model below and never
 //! on one another; the `World` extension traits above call them.
 

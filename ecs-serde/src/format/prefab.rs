@@ -1,3 +1,5 @@
+//! Prefab files, and spawning from them (format layer).
+//!
 //! Prefabs: entity types defined as data. A prefab names components and
 //! gives their fields; it may extend another prefab and change a few of
 //! them. Spawning merges, field by field, the component's `Default`, each

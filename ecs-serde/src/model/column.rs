@@ -1,3 +1,5 @@
+//! Binary column functions for each registered type (model layer).
+//!
 //! The per-type functions behind binary saves: a column is the values of one
 //! component type in one table, written back to back.
 //!

@@ -1,3 +1,5 @@
+//! The nesting limit on values read from files (model layer).
+//!
 //! The nesting limit on everything read from a file, and the counter that
 //! enforces it on typed reads.
 //!

@@ -1,3 +1,5 @@
+//! The error types and `Format` (model layer).
+//!
 //! The error types: each variant says what went wrong and where (which
 //! prefab or entity, which component, which field), so a designer can fix
 //! the file without reading code.

@@ -1,3 +1,5 @@
+//! Value trees into typed values (model layer).
+//!
 //! Builds any `Deserialize` type from a [`Value`] tree, keeping track of the
 //! field being read so an error can name it, refusing unknown struct
 //! fields, and remapping entity handles on the way.

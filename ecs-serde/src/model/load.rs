@@ -1,3 +1,5 @@
+//! The save document as read, and loading it through trees (model layer).
+//!
 //! Reading a save back: into a fresh world with every handle exactly as
 //! saved, or into a populated world with new handles.
 //!

@@ -1,8 +1,8 @@
-//! The shared model (bottom layer): value trees, the per-type functions
-//! the registry keeps for every format, the registry itself, and the save
-//! and load plans the formats build on. Nothing here imports a format or
-//! the `World` extension traits. Within the layer, each module imports only
-//! modules listed before it.
+//! The model layer (bottom), shared by every format: value trees, the
+//! per-type functions the registry keeps for every format, the registry
+//! itself, and the save and load plans the formats build on. Nothing here
+//! imports a format or the `World` extension traits. Within the layer,
+//! each module imports only modules listed before it.
 
 // Basics.
 pub(crate) mod depth;

@@ -1,3 +1,5 @@
+//! Placing loaded tables in the world in one step (model layer).
+//!
 //! Putting loaded entities into the world in one step: the values of each
 //! table of the save as one [`ColumnBatch`] (one `Vec` per component type),
 //! moved into the world's table with one copy per column, every entity in

@@ -1,3 +1,5 @@
+//! The registry of saved component and resource types (model layer).
+//!
 //! `SerdeRegistry`: the stable names under which component and resource
 //! types are saved, loaded and named in prefab files, with the type-erased
 //! functions that do the work.

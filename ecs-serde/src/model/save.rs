@@ -1,3 +1,5 @@
+//! The save plan, and the save document as written (model layer).
+//!
 //! Writing a world: every entity with its registered components, the
 //! registered resources, and the entity allocator's state.
 //!

@@ -1,3 +1,5 @@
+//! Reading JSON or RON into a type as its tree would be read (model layer).
+//!
 //! Reads a component straight from JSON or RON text into its type, taking
 //! only what reading its [`Value`](crate::model::value::Value) tree would take,
 //! to the same value: [`Strict`] wraps the format's deserializer and sees

@@ -1,3 +1,5 @@
+//! Text column functions for each registered type (model layer).
+//!
 //! The per-type functions behind compact JSON and RON saves: a text
 //! column is the values of one component type in one table, each written
 //! through [`Plain`] (what its tree would write) or as its tree.

@@ -1,4 +1,4 @@
-//! Turns any `Serialize` value into a [`Value`] tree.
+//! Turns any `Serialize` value into a [`Value`] tree (model layer).
 
 use std::fmt;
 

@@ -1,3 +1,5 @@
+//! Which values binary saves write straight from their types (model layer).
+//!
 //! Which component values a binary save may write *typed* (straight
 //! through postcard, read back by the type's own `Deserialize`) rather than
 //! as [`Value`](crate::model::value::Value) trees, decided without ever calling

@@ -1,3 +1,5 @@
+//! The `Value` tree between types and files (model layer).
+//!
 //! `Value`: the format-neutral tree every component passes through on its
 //! way to and from a file. Prefabs merge these trees field by field; save
 //! files hold one per component.

@@ -1,3 +1,5 @@
+//! What a save format can hold (model layer).
+//!
 //! Whether a save format can hold a value tree and load it back: JSON has
 //! no NaN or infinity, and loads limit how deep values nest.
 

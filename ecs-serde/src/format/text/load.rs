@@ -1,11 +1,14 @@
-//! JSON and RON loads without a [`Value`] tree per component: the
-//! document's outline (its fields, the entity map, each entity's map of
-//! components) is walked here, and each component value is read by the
-//! format's own deserializer straight into its type, through
-//! [`Strictly`](crate::model::strict::Strictly), which reads only what its tree
-//! would read, to the same value. The values of one type go to one `Vec`;
-//! the entities of one component set form a table, placed in the world as
-//! one [`ColumnBatch`].
+//! JSON and RON loads straight into the tables (format layer, text).
+//!
+//! JSON and RON loads without a [`Value`](crate::model::value::Value)
+//! tree per component: the document's outline (its fields, the entity
+//! map, each entity's map of components) is walked here, and each
+//! component value is read by the format's own deserializer straight into
+//! its type, through [`Strictly`](crate::model::strict::Strictly), which
+//! reads only what its tree would read, to the same value. The values of
+//! one type go to one `Vec`; the entities of one component set form a
+//! table, placed in the world as one
+//! [`ColumnBatch`](archetable_core::ColumnBatch).
 //!
 //! The walk takes the layout saves are written in, compact or pretty, and
 //! gives up on anything else (comments, escapes in names, fields out of

@@ -1,4 +1,4 @@
-//! Pretty JSON and RON saves (format layer, text formats), written through
+//! Pretty JSON and RON saves (format layer, text), written through
 //! the whole save document of the model's `save` module. JSON gets its own
 //! layout: one line per entity and per component, each component's value
 //! on its line, so a save is both readable and not much larger than

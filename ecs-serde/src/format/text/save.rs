@@ -1,3 +1,5 @@
+//! Compact JSON and RON saves (format layer, text).
+//!
 //! Compact JSON and RON saves, written straight from the tables: the same
 //! text as serializing the whole document (`model/save.rs`) with the
 //! format's compact serializer, byte for byte, without a

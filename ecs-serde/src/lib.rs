@@ -47,36 +47,37 @@
 //! the name `Entity` serializes under ([`archetable_core::ENTITY_SERDE_NAME`]).
 //! Handles hidden from that (inside `#[serde(flatten)]` or untagged enums,
 //! which serde buffers first) are kept as written.
+//!
+//! # Layers
+//!
+//! The sources are built in three layers, each importing only the ones
+//! below it. At the bottom, `model` holds what every format shares: value
+//! trees, the per-type functions kept in the registry, the registry, and
+//! the save and load plans. Above it, `format` holds one module per format,
+//! which never import one another: `text` (JSON and RON, which share one
+//! writer and one reader), `binary` and `prefab`. On top, `world_ext` is
+//! the crate's face, the extension traits on `World` and `Commands`.
+//!
+//! ```text
+//! world_ext        SerdeWorldExt, PrefabCommandsExt
+//!     |
+//! format/          text (JSON, RON)  |  binary  |  prefab
+//!     |
+//! model/           registry, per-type columns, save and load plans,
+//!                  value trees, errors, nesting limits
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod binary;
-mod column;
-mod depth;
-mod entity_probe;
-mod error;
-mod from_value;
-mod json_format;
-mod load;
-mod place;
-mod plain;
-mod prefab;
-mod registry;
-mod save;
-mod strict;
-mod suggest;
-mod text_load;
-mod text_save;
-mod to_value;
-mod typed;
-mod value;
+mod format;
+mod model;
 mod world_ext;
 
-pub use depth::{MAX_DEPTH, MAX_RON_DEPTH};
-pub use error::{Format, LoadError, PrefabError, SaveError};
-pub use load::{EntityMap, MAX_RETIRED_SLOTS};
-pub use prefab::{Overrides, Prefabs};
-pub use registry::SerdeRegistry;
-pub use save::{Saved, SkippedComponent};
+pub use format::prefab::{Overrides, Prefabs};
+pub use model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+pub use model::error::{Format, LoadError, PrefabError, SaveError};
+pub use model::load::{EntityMap, MAX_RETIRED_SLOTS};
+pub use model::registry::SerdeRegistry;
+pub use model::save::{Saved, SkippedComponent};
 pub use world_ext::{PrefabCommandsExt, PrefabSpawnFailed, SerdeWorldExt};

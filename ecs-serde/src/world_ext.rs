@@ -1,27 +1,24 @@
-//! The methods this crate adds to `World` and `Commands`.
+//! The methods this crate adds to `World` and `Commands` (top layer: the
+//! crate's face, above the formats and the model).
 
 use archetable_core::system::CommandError;
 use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::{Format, LoadError, PrefabError, SaveError};
-use crate::load::{self, EntityMap, Mode};
-use crate::prefab::{self, Overrides, Prefabs};
-use crate::registry::SerdeRegistry;
-use crate::save::{self, Saved};
-use crate::text_save::Text;
+use crate::format::binary;
+use crate::format::prefab::{self, Overrides, Prefabs};
+use crate::format::text;
+use crate::model::error::{Format, LoadError, PrefabError, SaveError};
+use crate::model::load::EntityMap;
+use crate::model::registry::{registry_of, SerdeRegistry};
+use crate::model::save::Saved;
+use crate::model::text_column::Text;
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for archetable_core::World {}
     impl Sealed for archetable_core::Commands<'_, '_> {}
-}
-
-/// The world's registry, or an empty one.
-pub(crate) fn registry_of(world: &World) -> SerdeRegistry {
-    world.get_resource::<SerdeRegistry>().cloned().unwrap_or_default()
 }
 
 fn registry_mut(world: &mut World) -> &mut SerdeRegistry {
@@ -233,58 +230,6 @@ pub trait SerdeWorldExt: sealed::Sealed {
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError>;
 }
 
-fn load_fresh(registry: &SerdeRegistry, format: Format, text: &str) -> Result<World, LoadError> {
-    match format {
-        Format::Ron => load_fresh_nesting::<MAX_RON_DEPTH>(registry, format, text),
-        _ => load_fresh_nesting::<MAX_DEPTH>(registry, format, text),
-    }
-}
-
-/// The text format of `format`.
-fn text_of(format: Format) -> Text {
-    if format == Format::Ron {
-        Text::Ron
-    } else {
-        Text::Json
-    }
-}
-
-/// [`load_fresh`] of a save whose values may nest `L` levels: straight
-/// into the tables where the file allows (`text_load.rs`), else through
-/// trees.
-fn load_fresh_nesting<const L: usize>(
-    registry: &SerdeRegistry,
-    format: Format,
-    text: &str,
-) -> Result<World, LoadError> {
-    if let Some(loaded) = crate::text_load::load_fresh::<L>(registry, text_of(format), text) {
-        return loaded;
-    }
-    let document = load::parse::<L>(format, text.as_bytes())?;
-    let mut world = World::new();
-    registry.register_components(&mut world);
-    world.insert_resource(registry.clone());
-    load::load(&mut world, &document, Mode::Exact)?;
-    Ok(world)
-}
-
-fn load_merge(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
-    match format {
-        Format::Ron => load_merge_nesting::<MAX_RON_DEPTH>(world, format, text),
-        _ => load_merge_nesting::<MAX_DEPTH>(world, format, text),
-    }
-}
-
-/// [`load_merge`] of a save whose values may nest `L` levels.
-fn load_merge_nesting<const L: usize>(world: &mut World, format: Format, text: &str) -> Result<EntityMap, LoadError> {
-    if let Some(loaded) = crate::text_load::load_merge::<L>(world, text_of(format), text) {
-        return loaded;
-    }
-    let document = load::parse::<L>(format, text.as_bytes())?;
-    let handles = load::load(world, &document, Mode::Merge)?;
-    Ok(load::entity_map(&document, handles))
-}
-
 impl SerdeWorldExt for World {
     fn register_serde<T>(&mut self, name: &str) -> &mut Self
     where
@@ -330,52 +275,47 @@ impl SerdeWorldExt for World {
     }
 
     fn save_json(&self) -> Result<Saved<String>, SaveError> {
-        crate::text_save::save(self, Text::Json)
+        text::save(self, Text::Json)
     }
 
     fn save_json_pretty(&self) -> Result<Saved<String>, SaveError> {
-        save::save(self, Format::Json, save::Keys::Names, |doc| {
-            crate::json_format::to_string(doc, 3).map_err(|e| e.to_string())
-        })
+        text::save_json_pretty(self)
     }
 
     fn save_ron(&self) -> Result<Saved<String>, SaveError> {
-        crate::text_save::save(self, Text::Ron)
+        text::save(self, Text::Ron)
     }
 
     fn save_ron_pretty(&self) -> Result<Saved<String>, SaveError> {
-        let config = ron::ser::PrettyConfig::new().depth_limit(3);
-        save::save(self, Format::Ron, save::Keys::Names, |doc| {
-            ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string())
-        })
+        text::save_ron_pretty(self)
     }
 
     fn save_binary(&self) -> Result<Saved<Vec<u8>>, SaveError> {
-        crate::binary::save(self)
+        binary::save(self)
     }
 
     fn load_json(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Json, text)
+        text::load_fresh(registry, Format::Json, text)
     }
 
     fn load_ron(registry: &SerdeRegistry, text: &str) -> Result<World, LoadError> {
-        load_fresh(registry, Format::Ron, text)
+        text::load_fresh(registry, Format::Ron, text)
     }
 
     fn load_binary(registry: &SerdeRegistry, bytes: &[u8]) -> Result<World, LoadError> {
-        crate::binary::load_fresh(registry, bytes)
+        binary::load_fresh(registry, bytes)
     }
 
     fn load_into_json(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Json, text)
+        text::load_merge(self, Format::Json, text)
     }
 
     fn load_into_ron(&mut self, text: &str) -> Result<EntityMap, LoadError> {
-        load_merge(self, Format::Ron, text)
+        text::load_merge(self, Format::Ron, text)
     }
 
     fn load_into_binary(&mut self, bytes: &[u8]) -> Result<EntityMap, LoadError> {
-        crate::binary::load_merge(self, bytes)
+        binary::load_merge(self, bytes)
     }
 }
 

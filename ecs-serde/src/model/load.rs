@@ -1,3 +1,5 @@
+//! The save document as read, and loading it through trees (model layer).
+//!
 //! Reading a save back: into a fresh world with every handle exactly as
 //! saved, or into a populated world with new handles.
 //!
@@ -13,11 +15,12 @@ use archetable_core::{AllocatorState, Entity, EntityBuilder, World};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::error::{Format, LoadError};
-use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{Boxed, ComponentEntry, ResourceEntry, SerdeRegistry};
-use crate::save::{newest_version, reads_version, FORMAT_TAG};
-use crate::value::{Limited, Value, ValueSeed};
+use crate::model::column::Boxed;
+use crate::model::error::{strip_position, Format, LoadError};
+use crate::model::from_value::{Context, EntityMapping, FromValueError};
+use crate::model::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
+use crate::model::save::{newest_version, reads_version, FORMAT_TAG};
+use crate::model::value::{Limited, Value, ValueSeed};
 
 /// The most slots a save may hold beyond its live and free entities. Such
 /// slots are retired (their generation ran out after 2³² reuses), so a real
@@ -294,15 +297,6 @@ impl<'de, const L: usize> Deserialize<'de> for NamedValues<L> {
     }
 }
 
-/// serde_json appends " at line L column C" to its messages; the error
-/// carries them as fields already.
-pub(crate) fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
-    }
-}
-
 /// Parses a save whose values may nest `L` levels, failing on syntax and
 /// on a foreign or newer file.
 pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Document<L>, LoadError> {
@@ -406,7 +400,7 @@ pub(crate) fn load<const L: usize>(
     document: &Document<L>,
     mode: Mode,
 ) -> Result<Vec<Entity>, LoadError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let saved: Vec<Entity> = document.entities.0.iter().map(|(e, _)| *e).collect();
     let sorted = sorted_unique(&saved)?;
     // Building never sees the final handles when merging: keep saved handles

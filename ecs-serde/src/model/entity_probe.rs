@@ -1,3 +1,5 @@
+//! Whether a value holds an entity handle (model layer).
+//!
 //! Finds out whether a value holds an entity handle, by serializing it into
 //! nothing and stopping at the first `Entity` (recognized by the name it
 //! serializes under, [`ENTITY_SERDE_NAME`]). Merge loads use it to pick the

@@ -1,3 +1,5 @@
+//! Binary column functions for each registered type (model layer).
+//!
 //! The per-type functions behind binary saves: a column is the values of one
 //! component type in one table, written back to back.
 //!
@@ -23,16 +25,18 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde::Serialize;
 
-use crate::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
-use crate::entity_probe::holds_entity;
-use crate::error::Format;
-use crate::from_value::{from_value, Context, EntityMapping, FromValueError};
-use crate::registry::Boxed;
-use crate::save::unwritable;
-use crate::strict::Strictly;
-use crate::to_value::{to_binary_tree, to_value};
-use crate::typed::{Fit, TypedPlan};
-use crate::value::Value;
+use crate::model::depth::{too_deep, DepthCount, Guard, MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::entity_probe::holds_entity;
+use crate::model::error::Format;
+use crate::model::from_value::{from_value, Context, EntityMapping, FromValueError};
+use crate::model::strict::Strictly;
+use crate::model::to_value::{to_binary_tree, to_value};
+use crate::model::typed::{Fit, Sink, TypedPlan};
+use crate::model::value::Value;
+use crate::model::writable::unwritable;
+
+/// A component or resource value of a type known only to its entry.
+pub(crate) type Boxed = Box<dyn Any + Send>;
 
 /// Reserve at most this many bytes of values before writing or reading
 /// them.
@@ -235,29 +239,6 @@ fn write<T: Component + Serialize>(
 /// Appends the postcard encoding of `value` to `out`.
 pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
     value.serialize(&mut postcard::Serializer { output: Sink(out) })
-}
-
-/// Appends postcard's output to a vector, without taking it over.
-pub(crate) struct Sink<'a>(pub &'a mut Vec<u8>);
-
-impl postcard::ser_flavors::Flavor for Sink<'_> {
-    type Output = ();
-
-    #[inline]
-    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
-        self.0.push(byte);
-        Ok(())
-    }
-
-    #[inline]
-    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    fn finalize(self) -> postcard::Result<()> {
-        Ok(())
-    }
 }
 
 fn read_typed<T: Component + DeserializeOwned>(bytes: &[u8], count: usize) -> Result<ReadColumn, (usize, String)> {

@@ -1,11 +1,11 @@
-//! Turns any `Serialize` value into a [`Value`] tree.
+//! Turns any `Serialize` value into a [`Value`] tree (model layer).
 
 use std::fmt;
 
 use serde::ser::{self, Serialize};
 
-use crate::typed::TypedPlan;
-use crate::value::Value;
+use crate::model::typed::TypedPlan;
+use crate::model::value::Value;
 
 /// Why a value could not become a tree: its `Serialize` impl failed, or it
 /// used something a tree cannot hold (a 128-bit integer past 64 bits).

@@ -1,3 +1,5 @@
+//! The save plan, and the save document as written (model layer).
+//!
 //! Writing a world: every entity with its registered components, the
 //! registered resources, and the entity allocator's state.
 //!
@@ -5,7 +7,7 @@
 //! time, without building the whole document in memory first.
 //!
 //! Layout (JSON shown; RON holds the same fields in this order; binary
-//! saves are written column by column, see `binary.rs`):
+//! saves are written column by column, see `format/binary.rs`):
 //!
 //! ```text
 //! { "format": "ecs-save", "version": 1,
@@ -21,8 +23,8 @@
 //! the save uses; binary saves of version 1, and compact RON saves (layout
 //! version 2: `{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
 //! components by their index in that list instead of repeating the names.
-//! Compact JSON and RON saves are written by `text_save.rs`, pretty ones
-//! (and checks) through this document.
+//! Compact JSON and RON saves are written by `format/text/save.rs`, pretty
+//! ones (and checks) through this document.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -33,10 +35,10 @@ use archetable_core::{ComponentId, Entity, World};
 use serde::ser::{self, SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use crate::depth::{too_deep, MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::{Format, SaveError};
-use crate::registry::{ComponentEntry, SerdeRegistry};
-use crate::value::Value;
+use crate::model::error::{Format, SaveError};
+use crate::model::registry::{ComponentEntry, SerdeRegistry};
+use crate::model::value::Value;
+use crate::model::writable::unwritable;
 
 /// The `format` tag of every save.
 pub(crate) const FORMAT_TAG: &str = "ecs-save";
@@ -199,7 +201,7 @@ pub(crate) fn save<T>(
     keys: Keys,
     write: impl FnOnce(&SaveDocument<'_>) -> Result<T, String>,
 ) -> Result<Saved<T>, SaveError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let plan = plan(world, &registry);
     let document = SaveDocument { world, registry: &registry, plan: &plan, format, keys, error: RefCell::new(None) };
     let result = write(&document);
@@ -319,7 +321,7 @@ struct Components<'a> {
 
 impl Serialize for Components<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Text formats only: binary saves are written by `binary.rs`. With
+        // Text formats only: binary saves are written by `format/binary.rs`. With
         // sparse components the count is known only once written.
         let len = self.doc.plan.sparse.is_empty().then_some(self.entries.len());
         let mut map = serializer.serialize_map(len)?;
@@ -421,108 +423,5 @@ impl Serialize for Skipped<'_> {
             entities: u64,
         }
         serializer.collect_seq(self.0.iter().map(|s| Entry { component: &s.type_name, entities: s.entities as u64 }))
-    }
-}
-
-/// The path of the first value (in writing order) for which `hit` holds,
-/// given the value and its level. Levels are counted as loads count them
-/// (see `depth.rs`); a `Some` adds one if `options_nest`. Nothing below a
-/// hit is visited.
-fn find_path(value: &Value, options_nest: bool, hit: &mut dyn FnMut(&Value, usize) -> bool) -> Option<String> {
-    fn walk(
-        value: &Value,
-        level: usize,
-        options_nest: bool,
-        path: &mut String,
-        hit: &mut dyn FnMut(&Value, usize) -> bool,
-    ) -> bool {
-        if hit(value, level) {
-            return true;
-        }
-        let len = path.len();
-        let found = match value {
-            Value::Option(Some(v)) => walk(v, level + usize::from(options_nest), options_nest, path, hit),
-            Value::Seq(items) => items.iter().enumerate().any(|(i, v)| {
-                path.truncate(len);
-                path.push_str(&format!("[{i}]"));
-                walk(v, level + 1, options_nest, path, hit)
-            }),
-            Value::Map(entries) => entries.iter().any(|(k, v)| {
-                path.truncate(len);
-                push_field(path, &key_text(k));
-                walk(k, level + 1, options_nest, path, hit) || walk(v, level + 1, options_nest, path, hit)
-            }),
-            Value::Struct { fields, .. } => fields.iter().any(|(k, v)| {
-                path.truncate(len);
-                push_field(path, k);
-                walk(v, level + 1, options_nest, path, hit)
-            }),
-            Value::Variant(v) => {
-                push_field(path, v.0);
-                walk(&v.1, level + 1, options_nest, path, hit)
-            }
-            _ => false,
-        };
-        if !found {
-            path.truncate(len);
-        }
-        found
-    }
-    let mut path = String::new();
-    walk(value, 0, options_nest, &mut path, hit).then_some(path)
-}
-
-/// The path and message of the first part of `value` a save in `format`
-/// must not hold: a value nested past what loading `format` allows, or (in
-/// JSON) a NaN or infinite number.
-pub(crate) fn unwritable(value: &Value, format: Format) -> Option<(String, String)> {
-    let limit = match format {
-        Format::Ron => MAX_RON_DEPTH,
-        _ => MAX_DEPTH,
-    };
-    let json = format == Format::Json;
-    let mut reason = None;
-    let path = find_path(value, !json, &mut |node, level| {
-        let non_finite = match node {
-            Value::F32(x) => !x.is_finite(),
-            Value::F64(x) => !x.is_finite(),
-            _ => false,
-        };
-        if level > limit {
-            reason = Some(too_deep_to_save(format));
-        } else if json && non_finite {
-            reason = Some("JSON cannot hold NaN or infinite numbers; save as RON or binary".to_owned());
-        }
-        reason.is_some()
-    })?;
-    Some((path, reason.expect("a path is found with its reason")))
-}
-
-/// The message for a value nested past what loading `format` allows.
-pub(crate) fn too_deep_to_save(format: Format) -> String {
-    match format {
-        Format::Ron => {
-            format!(
-                "{}, more than RON loads allow; save as JSON or binary (up to {MAX_DEPTH})",
-                too_deep(MAX_RON_DEPTH)
-            )
-        }
-        _ => format!("{}, more than loads allow", too_deep(MAX_DEPTH)),
-    }
-}
-
-fn push_field(path: &mut String, name: &str) {
-    if !path.is_empty() {
-        path.push('.');
-    }
-    path.push_str(name);
-}
-
-fn key_text(key: &Value) -> String {
-    match key {
-        Value::String(s) => s.clone(),
-        Value::U64(n) => n.to_string(),
-        Value::I64(n) => n.to_string(),
-        other => format!("<{}>", other.kind()),
     }
 }

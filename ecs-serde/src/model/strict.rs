@@ -1,5 +1,7 @@
+//! Reading JSON or RON into a type as its tree would be read (model layer).
+//!
 //! Reads a component straight from JSON or RON text into its type, taking
-//! only what reading its [`Value`](crate::value::Value) tree would take,
+//! only what reading its [`Value`](crate::model::value::Value) tree would take,
 //! to the same value: [`Strict`] wraps the format's deserializer and sees
 //! a type's requests the way `from_value.rs` answers them from a tree
 //! (newtype structs see through to their content, tuples are lists, unit

@@ -1,3 +1,5 @@
+//! The nesting limit on values read from files (model layer).
+//!
 //! The nesting limit on everything read from a file, and the counter that
 //! enforces it on typed reads.
 //!
@@ -9,7 +11,7 @@
 //! or struct variant adds two: the variant, then its fields.) Nothing read
 //! may be at a level past [`MAX_DEPTH`] ([`MAX_RON_DEPTH`] for RON).
 //!
-//! [`Value`](crate::value::Value) trees count levels as they are read
+//! [`Value`](crate::model::value::Value) trees count levels as they are read
 //! (`value.rs`). Typed values (binary saves only) are read straight into
 //! their types, so the count is kept by [`Guard`], a deserializer that wraps the format's own
 //! and counts each nested read. The count does not depend on where the

@@ -1,4 +1,4 @@
-//! "Did you mean": the known name closest to a misspelt one.
+//! "Did you mean": the known name closest to a misspelt one (model layer).
 
 /// Names longer than this many characters get no suggestion, and longer
 /// candidates are never suggested: typos are looked for in names people

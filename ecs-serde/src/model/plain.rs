@@ -1,9 +1,13 @@
-//! Writes a value to a text format exactly as its [`Value`] tree would be
-//! written, without building the tree: [`Plain`] wraps the format's
-//! serializer and turns each call a type makes into the calls the tree
-//! makes (`to_value.rs` builds the tree, `value.rs` writes it). Unit
-//! variants become strings, newtype structs their content, tuples lists,
-//! structs go by the name `Struct`, integers are written 64 bits wide.
+//! Writing a value as its tree would be written, without the tree (model
+//! layer).
+//!
+//! Writes a value to a text format exactly as its
+//! [`Value`](crate::model::value::Value) tree would be written, without
+//! building the tree: [`Plain`] wraps the format's serializer and turns
+//! each call a type makes into the calls the tree makes (`to_value.rs`
+//! builds the tree, `value.rs` writes it). Unit variants become strings,
+//! newtype structs their content, tuples lists, structs go by the name
+//! `Struct`, integers are written 64 bits wide.
 //!
 //! What it does not do itself it refuses, for the caller to write that
 //! value through its tree, which gives the same text or the error a save

@@ -1,8 +1,10 @@
+//! The registry of saved component and resource types (model layer).
+//!
 //! `SerdeRegistry`: the stable names under which component and resource
 //! types are saved, loaded and named in prefab files, with the type-erased
 //! functions that do the work.
 
-use std::any::{type_name, Any, TypeId};
+use std::any::{type_name, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -12,16 +14,13 @@ use archetable_core::{ChildOf, Children, Component, Entity, EntityBuilder, Fixed
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::column::ColumnFns;
-use crate::from_value::{from_value, Context, FromValueError};
-use crate::suggest::nearest;
-use crate::text_save::TextColumn;
-use crate::to_value::{to_value, ToValueError};
-use crate::typed::TypedPlan;
-use crate::value::Value;
-
-/// A component or resource value of a type known only to its entry.
-pub(crate) type Boxed = Box<dyn Any + Send>;
+use crate::model::column::{Boxed, ColumnFns};
+use crate::model::from_value::{from_value, Context, FromValueError};
+use crate::model::suggest::nearest;
+use crate::model::text_column::TextColumn;
+use crate::model::to_value::{to_value, ToValueError};
+use crate::model::typed::TypedPlan;
+use crate::model::value::Value;
 
 /// How to handle one registered component type.
 #[derive(Clone)]
@@ -208,7 +207,7 @@ impl SerdeRegistry {
                 world.register_component::<T>();
             },
             column: ColumnFns::of::<T>(),
-            text_column: crate::text_save::column_of::<T>,
+            text_column: crate::model::text_column::column_of::<T>,
             typed: Arc::new(TypedPlan::of::<T>()),
         };
         let entries = Arc::make_mut(&mut self.entries);
@@ -279,6 +278,11 @@ impl SerdeRegistry {
     pub(crate) fn suggest_resource(&self, name: &str) -> Option<String> {
         nearest(name, self.resource_names()).map(str::to_owned)
     }
+}
+
+/// The world's registry, or an empty one.
+pub(crate) fn registry_of(world: &World) -> SerdeRegistry {
+    world.get_resource::<SerdeRegistry>().cloned().unwrap_or_default()
 }
 
 /// Adds `entry` to a list with its name and type indices; replaces an equal

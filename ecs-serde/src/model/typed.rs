@@ -1,6 +1,8 @@
+//! Which values binary saves write straight from their types (model layer).
+//!
 //! Which component values a binary save may write *typed* (straight
 //! through postcard, read back by the type's own `Deserialize`) rather than
-//! as [`Value`](crate::value::Value) trees, decided without ever calling
+//! as [`Value`](crate::model::value::Value) trees, decided without ever calling
 //! `Deserialize` while saving.
 //!
 //! Postcard does not describe its data, so a typed value reads back only if
@@ -33,8 +35,7 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize};
 
-use crate::column::Sink;
-use crate::depth::MAX_DEPTH;
+use crate::model::depth::MAX_DEPTH;
 
 /// How a value may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -650,6 +651,29 @@ impl TypedWriter<'_> {
             self.last.set(Some(key));
         }
         reads
+    }
+}
+
+/// Appends postcard's output to a vector, without taking it over.
+pub(crate) struct Sink<'a>(pub &'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Sink<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
     }
 }
 

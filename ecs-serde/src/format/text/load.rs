@@ -1,16 +1,19 @@
-//! JSON and RON loads without a [`Value`] tree per component: the
-//! document's outline (its fields, the entity map, each entity's map of
-//! components) is walked here, and each component value is read by the
-//! format's own deserializer straight into its type, through
-//! [`Strictly`](crate::strict::Strictly), which reads only what its tree
-//! would read, to the same value. The values of one type go to one `Vec`;
-//! the entities of one component set form a table, placed in the world as
-//! one [`ColumnBatch`].
+//! JSON and RON loads straight into the tables (format layer, text).
+//!
+//! JSON and RON loads without a [`Value`](crate::model::value::Value)
+//! tree per component: the document's outline (its fields, the entity
+//! map, each entity's map of components) is walked here, and each
+//! component value is read by the format's own deserializer straight into
+//! its type, through [`Strictly`](crate::model::strict::Strictly), which
+//! reads only what its tree would read, to the same value. The values of
+//! one type go to one `Vec`; the entities of one component set form a
+//! table, placed in the world as one
+//! [`ColumnBatch`](archetable_core::ColumnBatch).
 //!
 //! The walk takes the layout saves are written in, compact or pretty, and
 //! gives up on anything else (comments, escapes in names, fields out of
 //! place, a value it cannot read): the loader then reads the file as
-//! before, as a tree (`load.rs`), which also gives the errors a load
+//! before, as a tree (`model/load.rs`), which also gives the errors a load
 //! reports. A value the strict read refuses is read through its tree on
 //! the spot; only a value that fails that way too sends the whole file to
 //! the tree loader. So a file loads to the same world either way, fails
@@ -26,16 +29,16 @@ use std::collections::HashMap;
 use archetable_core::{Entity, World};
 use serde::de::DeserializeOwned;
 
-use crate::column::ReadColumn;
-use crate::error::Format;
-use crate::error::LoadError;
-use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::load::{self, EntityMap, Mode, NamedValues};
-use crate::place::{self, Arrival, LoadedTable};
-use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
-use crate::save::{reads_version, FORMAT_TAG};
-use crate::text_save::Text;
-use crate::value::Limited;
+use crate::model::column::{Boxed, ReadColumn};
+use crate::model::error::Format;
+use crate::model::error::LoadError;
+use crate::model::from_value::{Context, EntityMapping, FromValueError};
+use crate::model::load::{self, EntityMap, Mode, NamedValues};
+use crate::model::place::{self, Arrival, LoadedTable};
+use crate::model::registry::{ComponentEntry, SerdeRegistry};
+use crate::model::save::{reads_version, FORMAT_TAG};
+use crate::model::text_column::Text;
+use crate::model::value::Limited;
 
 /// A fresh world holding the `text` save `data`, or `None` if the file is
 /// not in a layout this loader walks (the caller reads it as a tree).
@@ -58,7 +61,7 @@ pub(crate) fn load_merge<const L: usize>(
     text: Text,
     data: &str,
 ) -> Option<Result<EntityMap, LoadError>> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let scan = Scan::<L>::of(&registry, text, data)?;
     Some(build(world, &registry, scan, Mode::Merge).map(|map| map.expect("a merge maps the saved entities")))
 }
@@ -484,10 +487,10 @@ mod tests {
     use serde::{Deserialize, Serialize};
 
     use super::Scan;
-    use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
-    use crate::error::{Format, LoadError};
-    use crate::load::{self, Mode};
-    use crate::text_save::Text;
+    use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+    use crate::model::error::{Format, LoadError};
+    use crate::model::load::{self, Mode};
+    use crate::model::text_column::Text;
     use crate::{SerdeRegistry, SerdeWorldExt};
 
     #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
@@ -698,7 +701,7 @@ mod tests {
 
     /// A component value as a save writes it.
     fn to_text<T: Serialize>(text: Text, value: &T) -> String {
-        let tree = crate::to_value::to_value(value).unwrap();
+        let tree = crate::model::to_value::to_value(value).unwrap();
         match text {
             Text::Json => serde_json::to_string(&tree).unwrap(),
             Text::Ron => ron::to_string(&tree).unwrap(),

@@ -1,10 +1,16 @@
-//! A JSON layout for saves: one line per entity and per component, each
-//! component's value on its line, so a save is both readable and not much
-//! larger than compact JSON.
+//! Pretty JSON and RON saves (format layer, text), written through
+//! the whole save document of the model's `save` module. JSON gets its own
+//! layout: one line per entity and per component, each component's value
+//! on its line, so a save is both readable and not much larger than
+//! compact JSON.
 
 use std::io::{self, Write};
 
+use archetable_core::World;
 use serde_json::ser::Formatter;
+
+use crate::model::error::{Format, SaveError};
+use crate::model::save::{self, Saved};
 
 /// Pretty-prints the outer `levels` levels of nesting, one item per line,
 /// and writes anything deeper on one line (`{"x": 1.0, "y": 2.0}`).
@@ -105,6 +111,19 @@ pub(crate) fn to_string<T: serde::Serialize + ?Sized>(value: &T, levels: usize) 
     value.serialize(&mut serializer)?;
     // serde_json writes valid UTF-8 only.
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// Writes `world` as a pretty JSON save.
+pub(crate) fn save_json(world: &World) -> Result<Saved<String>, SaveError> {
+    save::save(world, Format::Json, save::Keys::Names, |doc| to_string(doc, 3).map_err(|e| e.to_string()))
+}
+
+/// Writes `world` as a pretty RON save.
+pub(crate) fn save_ron(world: &World) -> Result<Saved<String>, SaveError> {
+    let config = ron::ser::PrettyConfig::new().depth_limit(3);
+    save::save(world, Format::Ron, save::Keys::Names, |doc| {
+        ron::ser::to_string_pretty(doc, config).map_err(|e| e.to_string())
+    })
 }
 
 #[cfg(test)]

@@ -1,3 +1,5 @@
+//! The `Value` tree between types and files (model layer).
+//!
 //! `Value`: the format-neutral tree every component passes through on its
 //! way to and from a file. Prefabs merge these trees field by field; save
 //! files hold one per component.
@@ -14,7 +16,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqA
 use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::depth::too_deep;
+use crate::model::depth::too_deep;
 
 /// Preallocate at most this many elements for a length read from a file.
 const CAUTIOUS_CAPACITY: usize = 4096;
@@ -664,7 +666,7 @@ impl<'de> Visitor<'de> for PairSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::depth::MAX_DEPTH;
+    use crate::model::depth::MAX_DEPTH;
 
     type Tree = Limited<MAX_DEPTH>;
 
@@ -740,7 +742,7 @@ mod tests {
 
     #[test]
     fn deep_ron_input_is_refused() {
-        use crate::depth::MAX_RON_DEPTH;
+        use crate::model::depth::MAX_RON_DEPTH;
         let text = format!("{}0{}", "[".repeat(MAX_RON_DEPTH), "]".repeat(MAX_RON_DEPTH));
         assert_eq!(ron::from_str::<Limited<MAX_RON_DEPTH>>(&text).unwrap().0, nested(MAX_RON_DEPTH));
         let text = format!("{}0{}", "Some(".repeat(MAX_RON_DEPTH + 1), ")".repeat(MAX_RON_DEPTH + 1));

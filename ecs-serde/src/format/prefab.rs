@@ -1,3 +1,5 @@
+//! Prefab files, and spawning from them (format layer).
+//!
 //! Prefabs: entity types defined as data. A prefab names components and
 //! gives their fields; it may extend another prefab and change a few of
 //! them. Spawning merges, field by field, the component's `Default`, each
@@ -14,13 +16,14 @@ use archetable_core::{ChildOf, Entity, EntityBuilder, World};
 use serde::de::DeserializeSeed;
 use serde::Serialize;
 
-use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::{Format, PrefabError};
-use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::registry::{Boxed, ComponentEntry, SerdeRegistry};
-use crate::suggest::nearest;
-use crate::to_value::to_value;
-use crate::value::{Value, ValueSeed};
+use crate::model::column::Boxed;
+use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::error::{Format, PrefabError};
+use crate::model::from_value::{Context, EntityMapping, FromValueError};
+use crate::model::registry::{ComponentEntry, SerdeRegistry};
+use crate::model::suggest::nearest;
+use crate::model::to_value::to_value;
+use crate::model::value::{Value, ValueSeed};
 
 /// The key that names a prefab's parent.
 const EXTENDS: &str = "extends";
@@ -591,7 +594,7 @@ pub(crate) fn parse_json(text: &str, outer: usize) -> Result<Value, PrefabError>
             format: Format::Json,
             line: e.line(),
             column: e.column(),
-            message: crate::load::strip_position(&e.to_string()),
+            message: crate::model::error::strip_position(&e.to_string()),
         })
 }
 
@@ -811,7 +814,7 @@ fn built(
     name: &str,
     overrides: Option<&Overrides>,
 ) -> Result<(Vec<EntityBuilder>, Vec<Option<usize>>), PrefabError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let tree = prefabs.build_tree(&registry, name, overrides)?;
     let mut builders = Vec::with_capacity(tree.len());
     let mut parents = Vec::with_capacity(tree.len());

@@ -1,3 +1,5 @@
+//! Value trees into typed values (model layer).
+//!
 //! Builds any `Deserialize` type from a [`Value`] tree, keeping track of the
 //! field being read so an error can name it, refusing unknown struct
 //! fields, and remapping entity handles on the way.
@@ -11,8 +13,8 @@ use serde::de::{
     Unexpected, VariantAccess, Visitor,
 };
 
-use crate::suggest::nearest;
-use crate::value::Value;
+use crate::model::suggest::nearest;
+use crate::model::value::Value;
 
 /// One step of the way from a component to the field an error is about.
 #[derive(Clone, Debug, PartialEq, Eq)]

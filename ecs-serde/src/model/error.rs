@@ -1,3 +1,5 @@
+//! The error types and `Format` (model layer).
+//!
 //! The error types: each variant says what went wrong and where (which
 //! prefab or entity, which component, which field), so a designer can fix
 //! the file without reading code.
@@ -26,6 +28,15 @@ impl fmt::Display for Format {
             Format::Ron => "RON",
             Format::Binary => "binary",
         })
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; the error
+/// carries them as fields already.
+pub(crate) fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
     }
 }
 

@@ -1,3 +1,5 @@
+//! Placing loaded tables in the world in one step (model layer).
+//!
 //! Putting loaded entities into the world in one step: the values of each
 //! table of the save as one [`ColumnBatch`] (one `Vec` per component type),
 //! moved into the world's table with one copy per column, every entity in
@@ -5,9 +7,9 @@
 
 use archetable_core::{AllocatorState, ColumnBatch, Entity, World};
 
-use crate::error::LoadError;
-use crate::load::sorted_unique;
-use crate::registry::Boxed;
+use crate::model::column::Boxed;
+use crate::model::error::LoadError;
+use crate::model::load::sorted_unique;
 
 /// One table of a save, built: its rows go to `handles`.
 pub(crate) struct LoadedTable<'h> {
@@ -29,7 +31,7 @@ impl<'h> LoadedTable<'h> {
     /// components only places no batch: its entities are bare.
     pub(crate) fn build<'c>(
         handles: &'h [Entity],
-        columns: impl IntoIterator<Item = (&'h crate::column::ColumnFns, Boxed, Option<&'c [u32]>)>,
+        columns: impl IntoIterator<Item = (&'h crate::model::column::ColumnFns, Boxed, Option<&'c [u32]>)>,
         bare: &mut Vec<Entity>,
     ) -> LoadedTable<'h> {
         let mut batch = ColumnBatch::new(handles.len());

@@ -1,3 +1,5 @@
+//! Binary saves and loads (format layer).
+//!
 //! The binary save (postcard), version 2: column by column, so each
 //! component name is written once per table and each value straight from
 //! its type, without a tree in between.
@@ -29,15 +31,15 @@ use std::num::NonZeroU32;
 use archetable_core::{Entity, World};
 use serde::de::DeserializeSeed;
 
-use crate::column::{append, ReadColumn, PREALLOCATE_BYTES};
-use crate::depth::{too_deep, MAX_DEPTH};
-use crate::error::{Format, LoadError, SaveError};
-use crate::from_value::{Context, EntityMapping, FromValueError};
-use crate::load::{self, EntityMap, Mode, NamedValues};
-use crate::place::{self, Arrival, LoadedTable};
-use crate::registry::{ComponentEntry, SerdeRegistry};
-use crate::save::{self, Saved, FORMAT_TAG};
-use crate::value::ValueSeed;
+use crate::model::column::{append, ReadColumn, PREALLOCATE_BYTES};
+use crate::model::depth::{too_deep, MAX_DEPTH};
+use crate::model::error::{Format, LoadError, SaveError};
+use crate::model::from_value::{Context, EntityMapping, FromValueError};
+use crate::model::load::{self, EntityMap, Mode, NamedValues};
+use crate::model::place::{self, Arrival, LoadedTable};
+use crate::model::registry::{ComponentEntry, SerdeRegistry};
+use crate::model::save::{self, Saved, FORMAT_TAG};
+use crate::model::value::ValueSeed;
 
 /// The binary layout version this build writes.
 pub(crate) const BINARY_VERSION: u32 = 2;
@@ -53,7 +55,7 @@ const PARTIAL: u8 = 2;
 /// Writes `world` as a version 2 binary save, table by table, each
 /// column's values straight into the output.
 pub(crate) fn save(world: &World) -> Result<Saved<Vec<u8>>, SaveError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let plan = save::plan(world, &registry);
     let archetypes = world.archetypes().as_slice();
     // Room for about what the save takes: typed values tend to take no
@@ -183,7 +185,7 @@ pub(crate) fn load_merge(world: &mut World, bytes: &[u8]) -> Result<EntityMap, L
         let handles = load::load(world, &document, Mode::Merge)?;
         return Ok(load::entity_map(&document, handles));
     }
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let save = parse(&registry, bytes)?;
     Ok(build_into(world, &save, Mode::Merge)?.expect("a merge maps the saved entities"))
 }
@@ -481,7 +483,7 @@ fn build_checked(
     mode: Mode,
     lists: &[&[Entity]],
 ) -> Result<Option<EntityMap>, LoadError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let count: usize = lists.iter().map(|list| list.len()).sum();
     // As the text loader does: while building a merge, keep the save's own
     // handles and send the others to `DANGLING`; values holding handles

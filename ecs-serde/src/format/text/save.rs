@@ -1,119 +1,29 @@
+//! Compact JSON and RON saves (format layer, text).
+//!
 //! Compact JSON and RON saves, written straight from the tables: the same
-//! text as serializing the whole document (`save.rs`) with the format's
-//! compact serializer, byte for byte, without a [`Value`] tree per
-//! component. RON saves name components by their index in the document's
-//! `components` list (layout version 2), JSON saves by their names. Each value goes through [`Plain`], which writes what its tree
-//! would; a value `Plain` refuses (see `plain.rs`) is written through its
-//! tree, which also gives the error a save reports.
+//! text as serializing the whole document (`model/save.rs`) with the
+//! format's compact serializer, byte for byte, without a
+//! [`Value`](crate::model::value::Value) tree per component. RON saves
+//! name components by their index in the document's `components` list
+//! (layout version 2), JSON saves by their names. Each value goes through
+//! [`Plain`](crate::model::plain::Plain), which writes what its tree
+//! would; a value `Plain` refuses (see `model/plain.rs`) is written through
+//! its tree, which also gives the error a save reports.
 //!
 //! The document's own fields (allocator, names, resources, ...) are written
 //! by the format's serializer; only the punctuation around them and the
 //! entity map are written here.
 
-use std::fmt;
-
-use archetable_core::storage::Archetype;
-use archetable_core::{Component, World};
+use archetable_core::World;
 use serde::Serialize;
 
-use crate::depth::{MAX_DEPTH, MAX_RON_DEPTH};
-use crate::error::{Format, SaveError};
-use crate::plain::{Plain, Rules};
-use crate::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
-use crate::to_value::{to_value, ToValueError};
-use crate::value::Value;
+use crate::model::error::SaveError;
+use crate::model::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
+use crate::model::text_column::{Text, TextColumn, Utf8};
+use crate::model::writable::unwritable;
 
-/// The values of one component type in one table, for a text save.
-pub(crate) trait TextColumn {
-    /// Appends row `row`'s value, compact, through [`Plain`]; false if it
-    /// must be written through its tree instead (what was appended is for
-    /// the caller to cut).
-    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool;
-
-    /// Row `row`'s value as a tree.
-    fn tree(&self, row: usize) -> Result<Value, ToValueError>;
-
-    /// Whether row `row` has a value: always for a table column; for a
-    /// component in sparse storage, whether the row's entity has one.
-    fn has(&self, row: usize) -> bool;
-}
-
-/// The column of `T` in `table`, for a text save.
-pub(crate) fn column_of<'w, T: Component + Serialize>(
-    world: &'w World,
-    table: &'w Archetype,
-) -> Box<dyn TextColumn + 'w> {
-    let values = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
-    Box::new(Rows { values, world, table })
-}
-
-/// A table's values of `T`: its column, or should the type be stored
-/// elsewhere, each entity's value.
-struct Rows<'w, T> {
-    values: Option<&'w [T]>,
-    world: &'w World,
-    table: &'w Archetype,
-}
-
-impl<T: Component> Rows<'_, T> {
-    #[inline]
-    fn value(&self, row: usize) -> &T {
-        match self.values {
-            Some(values) => &values[row],
-            None => self
-                .world
-                .get::<T>(self.world.table_entity(self.table, row))
-                .expect("written only for entities that have it"),
-        }
-    }
-}
-
-impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
-    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool {
-        let value = self.value(row);
-        match text {
-            Text::Json => {
-                let mut serializer = serde_json::Serializer::new(out);
-                value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
-            }
-            Text::Ron => match ron::Serializer::new(Utf8(out), None) {
-                Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
-                Err(_) => false,
-            },
-        }
-    }
-
-    fn tree(&self, row: usize) -> Result<Value, ToValueError> {
-        to_value(self.value(row))
-    }
-
-    fn has(&self, row: usize) -> bool {
-        self.values.is_some() || self.world.has::<T>(self.world.table_entity(self.table, row))
-    }
-}
-
-/// A text format.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Text {
-    Json,
-    Ron,
-}
-
+/// Writing the document's own fields.
 impl Text {
-    fn format(self) -> Format {
-        match self {
-            Text::Json => Format::Json,
-            Text::Ron => Format::Ron,
-        }
-    }
-
-    fn rules(self) -> Rules {
-        match self {
-            Text::Json => Rules { json: true, limit: MAX_DEPTH },
-            Text::Ron => Rules { json: false, limit: MAX_RON_DEPTH },
-        }
-    }
-
     /// Appends `value` as the format's compact serializer writes it.
     fn write<T: Serialize + ?Sized>(self, value: &T, out: &mut Vec<u8>) -> Result<(), SaveError> {
         let result = match self {
@@ -144,17 +54,6 @@ impl Text {
     }
 }
 
-/// Writes into a byte vector what a RON serializer writes as text.
-struct Utf8<'a>(&'a mut Vec<u8>);
-
-impl fmt::Write for Utf8<'_> {
-    #[inline]
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
-}
-
 /// Appends the decimal digits of `n`.
 #[inline]
 fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
@@ -182,7 +81,7 @@ fn move_text(out: &mut Vec<u8>, data: &mut String) {
 
 /// Writes `world` as a compact `text` save.
 pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
-    let registry = crate::world_ext::registry_of(world);
+    let registry = crate::model::registry::registry_of(world);
     let plan = save::plan(world, &registry);
     let archetypes = world.archetypes().as_slice();
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
@@ -192,7 +91,8 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     // to `data` once checked to be UTF-8 (it is: the serializers write
     // UTF-8, and so does everything written here), while it is still in
     // the cache.
-    let mut data = String::with_capacity((16 * entities + 48 * components).min(crate::column::PREALLOCATE_BYTES) + 256);
+    let mut data =
+        String::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
     let mut out = Vec::with_capacity(2 * PIECE);
     out.push(if text == Text::Json { b'{' } else { b'(' });
     text.field(&mut out, "format", true);
@@ -257,7 +157,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                     message,
                 };
                 let tree = column.tree(row).map_err(|e| error(String::new(), e.0))?;
-                if let Some((field, message)) = save::unwritable(&tree, text.format()) {
+                if let Some((field, message)) = unwritable(&tree, text.format()) {
                     return Err(error(field, message));
                 }
                 text.write(&tree, &mut out)?;
@@ -288,8 +188,8 @@ mod tests {
     use serde::{Deserialize, Serialize};
 
     use super::Text;
-    use crate::error::{Format, SaveError};
-    use crate::save::{self, Saved};
+    use crate::model::error::{Format, SaveError};
+    use crate::model::save::{self, Saved};
     use crate::SerdeWorldExt;
 
     #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]

@@ -1,0 +1,120 @@
+//! Text column functions for each registered type (model layer).
+//!
+//! The per-type functions behind compact JSON and RON saves: a text
+//! column is the values of one component type in one table, each written
+//! through [`Plain`] (what its tree would write) or as its tree.
+
+use std::fmt;
+
+use archetable_core::storage::Archetype;
+use archetable_core::{Component, World};
+use serde::Serialize;
+
+use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+use crate::model::error::Format;
+use crate::model::plain::{Plain, Rules};
+use crate::model::to_value::{to_value, ToValueError};
+use crate::model::value::Value;
+
+/// The values of one component type in one table, for a text save.
+pub(crate) trait TextColumn {
+    /// Appends row `row`'s value, compact, through [`Plain`]; false if it
+    /// must be written through its tree instead (what was appended is for
+    /// the caller to cut).
+    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool;
+
+    /// Row `row`'s value as a tree.
+    fn tree(&self, row: usize) -> Result<Value, ToValueError>;
+
+    /// Whether row `row` has a value: always for a table column; for a
+    /// component in sparse storage, whether the row's entity has one.
+    fn has(&self, row: usize) -> bool;
+}
+
+/// The column of `T` in `table`, for a text save.
+pub(crate) fn column_of<'w, T: Component + Serialize>(
+    world: &'w World,
+    table: &'w Archetype,
+) -> Box<dyn TextColumn + 'w> {
+    let values = world.components().id::<T>().and_then(|id| table.column_slice::<T>(id));
+    Box::new(Rows { values, world, table })
+}
+
+/// A table's values of `T`: its column, or should the type be stored
+/// elsewhere, each entity's value.
+struct Rows<'w, T> {
+    values: Option<&'w [T]>,
+    world: &'w World,
+    table: &'w Archetype,
+}
+
+impl<T: Component> Rows<'_, T> {
+    #[inline]
+    fn value(&self, row: usize) -> &T {
+        match self.values {
+            Some(values) => &values[row],
+            None => self
+                .world
+                .get::<T>(self.world.table_entity(self.table, row))
+                .expect("written only for entities that have it"),
+        }
+    }
+}
+
+impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
+    fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool {
+        let value = self.value(row);
+        match text {
+            Text::Json => {
+                let mut serializer = serde_json::Serializer::new(out);
+                value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+            }
+            Text::Ron => match ron::Serializer::new(Utf8(out), None) {
+                Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
+                Err(_) => false,
+            },
+        }
+    }
+
+    fn tree(&self, row: usize) -> Result<Value, ToValueError> {
+        to_value(self.value(row))
+    }
+
+    fn has(&self, row: usize) -> bool {
+        self.values.is_some() || self.world.has::<T>(self.world.table_entity(self.table, row))
+    }
+}
+
+/// A text format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Text {
+    Json,
+    Ron,
+}
+
+impl Text {
+    pub(crate) fn format(self) -> Format {
+        match self {
+            Text::Json => Format::Json,
+            Text::Ron => Format::Ron,
+        }
+    }
+
+    pub(crate) fn rules(self) -> Rules {
+        match self {
+            Text::Json => Rules { json: true, limit: MAX_DEPTH },
+            Text::Ron => Rules { json: false, limit: MAX_RON_DEPTH },
+        }
+    }
+}
+
+/// Writes into a byte vector what a RON serializer writes as text.
+pub(crate) struct Utf8<'a>(pub &'a mut Vec<u8>);
+
+impl fmt::Write for Utf8<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}

@@ -28,7 +28,8 @@
 //! bundle traits and the erased drop and clone in `component/bundle.rs` and
 //! `component/erased.rs`; the column batches' writes in
 //! `world/column_batch.rs`), the query and system-parameter fetch modules
-//! (`query`, `system`), and the schedule's executor, which runs systems
+//! (`query`, `system`, and `observer/function.rs`, which runs an
+//! observer's parameters), and the schedule's executor, which runs systems
 //! through a shared world once their accesses are proven disjoint; each of
 //! those opts in with `#[allow(unsafe_code)]`, and every block states why it
 //! holds.

@@ -15,7 +15,7 @@ impl EntityCommands<'_> {
     /// [`World::set_parent`]: crate::World::set_parent
     pub fn set_parent(&mut self, parent: Entity) -> &mut Self {
         self.push_fallible("set_parent", move |world, child| {
-            world.set_parent(child, parent).map_err(|error| error.to_string())
+            world.set_parent(child, parent).map_err(|error| Some(error.to_string()))
         });
         self
     }
@@ -24,7 +24,7 @@ impl EntityCommands<'_> {
     /// apply.
     pub fn remove_parent(&mut self) -> &mut Self {
         self.push_fallible("remove_parent", |world, child| {
-            world.remove_parent(child).map(drop).map_err(|error| error.to_string())
+            world.remove_parent(child).map(drop).map_err(|error| Some(error.to_string()))
         });
         self
     }
@@ -32,7 +32,7 @@ impl EntityCommands<'_> {
     /// Despawns this entity and its descendants when the commands apply.
     pub fn despawn_recursive(&mut self) {
         self.push_fallible("despawn_recursive", |world, entity| {
-            world.despawn_recursive(entity).map(drop).map_err(|error| error.to_string())
+            world.despawn_recursive(entity).map(drop).map_err(|error| Some(error.to_string()))
         });
     }
 

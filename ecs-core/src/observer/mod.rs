@@ -66,6 +66,9 @@
 //! assert!(world.is_empty());
 //! ```
 
+mod commands;
+#[allow(unsafe_code)]
+pub(crate) mod function;
 mod lifecycle;
 mod trigger;
 
@@ -78,10 +81,10 @@ use hashbrown::HashMap;
 use crate::component::TypeIdMap;
 use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::system::observer::{AnyObserver, IntoObserver};
 use crate::system::{AccessConflict, CommandQueue};
 use crate::world::event::Event;
 use crate::world::World;
+use function::{AnyObserver, IntoObserver};
 
 pub(crate) use lifecycle::{lifecycle_event, LifecycleFn};
 pub use lifecycle::{OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace};

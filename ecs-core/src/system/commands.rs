@@ -7,13 +7,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::entity::ReservationLanes;
-#[cfg(feature = "observers")]
-use crate::observer::TriggerTargets;
 use crate::storage::pool::PooledBundle;
 use crate::storage::resource::Resource;
 use crate::system::access::AccessConflict;
-#[cfg(feature = "observers")]
-use crate::system::observer::IntoObserver;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::event::Event;
 use crate::world::{World, WorldId};
@@ -455,62 +451,6 @@ impl<'w, 's> Commands<'w, 's> {
         });
     }
 
-    /// Triggers `event` when the commands apply, as [`World::trigger`]
-    /// does: the global observers of its type run then, each followed by
-    /// its own commands.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// struct Alarm;
-    /// #[derive(Default)] struct Rung(u32);
-    ///
-    /// let mut world = World::new();
-    /// world.init_resource::<Rung>();
-    /// world.observe(|_: Trigger<Alarm>, mut rung: ResMut<Rung>| rung.0 += 1);
-    /// let mut queue = CommandQueue::default();
-    /// Commands::new(&mut queue, &world).trigger(Alarm);
-    /// assert_eq!(world.resource::<Rung>().0, 0);
-    /// queue.apply(&mut world);
-    /// assert_eq!(world.resource::<Rung>().0, 1);
-    /// ```
-    #[cfg(feature = "observers")]
-    pub fn trigger<E: Event>(&mut self, event: E) {
-        self.queue.push(move |world| {
-            world.trigger(event);
-            Ok(())
-        });
-    }
-
-    /// Triggers `event` at `targets` when the commands apply, as
-    /// [`World::trigger_targets`] does.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component)] struct Hp(u32);
-    /// struct Poison(u32);
-    ///
-    /// fn spread(t: Trigger<Poison>, mut hp: Query<&mut Hp>) {
-    ///     if let Ok(mut hp) = hp.get_mut(t.target().unwrap()) {
-    ///         hp.0 -= t.0;
-    ///     }
-    /// }
-    ///
-    /// let mut world = World::new();
-    /// world.observe(spread);
-    /// let (a, b) = (world.spawn(Hp(10)), world.spawn(Hp(10)));
-    /// let mut queue = CommandQueue::default();
-    /// Commands::new(&mut queue, &world).trigger_targets(Poison(3), [a, b]);
-    /// queue.apply(&mut world);
-    /// assert_eq!((world.get::<Hp>(a).unwrap().0, world.get::<Hp>(b).unwrap().0), (7, 7));
-    /// ```
-    #[cfg(feature = "observers")]
-    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets + Send + 'static) {
-        self.queue.push(move |world| {
-            world.trigger_targets(event, targets);
-            Ok(())
-        });
-    }
-
     /// Records a change to the world that may fail as it applies; a
     /// failure is skipped and counted like a command whose entity is gone,
     /// with the reason it gives (see
@@ -640,14 +580,15 @@ impl<'a> EntityCommands<'a> {
 
     /// Records a command about this entity that may fail with a reason;
     /// for the engine's own entity commands.
-    #[cfg(feature = "hierarchy")]
+    /// The reason is `None` when the entity was gone.
+    #[cfg(any(feature = "hierarchy", feature = "observers"))]
     pub(crate) fn push_fallible(
         &mut self,
         command: &'static str,
-        f: impl FnOnce(&mut World, Entity) -> Result<(), String> + Send + 'static,
+        f: impl FnOnce(&mut World, Entity) -> Result<(), Option<String>> + Send + 'static,
     ) {
         let entity = self.entity;
-        self.queue.push(move |world| f(world, entity).map_err(|reason| Skip { command, entity, reason: Some(reason) }));
+        self.queue.push(move |world| f(world, entity).map_err(|reason| Skip { command, entity, reason }));
     }
 
     /// Commands for another entity, recorded into the same queue: for
@@ -691,45 +632,6 @@ impl<'a> EntityCommands<'a> {
         let entity = self.entity;
         self.queue.push(move |world| {
             world.discard::<B>(entity).map_err(|_| Skip { command: "remove", entity, reason: None })
-        });
-        self
-    }
-
-    /// Attaches `observer` to the entity when the commands apply, as
-    /// [`World::entity_observe`] does: it runs on the events of its type
-    /// aimed at the entity and goes away with it. Skipped if the entity is
-    /// gone by then.
-    ///
-    /// ```
-    /// # use archetable::prelude::*;
-    /// # #[derive(Component)] struct Door;
-    /// struct Open;
-    /// #[derive(Default)] struct Opened(Vec<Entity>);
-    ///
-    /// let mut world = World::new();
-    /// world.init_resource::<Opened>();
-    /// let mut queue = CommandQueue::default();
-    /// let door = Commands::new(&mut queue, &world)
-    ///     .spawn(Door)
-    ///     .observe(|t: Trigger<Open>, mut opened: ResMut<Opened>| opened.0.push(t.target().unwrap()))
-    ///     .id();
-    /// queue.apply(&mut world);
-    /// world.trigger_targets(Open, door);
-    /// assert_eq!(world.resource::<Opened>().0, [door]);
-    /// ```
-    ///
-    /// # Panics
-    /// When the command applies, if two of the observer's parameters would
-    /// alias (`error[E0002]`).
-    #[cfg(feature = "observers")]
-    pub fn observe<E: Event, M>(&mut self, observer: impl IntoObserver<E, M>) -> &mut Self {
-        let entity = self.entity;
-        self.queue.push(move |world| {
-            world.entity_observe(entity, observer).map(drop).map_err(|_| Skip {
-                command: "observe",
-                entity,
-                reason: None,
-            })
         });
         self
     }

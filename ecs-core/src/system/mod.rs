@@ -15,14 +15,12 @@
 //! queries that can never visit the same entity, because a `With<T>` in one
 //! meets a `Without<T>` in the other, do not alias.
 
-mod access;
+pub(crate) mod access;
 mod buffer;
 pub(crate) mod commands;
 mod events;
-mod function;
-#[cfg(feature = "observers")]
-pub(crate) mod observer;
-mod param;
+pub(crate) mod function;
+pub(crate) mod param;
 mod param_set;
 mod query;
 mod removed;
@@ -38,8 +36,9 @@ pub(crate) use function::AnySystem;
 pub use function::{
     BoxedSystem, IntoSystem, IsExclusiveSystem, IsFunctionSystem, IsStructSystem, System, SystemParamFunction,
 };
+// Kept at their public paths; they live in the observer layer.
 #[cfg(feature = "observers")]
-pub use observer::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
+pub use crate::observer::function::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};

@@ -20,11 +20,6 @@ const LAYERS: &[&str] =
 const UPWARD: &[(&str, &str, &str)] = &[
     (
         "component/registry.rs",
-        "storage",
-        "the `Component` trait's contract: `Component::POOL` names the pool functions (`PoolFns`) of a pooled type",
-    ),
-    (
-        "component/registry.rs",
         "world",
         "the `Component` trait's contract: `Component::ENGINE_HOOKS` is a `fn(&mut World)` that installs the engine's own hooks",
     ),

@@ -67,6 +67,7 @@ mod world;
 
 pub use component::bundle::Bundle;
 pub use component::change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
+pub use component::erased::Reset;
 pub use component::required::Requires;
 pub use component::{Component, ComponentId, StorageType};
 pub use entity::error::SpawnAtError;
@@ -86,7 +87,7 @@ pub use schedule::{
     IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
 };
 pub use storage::builder::{BuiltBundle, EntityBuilder};
-pub use storage::pool::{PooledBundle, Reset};
+pub use storage::pool::PooledBundle;
 pub use storage::resource::{Resource, ResourceId};
 #[cfg(feature = "observers")]
 pub use system::IntoObserver;
@@ -107,8 +108,8 @@ pub use world::{SpawnBatch, SpawnBundle, World, WorldId};
 /// Items the derive macros' output names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::component::erased::PoolFns;
     #[cfg(feature = "hierarchy")]
     pub use crate::hierarchy::{install_relationship, install_target};
     pub use crate::query::{ColumnFetch, MutRef};
-    pub use crate::storage::pool::PoolFns;
 }

@@ -44,7 +44,7 @@ pub trait Component: Send + Sync + 'static {
     /// `Some` resets it and keeps it in the type's pool for
     /// `spawn_pooled`. Set by `#[component(pooled)]`.
     #[doc(hidden)]
-    const POOL: Option<crate::storage::pool::PoolFns<Self>> = None;
+    const POOL: Option<crate::component::erased::PoolFns<Self>> = None;
 
     /// Hooks the engine itself keeps on this type, installed in a world
     /// when the type first appears there: relationship components (see
@@ -186,7 +186,7 @@ impl ComponentInfo {
             drop: std::mem::needs_drop::<T>().then_some(crate::component::erased::drop_ptr::<T> as unsafe fn(*mut u8)),
             name: std::any::type_name::<T>(),
             track_changes: T::TRACK_CHANGES,
-            pool: T::POOL.map(crate::storage::pool::PoolFns::erased),
+            pool: T::POOL.map(crate::component::erased::PoolFns::erased),
             register: Components::register::<T>,
             engine_hooked: T::ENGINE_HOOKS.is_some(),
             engine_kept: T::ENGINE_KEPT,

@@ -12,8 +12,6 @@
 //! ```
 
 use std::any::TypeId;
-use std::fmt;
-use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -25,88 +23,6 @@ use crate::storage::column::{for_each_unwinding, Column, Panics};
 /// How many values a type's pool keeps unless
 /// [`World::set_pool_cap`](crate::World::set_pool_cap) says otherwise.
 pub(crate) const DEFAULT_POOL_CAP: usize = 65_536;
-
-/// A component whose values can be put back into a fresh state while keeping
-/// the memory they own, so a pool can hand them out again.
-///
-/// ```
-/// use archetable::{Component, Reset};
-///
-/// #[derive(Component, Default)]
-/// #[component(pooled)]
-/// struct Trail {
-///     points: Vec<[f32; 2]>,
-/// }
-///
-/// impl Reset for Trail {
-///     fn reset(&mut self) {
-///         // Keep the vector's capacity: that is the point of the pool.
-///         self.points.clear();
-///     }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is pooled but does not implement `Reset`",
-    label = "pooled component without `Reset`",
-    note = "implement `archetable::Reset` for `{Self}`: `reset` clears a value for reuse, keeping the memory it owns"
-)]
-pub trait Reset {
-    /// Returns the value to the state a fresh one would have, keeping its
-    /// allocations.
-    fn reset(&mut self);
-}
-
-/// The pool functions of component type `T`: how to reset one of its
-/// values in place. Set by `#[component(pooled)]` through
-/// [`Component::POOL`](crate::Component::POOL).
-///
-/// The type parameter ties the functions to the component they reset: the
-/// only way to make a `PoolFns<T>` is [`PoolFns::of`], which requires
-/// `T: Reset`, and `Component::POOL` of a type `C` holds a `PoolFns<C>`, so a
-/// component can never hand the engine another type's reset.
-#[doc(hidden)]
-pub struct PoolFns<T: ?Sized> {
-    /// Resets the value at the pointer, which points to a valid `T`.
-    reset: unsafe fn(*mut u8),
-    marker: PhantomData<fn() -> T>,
-}
-
-impl<T: ?Sized> Clone for PoolFns<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T: ?Sized> Copy for PoolFns<T> {}
-
-impl<T: ?Sized> fmt::Debug for PoolFns<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PoolFns").field("type", &std::any::type_name::<T>()).finish()
-    }
-}
-
-impl<T: Reset + 'static> PoolFns<T> {
-    /// The functions for `T`.
-    pub const fn of() -> Self {
-        PoolFns { reset: reset_ptr::<T>, marker: PhantomData }
-    }
-}
-
-impl<T: ?Sized> PoolFns<T> {
-    /// The reset function with its type erased, for the world's tables.
-    pub(crate) fn erased(self) -> unsafe fn(*mut u8) {
-        self.reset
-    }
-}
-
-/// Resets the `T` at `ptr`.
-///
-/// # Safety
-/// `ptr` points to a valid `T` that nothing else borrows.
-unsafe fn reset_ptr<T: Reset>(ptr: *mut u8) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { (*ptr.cast::<T>()).reset() }
-}
 
 /// A bundle that [`World::spawn_pooled`](crate::World::spawn_pooled) can
 /// build from the pools: any `T: Component + Default`, and tuples of them

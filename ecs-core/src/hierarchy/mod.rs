@@ -175,7 +175,9 @@ impl World {
         if !self.contains(parent) {
             return Err(HierarchyError::ParentNotAlive(parent));
         }
-        if relationship::reaches::<ChildOf>(self, parent, child) {
+        if relationship::may_have_sources::<ChildOf>(self, child)
+            && relationship::reaches::<ChildOf>(self, parent, child)
+        {
             return Err(HierarchyError::Cycle { child, parent });
         }
         self.insert(child, ChildOf(parent)).map_err(|_| HierarchyError::ChildNotAlive(child))

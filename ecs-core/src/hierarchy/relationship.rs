@@ -18,9 +18,19 @@
 //! ```
 //!
 //! The lists change through the hooks' direct writes when the target has a
-//! list already, else through commands that apply before the world method
-//! that set them off returns. Nothing here scans other sources: joining or
-//! leaving a list is one push, or one search of that list (its length).
+//! list already, else through one command per target that creates the list
+//! for every source waiting for it, before the world method that set them
+//! off returns. Nothing here scans other sources: joining a list is one
+//! push; leaving it is one search of that list from its end (immediate for
+//! the last child, as in `despawn_recursive`), and none in `clear`, where
+//! every list goes with its owner.
+//! The engine's upkeep runs before the user's hooks and observers of an
+//! insert, and after those of a removal, so a user's panic never leaves it
+//! half done.
+
+use std::any::TypeId;
+
+use hashbrown::HashSet;
 
 use crate::component::Component;
 use crate::entity::Entity;
@@ -98,7 +108,7 @@ pub fn install_relationship<R: Relationship>(world: &mut World) {
         .register_component_hooks::<R>()
         .push_plain(HookKind::Insert, join::<R>)
         .push_plain(HookKind::Replace, leave::<R>);
-    world.add_relationship_check(check::<R>);
+    world.add_relationship(check::<R>, detach::<R>);
 }
 
 /// Installs the hooks of the list component `T`: what the derive's
@@ -112,7 +122,9 @@ pub fn install_target<T: RelationshipTarget>(world: &mut World) {
 }
 
 /// `R`'s `on_insert`: the source joins its target's list, unless the
-/// target is dead, itself, or its own descendant.
+/// target is dead, itself, or its own descendant. One push when the list
+/// exists; otherwise the source waits with the others that joined the same
+/// target, and one command creates the list for all of them.
 fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
     if let Some(problem) = refusal::<R>(world.world(), source, target) {
@@ -127,30 +139,42 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
         });
         return;
     }
-    if let Some(mut list) = world.get_mut::<R::Target>(target) {
-        let sources = list.sources_mut();
-        if !sources.contains(&source) {
-            sources.push(source);
-        }
+    // A batch placed whole (a load) may have put the source in the list
+    // already: those joins wait, and the list is checked once per target.
+    if !world.world().relations().placed_lists
+        && let Some(mut list) = world.get_mut::<R::Target>(target)
+    {
+        list.sources_mut().push(source);
         return;
     }
-    world.commands().add(move |world| add_source::<R>(world, target, source));
+    let waiting = world.relations_mut().pending.entry((TypeId::of::<R>(), target)).or_default();
+    waiting.push(source);
+    if waiting.len() == 1 {
+        world.commands().add(move |world| create_list::<R>(world, target));
+    }
 }
 
-/// Adds `source` to `target`'s list, creating the list, if the source still
-/// points there (a later command may have moved or removed it).
-fn add_source<R: Relationship>(world: &mut World, target: Entity, source: Entity) {
-    if world.get::<R>(source).map(R::target) != Some(target) || !world.contains(target) {
+/// Adds the sources waiting for `target` to its list, creating the list,
+/// each that still points there (a later command may have moved or removed
+/// it) and is not listed yet, in the order they joined.
+fn create_list<R: Relationship>(world: &mut World, target: Entity) {
+    let Some(waiting) = world.relations_mut().pending.remove(&(TypeId::of::<R>(), target)) else { return };
+    if !world.contains(target) {
+        return;
+    }
+    let mut seen: HashSet<Entity> =
+        world.get::<R::Target>(target).map(|list| list.sources().iter().copied().collect()).unwrap_or_default();
+    let joining: Vec<Entity> = waiting
+        .into_iter()
+        .filter(|&source| world.get::<R>(source).map(R::target) == Some(target) && seen.insert(source))
+        .collect();
+    if joining.is_empty() {
         return;
     }
     match world.get_mut::<R::Target>(target) {
-        Some(mut list) => {
-            if !list.sources().contains(&source) {
-                list.sources_mut().push(source);
-            }
-        }
+        Some(mut list) => list.sources_mut().extend(joining),
         None => {
-            let _ = world.insert(target, R::Target::from_sources(vec![source]));
+            let _ = world.insert(target, R::Target::from_sources(joining));
         }
     }
 }
@@ -159,9 +183,18 @@ fn add_source<R: Relationship>(world: &mut World, target: Entity, source: Entity
 /// is removed once the operation is over (unless something joined again).
 fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
-    let Some(mut list) = world.get_mut::<R::Target>(target) else { return };
+    let Some(mut list) = world.get_mut::<R::Target>(target) else {
+        // Still waiting for the list: it is not created for this source.
+        if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
+            waiting.retain(|&e| e != source);
+        }
+        return;
+    };
     let sources = list.sources_mut();
-    if let Some(i) = sources.iter().position(|&e| e == source) {
+    // From the end: the most recent joins are the likeliest to leave
+    // first, and a recursive despawn takes each parent's children last
+    // first, so each is found at once and removed without a shift.
+    if let Some(i) = sources.iter().rposition(|&e| e == source) {
         sources.remove(i);
     }
     if sources.is_empty() {
@@ -179,7 +212,7 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Ent
         return;
     }
     let Some(list) = world.get::<T>(target) else { return };
-    let sources = list.sources().to_vec();
+    let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
         world.commands().add(move |world| {
             if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
@@ -190,10 +223,11 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Ent
 }
 
 /// The list's `on_replace` (removed, despawned, overwritten): the sources
-/// still pointing here lose their relationship.
+/// still pointing here lose their relationship. Sources that went before
+/// the list (a recursive despawn, deepest first) are passed over.
 fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Entity) {
     let Some(list) = world.get::<T>(target) else { return };
-    let sources = list.sources().to_vec();
+    let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
         world.commands().add(move |world| {
             if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
@@ -203,23 +237,67 @@ fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Enti
     }
 }
 
+/// Cuts `R`'s links between the entities of `going` (about to be
+/// despawned without hooks, by a rollback) and those that stay: a staying
+/// target's list forgets its going sources (and goes if emptied), a staying
+/// source of a going target loses its relationship. Linear in the entities
+/// going and the lists they touch.
+fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
+    let mut lists: HashSet<Entity> = HashSet::new();
+    let mut orphans = Vec::new();
+    for &entity in going {
+        if let Some(target) = world.get::<R>(entity).map(R::target)
+            && !going.contains(&target)
+        {
+            lists.insert(target);
+        }
+        if let Some(list) = world.get::<R::Target>(entity) {
+            orphans.extend(list.sources().iter().copied().filter(|s| !going.contains(s)));
+        }
+    }
+    for target in lists {
+        let emptied = match world.get_mut::<R::Target>(target) {
+            Some(mut list) => {
+                list.sources_mut().retain(|s| !going.contains(s));
+                list.sources().is_empty()
+            }
+            None => false,
+        };
+        if emptied {
+            let _ = world.remove::<R::Target>(target);
+        }
+    }
+    for source in orphans {
+        // The going target's list loses the source through the hook; the
+        // target goes right after, without hooks.
+        let _ = world.remove::<R>(source);
+    }
+    world.relations_mut().pending.retain(|(kind, target), _| *kind != TypeId::of::<R>() || !going.contains(target));
+}
+
 /// Why `source` may not point at `target`, if it may not.
 pub(crate) fn refusal<R: Relationship>(world: &World, source: Entity, target: Entity) -> Option<&'static str> {
     if target == source {
         Some("an entity cannot be its own target")
     } else if !world.contains(target) {
         Some("the target is not alive")
-    } else if world.has::<R::Target>(source) && reaches::<R>(world, target, source) {
-        // Only a source with sources of its own can have the target below
-        // it: a leaf (every fresh spawn) skips the walk.
+    } else if may_have_sources::<R>(world, source) && reaches::<R>(world, target, source) {
         Some("the target is a descendant of the source, which would make a cycle")
     } else {
         None
     }
 }
 
-/// Whether following `R` up from `from` reaches `to`. Bounded by the number
-/// of entities, so a cycle made some other way cannot hang it.
+/// Whether some entity may point at `entity` through `R`: it has a list, or
+/// sources wait for its list to be created. Only such an entity can have a
+/// target below it, so a leaf (every fresh spawn) skips the cycle walk.
+pub(crate) fn may_have_sources<R: Relationship>(world: &World, entity: Entity) -> bool {
+    world.has::<R::Target>(entity) || world.relations().is_pending_target(TypeId::of::<R>(), entity)
+}
+
+/// Whether following `R` up from `from` reaches `to`: at most the depth of
+/// `from`. Bounded by the number of entities, so a cycle made some other
+/// way cannot hang it.
 pub(crate) fn reaches<R: Relationship>(world: &World, from: Entity, to: Entity) -> bool {
     let mut at = from;
     for _ in 0..=world.len() {

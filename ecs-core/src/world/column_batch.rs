@@ -560,6 +560,11 @@ impl World {
         if !(self.hooks.is_active() || hooked) {
             return;
         }
+        self.with_placed_lists(|world| world.fire_batch_hooks(&done, spawned, &handles));
+    }
+
+    /// The spawn hooks of the rows `place` wrote, batch by batch.
+    fn fire_batch_hooks(&mut self, done: &[(BundleId, usize, bool)], spawned: &[Entity], handles: &Handles<'_>) {
         let mut next = 0;
         for (i, &(bundle, rows, _)) in done.iter().enumerate() {
             // A batch none of whose components has a hook or an observer

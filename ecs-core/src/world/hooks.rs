@@ -73,6 +73,15 @@ enum Hook {
 }
 
 impl Hook {
+    /// Whether the hook belongs to the `phase` pass.
+    fn runs_in(&self, phase: Phase) -> bool {
+        match self {
+            #[cfg(feature = "hierarchy")]
+            Hook::Plain(_) => phase == Phase::Engine,
+            Hook::Shared(_) => phase == Phase::User,
+        }
+    }
+
     fn call(&self, world: &mut HookWorld<'_>, entity: Entity) {
         match self {
             #[cfg(feature = "hierarchy")]
@@ -93,6 +102,22 @@ pub(crate) enum HookKind {
 }
 
 const KINDS: usize = 5;
+
+/// Which hooks a pass runs: the engine's own (the relationships' list
+/// upkeep) or the user's (hooks and observers). Before an operation the
+/// user's run first, so that one that panics stops the operation before the
+/// engine has changed anything; after it the engine's run first, so that
+/// its upkeep is complete whatever the user's do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Engine,
+    User,
+}
+
+/// The passes before an operation, in order.
+const BEFORE: [Phase; 2] = [Phase::User, Phase::Engine];
+/// The passes after an operation, in order.
+const AFTER: [Phase; 2] = [Phase::Engine, Phase::User];
 
 /// The hooks registered for one component type; returned by
 /// [`World::register_component_hooks`], whose builder methods add to it.
@@ -309,6 +334,12 @@ pub struct HookWorld<'w> {
 }
 
 impl<'w> HookWorld<'w> {
+    /// The relationships' bookkeeping, for the engine's own hooks.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn relations_mut(&mut self) -> &mut crate::world::relations::Relations {
+        self.world.relations_mut()
+    }
+
     /// The whole world, read-only.
     #[inline]
     pub fn world(&self) -> &World {
@@ -541,12 +572,7 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
-        self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Add, bundle, entity, Which::All);
-            world.fire_required(HookKind::Add, bundle, entity, &Before::NOTHING);
-            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-            world.fire_required(HookKind::Insert, bundle, entity, &Before::NOTHING);
-        });
+        self.with_hooks(|world| world.fire_after_insert(bundle, entity, &Before::NOTHING));
     }
 
     /// [`World::insert`] with hooks registered.
@@ -558,13 +584,10 @@ impl World {
         let info = self.bundle_id::<B>();
         let before = self.before(entity, location);
         self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Replace, info, entity, Which::In(&before));
+            world.fire_replace_hooks(info, entity, &before);
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_unhooked(entity, bundle)?;
-            world.fire_bundle(HookKind::Add, info, entity, Which::NotIn(&before));
-            world.fire_required(HookKind::Add, info, entity, &before);
-            world.fire_bundle(HookKind::Insert, info, entity, Which::All);
-            world.fire_required(HookKind::Insert, info, entity, &before);
+            world.fire_after_insert(info, entity, &before);
             Ok(())
         })
     }
@@ -583,13 +606,10 @@ impl World {
         let bundle = self.register_built(builder);
         let before = self.before(entity, location);
         self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Replace, bundle, entity, Which::In(&before));
+            world.fire_replace_hooks(bundle, entity, &before);
             // Hooks cannot move rows, so the entity is still where it was.
             world.insert_built_unhooked(entity, builder)?;
-            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(&before));
-            world.fire_required(HookKind::Add, bundle, entity, &before);
-            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-            world.fire_required(HookKind::Insert, bundle, entity, &before);
+            world.fire_after_insert(bundle, entity, &before);
             Ok(())
         })
     }
@@ -597,7 +617,21 @@ impl World {
     /// The `on_replace` hooks of an insert of run-time bundle `bundle` into
     /// `entity`, which is in `before`: for the components it has.
     pub(crate) fn fire_replace_hooks(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
-        self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before));
+        for phase in BEFORE {
+            self.fire_bundle(HookKind::Replace, bundle, entity, Which::In(before), phase);
+        }
+    }
+
+    /// The hooks after the write of an insert (or spawn) of `bundle` into
+    /// `entity`, which was in `before`: `on_add` for the new components,
+    /// `on_insert` for all, the engine's first.
+    fn fire_after_insert(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
+        for phase in AFTER {
+            self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before), phase);
+            self.fire_required(HookKind::Add, bundle, entity, before, phase);
+            self.fire_bundle(HookKind::Insert, bundle, entity, Which::All, phase);
+            self.fire_required(HookKind::Insert, bundle, entity, before, phase);
+        }
     }
 
     /// What `entity`, alive at `location`, has now, for the hooks of an
@@ -612,12 +646,7 @@ impl World {
     /// `entity`, which was in `before`: `on_add` for the new components,
     /// `on_insert` for all; then the commands they queued.
     pub(crate) fn fire_insert_hooks(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
-        self.with_hooks(|world| {
-            world.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before));
-            world.fire_required(HookKind::Add, bundle, entity, before);
-            world.fire_bundle(HookKind::Insert, bundle, entity, Which::All);
-            world.fire_required(HookKind::Insert, bundle, entity, before);
-        });
+        self.with_hooks(|world| world.fire_after_insert(bundle, entity, before));
     }
 
     /// [`World::remove`] with hooks registered. Runs no hook if the entity
@@ -630,8 +659,10 @@ impl World {
             if let Some(location) = world.location(entity) {
                 let info = world.bundle_id::<B>();
                 if world.bundle_components(info).iter().all(|&id| world.has_id(entity, location, id)) {
-                    world.fire_bundle(HookKind::Replace, info, entity, Which::All);
-                    world.fire_bundle(HookKind::Remove, info, entity, Which::All);
+                    for phase in BEFORE {
+                        world.fire_bundle(HookKind::Replace, info, entity, Which::All, phase);
+                        world.fire_bundle(HookKind::Remove, info, entity, Which::All, phase);
+                    }
                 }
             }
             world.remove_unhooked::<B>(entity)
@@ -645,7 +676,7 @@ impl World {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         self.with_hooks(|world| {
-            world.fire_despawn(entity, location.archetype);
+            world.fire_despawn(entity, location.archetype, &BEFORE);
             world.despawn_unhooked(entity)
         })
     }
@@ -666,7 +697,7 @@ impl World {
             let mut despawned = 0;
             for &entity in entities {
                 let Some(location) = world.location(entity) else { continue };
-                world.fire_despawn(entity, location.archetype);
+                world.fire_despawn(entity, location.archetype, &BEFORE);
                 if world.despawn_unhooked(entity).is_ok() {
                     despawned += 1;
                 }
@@ -683,7 +714,7 @@ impl World {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
         self.with_hooks(|world| {
-            world.fire_despawn(entity, location.archetype);
+            world.fire_despawn(entity, location.archetype, &BEFORE);
             // Hooks cannot move rows, so the entity is still where it was.
             world.take_unhooked(entity)
         })
@@ -709,11 +740,14 @@ impl World {
                 // Hooks cannot move rows, so the table keeps its rows meanwhile.
                 for row in 0..archetype.len() {
                     let entity = world.entities().entity_at(world.archetypes()[id].entity_indices()[row]);
-                    world.fire_despawn(entity, id);
+                    // The user's hooks only: every list goes with its owner,
+                    // so the engine's upkeep would be undone at once.
+                    world.fire_despawn(entity, id, &[Phase::User]);
                 }
             }
             world.clear_unhooked();
             world.detach_all_observers();
+            world.relations_mut().pending.clear();
         });
     }
 
@@ -724,17 +758,19 @@ impl World {
 
     /// Runs the despawn hooks of `entity`, which is in `archetype`: for each
     /// kind, over its components in id order.
-    fn fire_despawn(&mut self, entity: Entity, archetype: ArchetypeId) {
+    fn fire_despawn(&mut self, entity: Entity, archetype: ArchetypeId, phases: &[Phase]) {
         let sparse: Vec<ComponentId> =
             if self.sparse_sets().any() { self.sparse_sets().components_of(entity).collect() } else { Vec::new() };
-        for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
-            for i in 0..self.archetypes()[archetype].components().len() {
-                let id = self.archetypes()[archetype].components()[i];
-                self.fire(kind, id, entity);
-            }
-            // Hooks cannot remove components, so the entity still has these.
-            for &id in &sparse {
-                self.fire(kind, id, entity);
+        for &phase in phases {
+            for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
+                for i in 0..self.archetypes()[archetype].components().len() {
+                    let id = self.archetypes()[archetype].components()[i];
+                    self.fire(kind, id, entity, phase);
+                }
+                // Hooks cannot remove components, so the entity still has these.
+                for &id in &sparse {
+                    self.fire(kind, id, entity, phase);
+                }
             }
         }
         self.detach_observers(entity);
@@ -753,7 +789,7 @@ impl World {
 
     /// Runs the `kind` hooks of the components of `bundle` that `which`
     /// selects, in bundle order.
-    fn fire_bundle(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, which: Which) {
+    fn fire_bundle(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, which: Which, phase: Phase) {
         self.install_engine_hooks();
         for i in 0..self.bundle_components(bundle).len() {
             let id = self.bundle_components(bundle)[i];
@@ -763,7 +799,7 @@ impl World {
                 Which::NotIn(before) => !before.had(self, id),
             };
             if selected {
-                self.fire(kind, id, entity);
+                self.fire(kind, id, entity, phase);
             }
         }
     }
@@ -771,21 +807,25 @@ impl World {
     /// Runs the `kind` hooks of the required components that inserting
     /// `bundle` into `entity`, which was in `before`, added (those `before`
     /// lacks), in requirement order, after the bundle's own.
-    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: &Before) {
+    fn fire_required(&mut self, kind: HookKind, bundle: BundleId, entity: Entity, before: &Before, phase: Phase) {
         for i in 0..self.bundle_info(bundle).required().len() {
             let id = self.bundle_info(bundle).required()[i].id;
             if !before.had(self, id) {
-                self.fire(kind, id, entity);
+                self.fire(kind, id, entity, phase);
             }
         }
     }
 
-    /// Runs the `kind` hooks of component `id` on `entity`, in registration
-    /// order.
-    fn fire(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
+    /// Runs the `kind` hooks of component `id` on `entity` that belong to
+    /// `phase`, in registration order; in the user's pass, then the
+    /// observers of the matching lifecycle event.
+    fn fire(&mut self, kind: HookKind, id: ComponentId, entity: Entity, phase: Phase) {
         let mut i = 0;
         while let Some(hook) = self.hooks.get(id, kind, i) {
             i += 1;
+            if !hook.runs_in(phase) {
+                continue;
+            }
             // The hook's commands go to the world's queue, lent out meanwhile.
             // If the hook panics, the commands it queued are dropped and the
             // ones queued before it stay, for the operation to apply.
@@ -802,7 +842,7 @@ impl World {
                 resume_unwind(payload);
             }
         }
-        if !self.hooks.observers.is_empty() {
+        if phase == Phase::User && !self.hooks.observers.is_empty() {
             self.fire_observers(kind, id, entity);
         }
     }

@@ -24,6 +24,7 @@ pub(crate) mod entity_ref;
 pub(crate) mod event;
 pub(crate) mod hooks;
 mod pools;
+pub(crate) mod relations;
 pub(crate) mod removed;
 pub(crate) mod resource_scope;
 pub(crate) mod resources;
@@ -56,6 +57,7 @@ use crate::storage::sparse::{SparseSets, TableRef};
 use crate::storage::structural;
 use crate::world::entity_ref::EntityRef;
 use crate::world::hooks::Hooks;
+use crate::world::relations::Relations;
 use crate::world::removed::Removals;
 use crate::world::time::Time;
 
@@ -72,9 +74,6 @@ impl WorldId {
 
 /// Ages one event type's queue by a frame.
 type EventUpdater = fn(&mut World);
-
-/// Checks one relationship type's consistency in a world.
-type RelationshipCheck = fn(&World) -> Result<(), String>;
 
 /// Entities and their components, stored in archetype tables.
 ///
@@ -116,9 +115,8 @@ pub struct World {
     pools: Pools,
     /// The values of components in sparse storage (see `storage/sparse.rs`).
     sparse: SparseSets,
-    /// One consistency check per relationship type in use (see
-    /// `hierarchy/relationship.rs`), run by `check_invariants`.
-    relationship_checks: Vec<RelationshipCheck>,
+    /// The relationships' bookkeeping (see `relations.rs`).
+    relations: Relations,
 }
 
 impl Default for World {
@@ -145,7 +143,7 @@ impl World {
             hooks: Hooks::default(),
             pools: Pools::default(),
             sparse: SparseSets::default(),
-            relationship_checks: Vec::new(),
+            relations: Relations::default(),
         };
         world.insert_resource(Time::default());
         world
@@ -755,12 +753,6 @@ impl World {
             .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
     }
 
-    /// Adds a relationship type's consistency check to `check_invariants`.
-    #[cfg(feature = "hierarchy")]
-    pub(crate) fn add_relationship_check(&mut self, check: RelationshipCheck) {
-        self.relationship_checks.push(check);
-    }
-
     pub(crate) fn entities_mut(&mut self) -> &mut Entities {
         &mut self.entities
     }
@@ -883,7 +875,7 @@ impl World {
             return Err(format!("{rows} rows but {} live entities", self.len()));
         }
         self.sparse.check_invariants(&self.components, |e| self.contains(e))?;
-        for check in &self.relationship_checks {
+        for check in &self.relations.checks {
             check(self)?;
         }
         Ok(())

@@ -5,6 +5,8 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
+use hashbrown::HashSet;
+
 use crate::entity::error::EntityError;
 use crate::entity::Entity;
 use crate::storage::builder::EntityBuilder;
@@ -20,7 +22,10 @@ impl World {
     /// run. Then the error is returned, or the panic goes on.
     ///
     /// What `f` did to entities that existed before, and to resources, is
-    /// not undone. If `f` despawned one of the entities that existed before,
+    /// not undone, except for relationships (`ChildOf` and the like): a
+    /// list that stays forgets the sources taken back, and an entity that
+    /// stays and points at one taken back loses that relationship (with
+    /// its hooks), so no link is left dangling. If `f` despawned one of the entities that existed before,
     /// the allocator cannot be put back as it was and stays as it is
     /// (consistent, with the new entities gone). Handles of the entities
     /// taken back may be handed out again: do not keep them.
@@ -67,6 +72,15 @@ impl World {
     fn take_back(&mut self) {
         self.flush();
         let mut panics = Panics::default();
+        if !self.relations().detach.is_empty() {
+            // The links between what goes and what stays are cut first, so
+            // no list that stays names an entity taken back and no entity
+            // that stays points at one. The entities that stay get their
+            // hooks for it; one that panics does not stop the rollback.
+            let going: HashSet<Entity> = self.entities_mut().txn_entities().into_iter().collect();
+            panics.run(|| self.detach_relationships(&going));
+            self.flush();
+        }
         for entity in self.entities_mut().txn_entities() {
             panics.run(|| {
                 let _ = self.despawn_unhooked(entity);
@@ -130,11 +144,13 @@ impl World {
             placed.push(self.spawn_built_unhooked(builder));
         }
         if self.hooks.is_active() || hooked {
-            for &(entity, bundle) in &placed {
-                if self.contains(entity) {
-                    self.fire_insert_hooks(bundle, entity, &crate::world::hooks::Before::NOTHING);
+            self.with_placed_lists(|world| {
+                for &(entity, bundle) in &placed {
+                    if world.contains(entity) {
+                        world.fire_insert_hooks(bundle, entity, &crate::world::hooks::Before::NOTHING);
+                    }
                 }
-            }
+            });
         }
         placed.into_iter().map(|(entity, _)| entity).collect()
     }
@@ -176,11 +192,13 @@ impl World {
             self.insert_built_unhooked(entity, builder)?;
         }
         if hooked {
-            for ((&entity, &bundle), before) in entities.iter().zip(&bundles).zip(&before) {
-                if self.contains(entity) {
-                    self.fire_insert_hooks(bundle, entity, before);
+            self.with_placed_lists(|world| {
+                for ((&entity, &bundle), before) in entities.iter().zip(&bundles).zip(&before) {
+                    if world.contains(entity) {
+                        world.fire_insert_hooks(bundle, entity, before);
+                    }
                 }
-            }
+            });
         }
         Ok(())
     }

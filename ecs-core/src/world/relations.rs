@@ -1,0 +1,87 @@
+//! What the world keeps for the relationships of the hierarchy layer
+//! (`hierarchy/relationship.rs`), which installs one set of functions per
+//! relationship type: the consistency check that `check_invariants` runs,
+//! the upkeep a rollback runs for the entities it takes back, and the
+//! sources waiting for a target's list to be created.
+
+use std::any::TypeId;
+
+use hashbrown::{HashMap, HashSet};
+
+use crate::entity::Entity;
+use crate::world::World;
+
+/// Checks that one relationship type and its lists agree everywhere.
+pub(crate) type RelationshipCheck = fn(&World) -> Result<(), String>;
+
+/// Cuts the links between the entities of a set, about to go without
+/// hooks, and those that stay: the staying targets' lists forget the
+/// going sources, the staying sources of going targets lose their
+/// relationship.
+pub(crate) type RelationshipDetach = fn(&mut World, &HashSet<Entity>);
+
+/// The world's relationship bookkeeping; empty until a relationship type
+/// is used.
+#[derive(Default)]
+pub(crate) struct Relations {
+    /// One check per relationship type in use.
+    pub(crate) checks: Vec<RelationshipCheck>,
+    /// One detach per relationship type in use.
+    pub(crate) detach: Vec<RelationshipDetach>,
+    /// Sources that joined a target with no list yet, by relationship type
+    /// and target, in join order; the list is created (once) by a command
+    /// that applies before the operation returns.
+    pub(crate) pending: HashMap<(TypeId, Entity), Vec<Entity>>,
+    /// Set while the hooks of a batch run whose entities were placed whole,
+    /// lists included (loads, prefabs, column batches): a joining source
+    /// may already be in its target's list.
+    pub(crate) placed_lists: bool,
+}
+
+impl Relations {
+    #[cfg(feature = "hierarchy")]
+    /// Whether `source` may be the target of sources of the relationship
+    /// `relationship` whose list does not exist yet.
+    pub(crate) fn is_pending_target(&self, relationship: TypeId, source: Entity) -> bool {
+        !self.pending.is_empty() && self.pending.contains_key(&(relationship, source))
+    }
+}
+
+impl World {
+    /// The relationship bookkeeping.
+    #[inline]
+    pub(crate) fn relations(&self) -> &Relations {
+        &self.relations
+    }
+
+    /// The relationship bookkeeping, to change.
+    #[inline]
+    pub(crate) fn relations_mut(&mut self) -> &mut Relations {
+        &mut self.relations
+    }
+
+    /// Adds a relationship type's consistency check and rollback upkeep.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn add_relationship(&mut self, check: RelationshipCheck, detach: RelationshipDetach) {
+        self.relations.checks.push(check);
+        self.relations.detach.push(detach);
+    }
+
+    /// Runs `f`, the hooks of a batch placed whole, with joins checked
+    /// against the lists the batch placed (see `Relations::placed_lists`);
+    /// the lists are completed by commands that `f`'s operations apply.
+    pub(crate) fn with_placed_lists<R>(&mut self, f: impl FnOnce(&mut World) -> R) -> R {
+        let outer = std::mem::replace(&mut self.relations.placed_lists, true);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
+        self.relations.placed_lists = outer;
+        result.unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+    }
+
+    /// Runs every relationship type's detach for `going`.
+    pub(crate) fn detach_relationships(&mut self, going: &HashSet<Entity>) {
+        for i in 0..self.relations.detach.len() {
+            let detach = self.relations.detach[i];
+            detach(self, going);
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Parent/child links against misbehaving user code: cycles made through
+//! deferred paths, user hooks and observers that panic in the middle of the
+//! engine's own upkeep, rollbacks over links that cross the transaction,
+//! and wide parents. After every step the lists are checked
+//! (`check_invariants` checks every relationship and refuses a cycle).
+
+#![cfg(all(feature = "hierarchy", feature = "observers"))]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use archetable::prelude::*;
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Link;
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Name(&'static str);
+
+/// A user relationship pair, kept by the same engine hooks as `ChildOf`.
+#[derive(Component, Debug, PartialEq)]
+#[component(relationship(target = Crew))]
+struct CrewOf(Entity);
+
+#[derive(Component, Debug)]
+#[component(relationship_target(source = CrewOf))]
+struct Crew(Vec<Entity>);
+
+fn quiet() {
+    // The refusals warn through `log`; nothing to print in tests.
+}
+
+/// No entity is its own ancestor: walking up from each stops.
+fn assert_forest(world: &World) {
+    world.check_invariants().unwrap();
+    for e in world.query::<Entity>() {
+        assert!(world.ancestors(e).take(world.len() + 1).count() <= world.len(), "{e} is on a cycle");
+    }
+}
+
+#[test]
+fn two_links_queued_by_a_hook_cannot_make_a_cycle() {
+    quiet();
+    let mut world = World::new();
+    let (a, b) = (world.spawn(Name("a")), world.spawn(Name("b")));
+    world.register_component_hooks::<Link>().on_add(move |world, _| {
+        world.commands().entity(a).insert(ChildOf(b));
+        world.commands().entity(b).insert(ChildOf(a));
+    });
+    world.spawn(Link);
+    assert_forest(&world);
+    assert_eq!((world.parent(a), world.parent(b)), (Some(b), None), "the first link stands, the second is refused");
+    assert_eq!(world.children(b), [a]);
+    assert_eq!(world.despawn_recursive(b), Ok(2));
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
+fn two_links_queued_by_an_observer_cannot_make_a_cycle() {
+    let mut world = World::new();
+    let (a, b) = (world.spawn(Name("a")), world.spawn(Name("b")));
+    world.observe(move |_: Trigger<OnAdd<Link>>, mut commands: Commands| {
+        commands.entity(a).insert(ChildOf(b));
+        commands.entity(b).insert(ChildOf(a));
+    });
+    world.spawn(Link);
+    assert_forest(&world);
+    assert_eq!((world.parent(a), world.parent(b)), (Some(b), None));
+}
+
+#[test]
+fn an_insert_batch_in_a_hooks_command_cannot_make_a_cycle() {
+    let mut world = World::new();
+    let (a, b) = (world.spawn(Name("a")), world.spawn(Name("b")));
+    world.register_component_hooks::<Link>().on_add(move |world, _| {
+        world.commands().add(move |world| world.insert_batch([(a, ChildOf(b)), (b, ChildOf(a))]).unwrap());
+    });
+    world.spawn(Link);
+    assert_forest(&world);
+    assert_eq!((world.parent(a), world.parent(b)), (Some(b), None));
+}
+
+#[test]
+fn a_ring_of_three_queued_by_a_hook_is_cut_at_its_last_link() {
+    let mut world = World::new();
+    let (a, b, c) = (world.spawn(Name("a")), world.spawn(Name("b")), world.spawn(Name("c")));
+    world.register_component_hooks::<Link>().on_add(move |world, _| {
+        world.commands().entity(a).insert(ChildOf(b));
+        world.commands().entity(b).insert(ChildOf(c));
+        world.commands().entity(c).insert(ChildOf(a));
+    });
+    world.spawn(Link);
+    assert_forest(&world);
+    assert_eq!((world.parent(a), world.parent(b), world.parent(c)), (Some(b), Some(c), None));
+    assert_eq!(world.descendants(c).collect::<Vec<_>>(), [b, a]);
+}
+
+#[test]
+fn a_user_relationship_refuses_a_deferred_cycle_too() {
+    let mut world = World::new();
+    let (a, b) = (world.spawn(Name("a")), world.spawn(Name("b")));
+    world.register_component_hooks::<Link>().on_add(move |world, _| {
+        world.commands().entity(a).insert(CrewOf(b));
+        world.commands().entity(b).insert(CrewOf(a));
+    });
+    world.spawn(Link);
+    world.check_invariants().unwrap();
+    assert!(world.get::<CrewOf>(a).is_some() != world.get::<CrewOf>(b).is_some(), "exactly one link stands");
+}
+
+#[test]
+fn a_panicking_on_add_hook_does_not_stop_the_engines_upkeep() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    world.register_component_hooks::<ChildOf>().on_add(|_, _| panic!("user hook"));
+    let spawned = catch_unwind(AssertUnwindSafe(|| world.spawn(ChildOf(parent))));
+    assert!(spawned.is_err());
+    assert_forest(&world);
+    let child = world.query_filtered::<Entity, With<ChildOf>>().next().expect("the spawn completed");
+    assert_eq!(world.children(parent), [child]);
+
+    // A link to a dead parent is still refused and removed.
+    let dead = world.spawn(());
+    world.despawn(dead).unwrap();
+    let _ = catch_unwind(AssertUnwindSafe(|| world.spawn((Name("stray"), ChildOf(dead)))));
+    assert_forest(&world);
+    assert!(world.query::<&ChildOf>().all(|c| world.contains(c.0)));
+}
+
+#[test]
+fn a_panicking_on_add_observer_does_not_stop_the_engines_upkeep() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    world.observe(|_: Trigger<OnAdd<ChildOf>>| panic!("user observer"));
+    let (first, second) = (world.spawn(Name("first")), world.spawn(Name("second")));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert(first, ChildOf(parent)))).is_err());
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert(second, ChildOf(parent)))).is_err());
+    assert_forest(&world);
+    assert_eq!(world.children(parent), [first, second]);
+}
+
+#[test]
+fn a_panicking_on_remove_observer_stops_a_despawn_before_the_lists_change() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    let (a, b) = (world.spawn((Name("a"), ChildOf(parent))), world.spawn((Name("b"), ChildOf(parent))));
+    world.observe(|_: Trigger<OnRemove<ChildOf>>| panic!("user observer"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.despawn(a))).is_err());
+    assert_forest(&world);
+    assert!(world.contains(a));
+    assert_eq!(world.children(parent), [a, b], "a did not go, so it stays listed");
+    assert!(catch_unwind(AssertUnwindSafe(|| world.remove::<ChildOf>(b))).is_err());
+    assert_forest(&world);
+    assert_eq!(world.parent(b), Some(parent));
+    assert_eq!(world.children(parent), [a, b]);
+    assert!(catch_unwind(AssertUnwindSafe(|| world.clear())).is_err());
+    assert_forest(&world);
+    assert_eq!(world.children(parent), [a, b]);
+}
+
+#[test]
+fn a_panicking_on_replace_hook_stops_a_reparenting_before_the_lists_change() {
+    let mut world = World::new();
+    let (old, new) = (world.spawn(Name("old")), world.spawn(Name("new")));
+    let child = world.spawn((Name("child"), CrewOf(old)));
+    world.register_component_hooks::<CrewOf>().on_replace(|_, _| panic!("user hook"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert(child, CrewOf(new)))).is_err());
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<CrewOf>(child), Some(&CrewOf(old)));
+    assert_eq!(world.get::<Crew>(old).unwrap().0, [child]);
+    assert!(world.get::<Crew>(new).is_none());
+}
+
+#[test]
+fn a_rollback_takes_a_new_child_out_of_its_parents_list() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    let failed: Result<(), &str> = world.all_or_nothing(|world| {
+        world.spawn((Name("new"), ChildOf(parent)));
+        Err("fails")
+    });
+    assert!(failed.is_err());
+    assert_forest(&world);
+    assert!(!world.has::<Children>(parent), "the list the rollback emptied is gone");
+
+    let kept = world.spawn((Name("kept"), ChildOf(parent)));
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        world.spawn((Name("new"), ChildOf(parent)));
+        world.spawn((Name("new too"), ChildOf(parent)));
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.children(parent), [kept]);
+}
+
+#[test]
+fn a_rollback_cuts_the_link_of_an_old_entity_to_a_new_parent() {
+    let mut world = World::new();
+    let old_parent = world.spawn(Name("old parent"));
+    let child = world.spawn((Name("child"), ChildOf(old_parent)));
+    let stays = world.spawn((Name("stays"), ChildOf(old_parent)));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.all_or_nothing(|world| -> Result<(), ()> {
+            let new_parent = world.spawn(Name("new parent"));
+            world.set_parent(child, new_parent).unwrap();
+            panic!("the level is broken")
+        })
+    }));
+    assert!(result.is_err());
+    assert_forest(&world);
+    assert_eq!(world.parent(child), None, "the new parent was taken back: the link is cut, not left dangling");
+    assert_eq!(world.children(old_parent), [stays]);
+    assert_eq!(world.len(), 3);
+}
+
+#[test]
+fn a_rollback_orphans_rather_than_despawns_old_sources_of_a_new_target() {
+    #[derive(Component, Debug)]
+    #[component(relationship(target = Cargo))]
+    struct LoadedOn(Entity);
+    #[derive(Component, Debug)]
+    #[component(relationship_target(source = LoadedOn, despawn_sources))]
+    struct Cargo(Vec<Entity>);
+
+    let mut world = World::new();
+    let crate_ = world.spawn(Name("crate"));
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let ship = world.spawn(Name("ship"));
+        world.insert(crate_, LoadedOn(ship)).unwrap();
+        Err(())
+    });
+    world.check_invariants().unwrap();
+    assert!(world.contains(crate_), "what existed before the step stays");
+    assert!(world.get::<LoadedOn>(crate_).is_none());
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
+fn wide_parents_keep_their_order_through_joins_and_leaves() {
+    let mut world = World::new();
+    let root = world.spawn(Name("root"));
+    let children: Vec<Entity> = (0..1000).map(|_| world.spawn(ChildOf(root))).collect();
+    assert_eq!(world.children(root), children.as_slice());
+    for &c in children.iter().step_by(2) {
+        world.despawn(c).unwrap();
+    }
+    let odd: Vec<Entity> = children.iter().copied().skip(1).step_by(2).collect();
+    assert_eq!(world.children(root), odd.as_slice());
+    for &c in odd.iter().take(100) {
+        world.remove_parent(c).unwrap();
+    }
+    assert_eq!(world.children(root), &odd[100..]);
+    assert_forest(&world);
+    assert_eq!(world.despawn_recursive(root), Ok(1 + odd.len() - 100));
+    assert_eq!(world.len(), 100);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_chain_built_leaf_first_refuses_only_real_cycles() {
+    let mut world = World::new();
+    let mut last = world.spawn(Name("top"));
+    let top = last;
+    for _ in 0..200 {
+        let next = world.spawn(());
+        world.set_parent(next, last).unwrap();
+        last = next;
+    }
+    assert_eq!(world.ancestors(last).count(), 200);
+    assert_eq!(world.set_parent(top, last), Err(HierarchyError::Cycle { child: top, parent: last }));
+    world.check_invariants().unwrap();
+}

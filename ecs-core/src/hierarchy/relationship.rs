@@ -21,9 +21,9 @@
 //! list already, else through one command per target that creates the list
 //! for every source waiting for it, before the world method that set them
 //! off returns. Nothing here scans other sources: joining a list is one
-//! push; leaving it is one search of that list from both ends (immediate
-//! for the first and the last child, as in `despawn_recursive`) and the
-//! shift of the children after it, since a list is a slice in join order;
+//! push; leaving it is one search of that list (immediate for the last
+//! child, as in `despawn_recursive`) and the shift of the children after
+//! it, since a list is a slice in join order;
 //! none in `clear`, where every list goes with its owner.
 //! The engine's upkeep runs before the user's hooks and observers of an
 //! insert, and after those of a removal, so a user's panic never leaves it
@@ -192,7 +192,7 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
         return;
     };
     let sources = list.sources_mut();
-    if let Some(i) = position_from_both_ends(sources, source) {
+    if let Some(i) = position_of(sources, source) {
         sources.remove(i);
     }
     if sources.is_empty() {
@@ -204,23 +204,14 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     }
 }
 
-/// Where `source` is in `sources`, searching from both ends at once: the
-/// cost is its distance from the nearer end, so the first and the last
-/// children (a queue of spawns that leave in order, a recursive despawn,
-/// which takes each parent's children last first) are found at once.
-fn position_from_both_ends(sources: &[Entity], source: Entity) -> Option<usize> {
-    let (mut front, mut back) = (0, sources.len());
-    while front < back {
-        if sources[front] == source {
-            return Some(front);
-        }
-        back -= 1;
-        if sources[back] == source {
-            return Some(back);
-        }
-        front += 1;
+/// Where `source` is in `sources`: the last entry first (a recursive
+/// despawn takes each parent's children last first, so each is found at
+/// once and removed without a shift), then from the front.
+fn position_of(sources: &[Entity], source: Entity) -> Option<usize> {
+    match sources.last() {
+        Some(&last) if last == source => Some(sources.len() - 1),
+        _ => sources.iter().position(|&e| e == source),
     }
-    None
 }
 
 /// The list's `on_despawn`: with `DESPAWN_SOURCES`, the sources go too.

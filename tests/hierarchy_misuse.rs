@@ -171,6 +171,19 @@ fn a_panicking_on_replace_hook_stops_a_reparenting_before_the_lists_change() {
 }
 
 #[test]
+fn a_panicking_command_after_a_link_does_not_lose_the_new_list() {
+    let mut world = World::new();
+    let (parent, child) = (world.spawn(Name("parent")), world.spawn(Name("child")));
+    world.register_component_hooks::<Link>().on_add(move |world, _| {
+        world.commands().entity(child).insert(ChildOf(parent));
+        world.commands().add(|_| panic!("a user command"));
+    });
+    assert!(catch_unwind(AssertUnwindSafe(|| world.spawn(Link))).is_err());
+    assert_forest(&world);
+    assert_eq!(world.children(parent), [child], "the list waiting for its command was created all the same");
+}
+
+#[test]
 fn a_rollback_takes_a_new_child_out_of_its_parents_list() {
     let mut world = World::new();
     let parent = world.spawn(Name("parent"));
@@ -268,4 +281,66 @@ fn a_chain_built_leaf_first_refuses_only_real_cycles() {
     assert_eq!(world.ancestors(last).count(), 200);
     assert_eq!(world.set_parent(top, last), Err(HierarchyError::Cycle { child: top, parent: last }));
     world.check_invariants().unwrap();
+}
+
+/// Loads and prefab spawns go through the same rollback.
+#[cfg(feature = "serde")]
+mod loads_and_prefabs {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use archetable::data::Prefabs;
+    use archetable::prelude::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq, Clone, Copy)]
+    struct Hp(u32);
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, PartialEq, Clone, Copy)]
+    struct Cursed;
+
+    /// A world where a new `Hp` adopts `old_child` (through its hook's
+    /// commands) and a `Cursed` panics after everything is in place.
+    fn world_with_traps() -> (World, Entity, Entity) {
+        let mut world = World::new();
+        world.register_serde::<Hp>("Hp");
+        world.register_serde::<Cursed>("Cursed");
+        let old_parent = world.spawn(());
+        let old_child = world.spawn(ChildOf(old_parent));
+        world.register_component_hooks::<Hp>().on_add(move |world, entity| {
+            world.commands().entity(old_child).insert(ChildOf(entity));
+        });
+        world.register_component_hooks::<Cursed>().on_insert(|world, _| {
+            world.commands().add(|_| panic!("cursed"));
+        });
+        (world, old_parent, old_child)
+    }
+
+    fn assert_cut(world: &World, old_parent: Entity, old_child: Entity) {
+        world.check_invariants().unwrap();
+        assert_eq!(world.len(), 2);
+        assert_eq!(world.parent(old_child), None, "the new parent was taken back: the link is cut");
+        assert!(world.children(old_parent).is_empty());
+    }
+
+    #[test]
+    fn a_failed_prefab_spawn_cuts_the_links_it_made() {
+        let (mut world, old_parent, old_child) = world_with_traps();
+        let prefabs = Prefabs::from_json_str(r#"{ "Lich": { "Hp": 9, "Cursed": null } }"#).unwrap();
+        assert!(catch_unwind(AssertUnwindSafe(|| world.spawn_prefab(&prefabs, "Lich"))).is_err());
+        assert_cut(&world, old_parent, old_child);
+    }
+
+    #[test]
+    fn a_failed_merge_load_cuts_the_links_it_made_and_the_lists_it_touched() {
+        let mut source = World::new();
+        source.register_serde::<Hp>("Hp");
+        source.register_serde::<Cursed>("Cursed");
+        let root = source.spawn(Hp(1));
+        source.spawn((Hp(2), ChildOf(root)));
+        source.spawn(Cursed);
+        let text = source.save_json().unwrap().data;
+        let (mut world, old_parent, old_child) = world_with_traps();
+        assert!(catch_unwind(AssertUnwindSafe(|| world.load_into_json(&text))).is_err());
+        assert_cut(&world, old_parent, old_child);
+    }
 }

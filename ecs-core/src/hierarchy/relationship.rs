@@ -36,6 +36,7 @@ use hashbrown::HashSet;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::world::hooks::{HookKind, HookWorld};
+use crate::world::relations::Waiting;
 use crate::world::World;
 
 /// A component on a source entity that names one target entity, whose
@@ -148,9 +149,13 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
         list.sources_mut().push(source);
         return;
     }
-    let waiting = world.relations_mut().pending.entry((TypeId::of::<R>(), target)).or_default();
-    waiting.push(source);
-    if waiting.len() == 1 {
+    let waiting = world
+        .relations_mut()
+        .pending
+        .entry((TypeId::of::<R>(), target))
+        .or_insert_with(|| Waiting { sources: Vec::new(), create: create_list::<R> });
+    waiting.sources.push(source);
+    if waiting.sources.len() == 1 {
         world.commands().add(move |world| create_list::<R>(world, target));
     }
 }
@@ -159,7 +164,10 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
 /// each that still points there (a later command may have moved or removed
 /// it) and is not listed yet, in the order they joined.
 fn create_list<R: Relationship>(world: &mut World, target: Entity) {
-    let Some(waiting) = world.relations_mut().pending.remove(&(TypeId::of::<R>(), target)) else { return };
+    let Some(Waiting { sources: waiting, .. }) = world.relations_mut().pending.remove(&(TypeId::of::<R>(), target))
+    else {
+        return;
+    };
     if !world.contains(target) {
         return;
     }
@@ -187,7 +195,7 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(mut list) = world.get_mut::<R::Target>(target) else {
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
-            waiting.retain(|&e| e != source);
+            waiting.sources.retain(|&e| e != source);
         }
         return;
     };
@@ -263,6 +271,19 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
             orphans.extend(list.sources().iter().copied().filter(|s| !going.contains(s)));
         }
     }
+    // Sources still waiting for the list of a going target (the command
+    // that would create it was lost to a panic) are orphaned the same way.
+    let kind = TypeId::of::<R>();
+    let waiting: Vec<Entity> = world
+        .relations()
+        .pending
+        .iter()
+        .filter(|((k, target), _)| *k == kind && going.contains(target))
+        .flat_map(|(_, waiting)| waiting.sources.iter().copied())
+        .filter(|s| !going.contains(s))
+        .collect();
+    orphans.extend(waiting.into_iter().filter(|&s| world.get::<R>(s).is_some_and(|r| going.contains(&r.target()))));
+    world.relations_mut().pending.retain(|(k, target), _| *k != kind || !going.contains(target));
     for target in lists {
         let emptied = match world.get_mut::<R::Target>(target) {
             Some(mut list) => {
@@ -280,7 +301,6 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
         // target goes right after, without hooks.
         let _ = world.remove::<R>(source);
     }
-    world.relations_mut().pending.retain(|(kind, target), _| *kind != TypeId::of::<R>() || !going.contains(target));
 }
 
 /// Why `source` may not point at `target`, if it may not.

@@ -893,14 +893,25 @@ impl World {
     /// Then makes reserved entities live, as the next spawn needs.
     fn finish_hooked(&mut self) {
         if !self.hooks.applying {
-            self.hooks.applying = true;
-            let applying = Applying(self);
-            loop {
-                let mut commands = std::mem::take(applying.0.hooks.queue());
-                if commands.is_empty() {
-                    break;
+            let applied = catch_unwind(AssertUnwindSafe(|| {
+                self.hooks.applying = true;
+                let applying = Applying(self);
+                loop {
+                    let mut commands = std::mem::take(applying.0.hooks.queue());
+                    if commands.is_empty() {
+                        break;
+                    }
+                    commands.apply(applying.0);
                 }
-                commands.apply(applying.0);
+            }));
+            // Lists whose creating command was lost to a panicking command
+            // before it are created all the same.
+            if !self.relations().pending.is_empty() {
+                let _ = catch_unwind(AssertUnwindSafe(|| self.settle_relationships()));
+            }
+            if let Err(payload) = applied {
+                self.flush();
+                resume_unwind(payload);
             }
         }
         self.flush();

@@ -20,6 +20,15 @@ pub(crate) type RelationshipCheck = fn(&World) -> Result<(), String>;
 /// relationship.
 pub(crate) type RelationshipDetach = fn(&mut World, &HashSet<Entity>);
 
+/// Sources waiting for a target's list, and the function that creates
+/// the list (typed by relationship) from them.
+pub(crate) struct Waiting {
+    /// In join order.
+    pub(crate) sources: Vec<Entity>,
+    /// Creates the target's list from the sources that still point at it.
+    pub(crate) create: fn(&mut World, Entity),
+}
+
 /// The world's relationship bookkeeping; empty until a relationship type
 /// is used.
 #[derive(Default)]
@@ -31,7 +40,7 @@ pub(crate) struct Relations {
     /// Sources that joined a target with no list yet, by relationship type
     /// and target, in join order; the list is created (once) by a command
     /// that applies before the operation returns.
-    pub(crate) pending: HashMap<(TypeId, Entity), Vec<Entity>>,
+    pub(crate) pending: HashMap<(TypeId, Entity), Waiting>,
     /// Set while the hooks of a batch run whose entities were placed whole,
     /// lists included (loads, prefabs, column batches): a joining source
     /// may already be in its target's list.
@@ -75,6 +84,18 @@ impl World {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
         self.relations.placed_lists = outer;
         result.unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+    }
+
+    /// Creates every list that sources still wait for: the commands that
+    /// would have done it may have been dropped (a command before them
+    /// panicked), and the lists must be exact whatever user code does.
+    pub(crate) fn settle_relationships(&mut self) {
+        while let Some((&(_, target), waiting)) = self.relations.pending.iter().next() {
+            let create = waiting.create;
+            create(self, target);
+            // `create` takes the entry out; make sure, whatever it did.
+            self.relations.pending.retain(|&(_, t), _| t != target);
+        }
     }
 
     /// Runs every relationship type's detach for `going`.

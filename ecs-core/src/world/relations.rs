@@ -22,6 +22,7 @@ pub(crate) type RelationshipDetach = fn(&mut World, &HashSet<Entity>);
 
 /// Sources waiting for a target's list, and the function that creates
 /// the list (typed by relationship) from them.
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
 pub(crate) struct Waiting {
     /// In join order.
     pub(crate) sources: Vec<Entity>,

@@ -165,13 +165,16 @@ impl FixedTime {
         self.steps_this_frame
     }
 
-    /// Whole steps the current frame dropped over the cap.
+    /// Whole steps the current frame dropped over the cap, at most
+    /// `u64::MAX` (a frame of [`Duration::MAX`] over a 1 ns step drops
+    /// about 1.8e28).
     #[inline]
     pub fn dropped_this_frame(&self) -> u64 {
         self.dropped_this_frame
     }
 
-    /// Whole steps dropped over the cap since the start.
+    /// Whole steps dropped over the cap since the start, stopping at
+    /// `u64::MAX`.
     #[inline]
     pub fn dropped_total(&self) -> u64 {
         self.dropped_total
@@ -182,22 +185,35 @@ impl FixedTime {
     /// rest of the whole steps are dropped and counted. The
     /// [`GameLoop`](crate::GameLoop) calls this once per frame; call it
     /// yourself only to drive fixed steps without one.
+    ///
+    /// Never panics: the accumulator stops at [`Duration::MAX`] and the
+    /// dropped counts at `u64::MAX`, and the cap holds whatever `delta` is.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use archetable::FixedTime;
+    ///
+    /// let mut fixed = FixedTime::new(Duration::from_nanos(1));
+    /// assert_eq!(fixed.accumulate(Duration::MAX), 8);
+    /// assert_eq!(fixed.accumulate(Duration::MAX), 8);
+    /// assert_eq!((fixed.dropped_this_frame(), fixed.dropped_total()), (u64::MAX, u64::MAX));
+    /// ```
     pub fn accumulate(&mut self, delta: Duration) -> u32 {
         let total = self.overstep.saturating_add(delta);
         let step = self.step.as_nanos();
         let due = total.as_nanos() / step;
         let run = due.min(u128::from(self.max_steps_per_frame)) as u32;
-        let dropped = (due - u128::from(run)) as u64;
+        let dropped = u64::try_from(due - u128::from(run)).unwrap_or(u64::MAX);
         self.overstep = from_nanos(total.as_nanos() % step);
         self.steps_this_frame = run;
         self.dropped_this_frame = dropped;
-        self.dropped_total += dropped;
+        self.dropped_total = self.dropped_total.saturating_add(dropped);
         run
     }
 
     /// Marks the end of one fixed step.
     pub(crate) fn finish_step(&mut self) {
-        self.index += 1;
+        self.index = self.index.saturating_add(1);
     }
 }
 

@@ -123,3 +123,45 @@ fn a_game_loop_survives_a_huge_time_scale() {
     );
     assert_eq!(game.fixed_time().dropped_total(), u64::MAX);
 }
+
+/// A save is a file anyone may edit: a clock that `advance` could not run
+/// (a zero step, no step allowed per frame, a negative scale) is refused at
+/// load, as the setters refuse it.
+#[cfg(feature = "serde")]
+#[test]
+fn a_save_cannot_load_a_clock_that_would_panic() {
+    use archetable::data::SerdeWorldExt;
+    let mut world = World::new();
+    let mut fixed = FixedTime::new(Duration::from_millis(10));
+    fixed.accumulate(Duration::from_millis(25));
+    world.insert_resource(fixed.clone());
+    world.resource_mut::<Time>().set_scale(0.5);
+    world.resource_mut::<Time>().advance(Duration::from_millis(30));
+    let time = world.resource::<Time>().clone();
+    let registry = world.serde_registry();
+    // A good clock loads back as it was, in every format.
+    for loaded in [
+        World::load_json(&registry, &world.save_json().unwrap().data).unwrap(),
+        World::load_ron(&registry, &world.save_ron().unwrap().data).unwrap(),
+        World::load_binary(&registry, &world.save_binary().unwrap().data).unwrap(),
+    ] {
+        assert_eq!((loaded.resource::<Time>(), loaded.resource::<FixedTime>()), (&time, &fixed));
+    }
+    world.insert_resource(FixedTime::default());
+    world.insert_resource(Time::default());
+    let json = world.save_json().unwrap().data;
+    for (from, to, says) in [
+        (r#""step":{"secs":0,"nanos":16666667}"#, r#""step":{"secs":0,"nanos":0}"#, "the fixed step must not be zero"),
+        (
+            r#""max_steps_per_frame":8"#,
+            r#""max_steps_per_frame":0"#,
+            "at least one fixed step per frame must be allowed",
+        ),
+        (r#""scale":1.0"#, r#""scale":-2.0"#, "time scale must be finite and not negative, got -2"),
+    ] {
+        let hostile = json.replace(from, to);
+        assert_ne!(hostile, json);
+        let error = World::load_json(&registry, &hostile).err().expect("refused").to_string();
+        assert!(error.contains(says), "{error}");
+    }
+}

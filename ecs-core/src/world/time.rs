@@ -24,8 +24,11 @@ use std::time::Duration;
 /// assert_eq!((time.delta(), time.elapsed()), (Duration::ZERO, Duration::from_millis(10)));
 /// assert_eq!(time.real_elapsed(), Duration::from_millis(40));
 /// ```
+///
+/// A loaded `Time` (from a save) is checked as [`Time::set_scale`] checks
+/// its argument: a save with a negative, infinite or NaN scale does not load.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(try_from = "TimeFields"))]
 pub struct Time {
     delta: Duration,
     elapsed: Duration,
@@ -47,6 +50,39 @@ impl Default for Time {
             paused: false,
             frame: 0,
         }
+    }
+}
+
+/// `Time` as a save holds it, checked before it becomes a `Time`.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct TimeFields {
+    delta: Duration,
+    elapsed: Duration,
+    real_delta: Duration,
+    real_elapsed: Duration,
+    scale: f64,
+    paused: bool,
+    frame: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<TimeFields> for Time {
+    type Error = String;
+
+    fn try_from(f: TimeFields) -> Result<Time, String> {
+        check_scale(f.scale)?;
+        let TimeFields { delta, elapsed, real_delta, real_elapsed, scale, paused, frame } = f;
+        Ok(Time { delta, elapsed, real_delta, real_elapsed, scale, paused, frame })
+    }
+}
+
+/// Refuses a scale that is negative, infinite or NaN.
+fn check_scale(scale: f64) -> Result<(), String> {
+    if scale.is_finite() && scale >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("time scale must be finite and not negative, got {scale}"))
     }
 }
 
@@ -122,7 +158,9 @@ impl Time {
     /// # Panics
     /// If `scale` is negative, infinite or NaN.
     pub fn set_scale(&mut self, scale: f64) {
-        assert!(scale.is_finite() && scale >= 0.0, "time scale must be finite and not negative, got {scale}");
+        if let Err(message) = check_scale(scale) {
+            panic!("{message}");
+        }
         self.scale = scale;
     }
 
@@ -156,7 +194,7 @@ impl Time {
 
 /// `real` times `scale`, as [`Duration::mul_f64`] computes it but
 /// saturating: `Duration::MAX` past its range, zero for a scale that is not
-/// positive (or NaN, which `set_scale` refuses but a loaded save may hold).
+/// positive (or NaN), which neither `set_scale` nor a load lets in.
 fn scaled(real: Duration, scale: f64) -> Duration {
     let secs = scale * real.as_secs_f64();
     if secs.is_nan() || secs <= 0.0 {

@@ -22,7 +22,6 @@ use crate::world::World;
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::ParamSet;
 ///
 /// #[derive(Component)] struct Hp(u32);
 /// #[derive(Component)] struct Boss;

@@ -15,10 +15,13 @@ struct Shield(u32);
 #[derive(Component)]
 struct Boss;
 
-/// `Has` and `AnyOf` as query data, in a derived parameter.
+/// `Has` and `AnyOf` as query data.
+type UnitData = (Entity, Has<Shield>, AnyOf<(&'static Hp, &'static Shield)>);
+
+/// The query data above, in a derived parameter.
 #[derive(SystemParam)]
 struct Units<'w, 's> {
-    units: Query<'w, 's, (Entity, Has<Shield>, AnyOf<(&'static Hp, &'static Shield)>)>,
+    units: Query<'w, 's, UnitData>,
     boss: Query<'w, 's, &'static Hp, With<Boss>>,
 }
 

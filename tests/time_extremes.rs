@@ -161,7 +161,7 @@ fn a_save_cannot_load_a_clock_that_would_panic() {
     ] {
         let hostile = json.replace(from, to);
         assert_ne!(hostile, json);
-        let error = World::load_json(&registry, &hostile).err().expect("refused").to_string();
+        let error = World::load_json(&registry, &hostile).expect_err("refused").to_string();
         assert!(error.contains(says), "{error}");
     }
 }

@@ -10,7 +10,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use archetable::data::SerdeRegistry;
 use archetable::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -12,7 +12,6 @@
 //! ```
 
 use archetable::prelude::*;
-use archetable::SystemParam;
 
 #[derive(Component)]
 struct Name(&'static str);

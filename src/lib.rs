@@ -22,19 +22,32 @@ pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 pub use archetable_serde as data;
 
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
+///
+/// What a game's code names often is here: the world and its handles, the
+/// derives, the system parameters, query data and filters (`Has`, `AnyOf`,
+/// `With`, `Added`, ...), commands and command buffers, run-time bundles
+/// (`EntityBuilder`), the errors of everyday calls, and with their
+/// features the game loop, the hierarchy (with the relationship traits,
+/// whose methods `target` and `sources` need them in scope), observers and
+/// saves.
+///
+/// The rest stays at its path: the machinery of the storage and query
+/// layers (`archetable::storage`, `archetable::query`), the traits behind
+/// the system glue (`SystemParamFunction`, `IntoObserver`, ...), change
+/// ticks, column batches, schedule timings and the less common errors.
 pub mod prelude {
+    pub use archetable_core::system::QuerySingleError;
     #[cfg(feature = "game-loop")]
     pub use archetable_core::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
     pub use archetable_core::{
-        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
-        EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
-        QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
-        Without, World,
+        Added, AnyOf, BuiltBundle, Bundle, Changed, CommandBuffer, CommandQueue, Commands, Component, ComponentError,
+        Entity, EntityBuilder, EntityCommands, EntityError, EntityRef, EntityWorldMut, Event, EventReader, EventWriter,
+        Events, Has, HookWorld, IntoSystem, Local, Mut, Or, ParamSet, Query, QueryEntityError, QueryState, Ref,
+        RemovedComponents, Res, ResMut, Reset, Resource, Schedule, ScheduleError, SpawnAtError, System, SystemId,
+        SystemParam, Time, With, Without, World,
     };
     #[cfg(feature = "hierarchy")]
-    pub use archetable_core::{ChildOf, Children, HierarchyError};
-    pub use archetable_core::{CommandBuffer, ParamSet};
-    pub use archetable_core::{EntityWorldMut, SpawnAtError};
+    pub use archetable_core::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
     #[cfg(feature = "observers")]
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::QueryFilter;
@@ -42,5 +55,7 @@ pub mod prelude {
     pub use archetable_macros::States;
     pub use archetable_macros::{Bundle, Component, Query, SystemParam};
     #[cfg(feature = "serde")]
-    pub use archetable_serde::{Overrides, PrefabCommandsExt, Prefabs, SerdeWorldExt};
+    pub use archetable_serde::{
+        LoadError, Overrides, PrefabCommandsExt, Prefabs, SaveError, SerdeRegistry, SerdeWorldExt,
+    };
 }

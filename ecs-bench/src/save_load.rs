@@ -178,7 +178,6 @@ pub type Bytes = Vec<u8>;
 pub mod ours {
     use std::hint::black_box;
 
-    use archetable::data::SerdeRegistry;
     use archetable::prelude::*;
 
     use super::{entities, field_sum, Bytes, Direction, Format, Health, Position, Team, Velocity};

@@ -47,8 +47,12 @@ const DEFAULT_MAX_STEPS: u32 = 8;
 /// assert_eq!(fixed.accumulate(Duration::from_millis(66)), 3);
 /// assert_eq!((fixed.dropped_this_frame(), fixed.overstep()), (4, Duration::from_millis(1)));
 /// ```
+///
+/// A loaded `FixedTime` (from a save) is checked as the setters check
+/// their arguments: a save with a zero step or a cap of zero steps does not
+/// load.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(try_from = "FixedTimeFields"))]
 pub struct FixedTime {
     step: Duration,
     max_steps_per_frame: u32,
@@ -60,6 +64,71 @@ pub struct FixedTime {
     steps_this_frame: u32,
     dropped_this_frame: u64,
     dropped_total: u64,
+}
+
+/// `FixedTime` as a save holds it, checked before it becomes one.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct FixedTimeFields {
+    step: Duration,
+    max_steps_per_frame: u32,
+    overstep: Duration,
+    index: u64,
+    steps_this_frame: u32,
+    dropped_this_frame: u64,
+    dropped_total: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<FixedTimeFields> for FixedTime {
+    type Error = &'static str;
+
+    fn try_from(f: FixedTimeFields) -> Result<FixedTime, &'static str> {
+        check_step(f.step)?;
+        check_max_steps(f.max_steps_per_frame)?;
+        let FixedTimeFields {
+            step,
+            max_steps_per_frame,
+            overstep,
+            index,
+            steps_this_frame,
+            dropped_this_frame,
+            dropped_total,
+        } = f;
+        Ok(FixedTime {
+            step,
+            max_steps_per_frame,
+            overstep,
+            index,
+            steps_this_frame,
+            dropped_this_frame,
+            dropped_total,
+        })
+    }
+}
+
+fn check_step(step: Duration) -> Result<(), &'static str> {
+    if step.is_zero() {
+        Err("the fixed step must not be zero")
+    } else {
+        Ok(())
+    }
+}
+
+fn check_max_steps(max: u32) -> Result<(), &'static str> {
+    if max == 0 {
+        Err("at least one fixed step per frame must be allowed")
+    } else {
+        Ok(())
+    }
+}
+
+/// Panics with `check`'s message if it fails.
+#[track_caller]
+fn assert_ok(check: Result<(), &'static str>) {
+    if let Err(message) = check {
+        panic!("{message}");
+    }
 }
 
 impl Default for FixedTime {
@@ -75,7 +144,7 @@ impl FixedTime {
     /// # Panics
     /// If `step` is zero.
     pub fn new(step: Duration) -> Self {
-        assert!(!step.is_zero(), "the fixed step must not be zero");
+        assert_ok(check_step(step));
         FixedTime {
             step,
             max_steps_per_frame: DEFAULT_MAX_STEPS,
@@ -114,7 +183,7 @@ impl FixedTime {
     /// # Panics
     /// If `step` is zero.
     pub fn set_step(&mut self, step: Duration) {
-        assert!(!step.is_zero(), "the fixed step must not be zero");
+        assert_ok(check_step(step));
         self.step = step;
     }
 
@@ -129,7 +198,7 @@ impl FixedTime {
     /// # Panics
     /// If `max` is zero.
     pub fn set_max_steps_per_frame(&mut self, max: u32) {
-        assert!(max > 0, "at least one fixed step per frame must be allowed");
+        assert_ok(check_max_steps(max));
         self.max_steps_per_frame = max;
     }
 
@@ -165,13 +234,16 @@ impl FixedTime {
         self.steps_this_frame
     }
 
-    /// Whole steps the current frame dropped over the cap.
+    /// Whole steps the current frame dropped over the cap, at most
+    /// `u64::MAX` (a frame of [`Duration::MAX`] over a 1 ns step drops
+    /// about 1.8e28).
     #[inline]
     pub fn dropped_this_frame(&self) -> u64 {
         self.dropped_this_frame
     }
 
-    /// Whole steps dropped over the cap since the start.
+    /// Whole steps dropped over the cap since the start, stopping at
+    /// `u64::MAX`.
     #[inline]
     pub fn dropped_total(&self) -> u64 {
         self.dropped_total
@@ -182,22 +254,35 @@ impl FixedTime {
     /// rest of the whole steps are dropped and counted. The
     /// [`GameLoop`](crate::GameLoop) calls this once per frame; call it
     /// yourself only to drive fixed steps without one.
+    ///
+    /// Never panics: the accumulator stops at [`Duration::MAX`] and the
+    /// dropped counts at `u64::MAX`, and the cap holds whatever `delta` is.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use archetable::FixedTime;
+    ///
+    /// let mut fixed = FixedTime::new(Duration::from_nanos(1));
+    /// assert_eq!(fixed.accumulate(Duration::MAX), 8);
+    /// assert_eq!(fixed.accumulate(Duration::MAX), 8);
+    /// assert_eq!((fixed.dropped_this_frame(), fixed.dropped_total()), (u64::MAX, u64::MAX));
+    /// ```
     pub fn accumulate(&mut self, delta: Duration) -> u32 {
         let total = self.overstep.saturating_add(delta);
         let step = self.step.as_nanos();
         let due = total.as_nanos() / step;
         let run = due.min(u128::from(self.max_steps_per_frame)) as u32;
-        let dropped = (due - u128::from(run)) as u64;
+        let dropped = u64::try_from(due - u128::from(run)).unwrap_or(u64::MAX);
         self.overstep = from_nanos(total.as_nanos() % step);
         self.steps_this_frame = run;
         self.dropped_this_frame = dropped;
-        self.dropped_total += dropped;
+        self.dropped_total = self.dropped_total.saturating_add(dropped);
         run
     }
 
     /// Marks the end of one fixed step.
     pub(crate) fn finish_step(&mut self) {
-        self.index += 1;
+        self.index = self.index.saturating_add(1);
     }
 }
 

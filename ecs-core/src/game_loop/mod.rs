@@ -493,9 +493,14 @@ impl GameLoop {
     /// Runs one frame that took `real_dt` of real time; see
     /// [`GameLoop`] for what a frame does, in which order.
     ///
+    /// Any `real_dt`, up to [`Duration::MAX`], and any scale
+    /// [`Time::set_scale`] accepts are fine: the clocks saturate instead of
+    /// overflowing (see [`Time::advance`] and [`FixedTime::accumulate`]),
+    /// and at most [`FixedTime::max_steps_per_frame`] fixed steps run.
+    ///
     /// # Panics
     /// If a stage cannot be ordered or a system panics (see
-    /// [`Schedule::run`]).
+    /// [`Schedule::run`]); never on account of time.
     pub fn advance(&mut self, real_dt: Duration) {
         self.startup();
         let _span = crate::trace::span!("frame", format_args!("{real_dt:?}"));

@@ -7,7 +7,7 @@ use crate::system::{Commands, EntityCommands};
 use crate::world::event::Event;
 
 impl Commands<'_, '_> {
-    /// Triggers `event` when the commands apply, as [`World::trigger`]
+    /// Triggers `event` when the commands apply, as [`World::trigger`](crate::World::trigger)
     /// does: the global observers of its type run then, each followed by
     /// its own commands.
     ///
@@ -30,7 +30,7 @@ impl Commands<'_, '_> {
     }
 
     /// Triggers `event` at `targets` when the commands apply, as
-    /// [`World::trigger_targets`] does.
+    /// [`World::trigger_targets`](crate::World::trigger_targets) does.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -58,7 +58,7 @@ impl Commands<'_, '_> {
 
 impl EntityCommands<'_> {
     /// Attaches `observer` to the entity when the commands apply, as
-    /// [`World::entity_observe`] does: it runs on the events of its type
+    /// [`World::entity_observe`](crate::World::entity_observe) does: it runs on the events of its type
     /// aimed at the entity and goes away with it. Skipped if the entity is
     /// gone by then.
     ///

@@ -18,7 +18,6 @@ use crate::storage::sparse::{SparseRows, TableRef};
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::Has;
 ///
 /// #[derive(Component)] struct Hp(u32);
 /// #[derive(Component)] struct Shield;
@@ -93,7 +92,6 @@ unsafe impl<T: Component> ReadOnlyQueryData for Has<T> {}
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::AnyOf;
 ///
 /// #[derive(Component, Debug, PartialEq)] struct Sword(u32);
 /// #[derive(Component, Debug, PartialEq)] struct Bow(u32);

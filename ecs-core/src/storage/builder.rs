@@ -29,7 +29,6 @@ use crate::storage::column::Panics;
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::EntityBuilder;
 ///
 /// #[derive(Component, Debug, PartialEq)] struct Position(f32, f32);
 /// #[derive(Component, Debug, PartialEq)] struct Hp(u32);
@@ -263,7 +262,6 @@ impl EntityBuilder {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::EntityBuilder;
     /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
     /// # #[derive(Component, Debug, PartialEq)] struct Name(&'static str);
     /// let mut world = World::new();
@@ -437,7 +435,6 @@ impl BuiltBundle {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::EntityBuilder;
     /// # #[derive(Component)] struct Hp(u32);
     /// let mut builder = EntityBuilder::new();
     /// builder.add(Hp(1));

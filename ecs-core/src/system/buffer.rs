@@ -19,7 +19,6 @@ use crate::world::World;
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::CommandBuffer;
 ///
 /// #[derive(Component)] struct Hp(i32);
 ///
@@ -70,7 +69,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// # #[derive(Component)] struct Hp(u32);
     /// let mut buffer = CommandBuffer::new();
     /// buffer.spawn((Hp(1),));
@@ -91,7 +89,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
     /// let mut world = World::new();
     /// let e = world.spawn(());
@@ -112,7 +109,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// # #[derive(Component)] struct Hp(u32);
     /// let mut world = World::new();
     /// let e = world.spawn(Hp(4));
@@ -132,7 +128,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// let mut world = World::new();
     /// let e = world.spawn(());
     /// let mut buffer = CommandBuffer::new();
@@ -149,7 +144,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
     /// # #[derive(Component, Debug, PartialEq)] struct Owner(Entity);
     /// let mut buffer = CommandBuffer::new();
@@ -209,7 +203,6 @@ impl CommandBuffer {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::CommandBuffer;
     /// let mut world = World::new();
     /// let gone = world.spawn(());
     /// world.despawn(gone).unwrap();

@@ -179,9 +179,14 @@ pub unsafe trait SystemParam: Sized {
     /// Moves the commands the parameter recorded into `queue`, for a
     /// caller that applies them itself: an observer's commands apply after
     /// the observer is back in the world's registry, so that they can
-    /// trigger it again. A parameter that records commands implements it
-    /// next to [`SystemParam::apply_deferred`]; what it does not move there,
-    /// `apply_deferred` still applies.
+    /// trigger it again (and a lifecycle observer's after the world
+    /// operation under way). A parameter that records commands implements
+    /// it next to [`SystemParam::apply_deferred`]; what it does not move
+    /// there, `apply_deferred` still applies, at once.
+    ///
+    /// A parameter made of others (a tuple, a `#[derive(SystemParam)]`
+    /// struct, a [`ParamSet`](crate::ParamSet)) forwards each of the three
+    /// deferred steps, this one included, to every member.
     fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
         let _ = (state, queue);
     }
@@ -575,19 +580,38 @@ macro_rules! impl_system_param_for_tuple {
                 ($(unsafe { $name::get_param($name, world, meta) },)*)
             }
 
-            fn apply_deferred(state: &mut Self::State, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
-                $($name::apply_deferred(&mut state.$index, world, meta, report);)*
-            }
-
-            fn discard_deferred(state: &mut Self::State) {
-                $($name::discard_deferred(&mut state.$index);)*
-            }
-
-            fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
-                $($name::move_deferred(&mut state.$index, queue);)*
-            }
+            forward_deferred!($($name $index),*);
         }
     };
 }
+
+/// The deferred steps of a parameter whose state is a tuple of its members'
+/// states (a tuple, a [`ParamSet`](crate::ParamSet)): each step goes to
+/// every member in order. One macro for all of them, so that a wrapper
+/// cannot forward one step and forget another.
+macro_rules! forward_deferred {
+    ($($name:ident $index:tt),*) => {
+        #[allow(unused_variables)]
+        fn apply_deferred(
+            state: &mut Self::State,
+            world: &mut World,
+            meta: &SystemMeta,
+            report: &mut crate::system::commands::CommandReport,
+        ) {
+            $($name::apply_deferred(&mut state.$index, world, meta, report);)*
+        }
+
+        #[allow(unused_variables)]
+        fn discard_deferred(state: &mut Self::State) {
+            $($name::discard_deferred(&mut state.$index);)*
+        }
+
+        #[allow(unused_variables)]
+        fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+            $($name::move_deferred(&mut state.$index, queue);)*
+        }
+    };
+}
+pub(crate) use forward_deferred;
 
 crate::tuples::all_tuples!(impl_system_param_for_tuple);

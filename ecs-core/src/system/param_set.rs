@@ -3,8 +3,7 @@
 //! time.
 
 use crate::system::access::AccessConflict;
-use crate::system::commands::CommandReport;
-use crate::system::param::{SystemMeta, SystemParam};
+use crate::system::param::{forward_deferred, SystemMeta, SystemParam};
 use crate::world::World;
 
 /// A set of system parameters that may conflict with each other, used one
@@ -23,7 +22,6 @@ use crate::world::World;
 ///
 /// ```
 /// use archetable::prelude::*;
-/// use archetable::ParamSet;
 ///
 /// #[derive(Component)] struct Hp(u32);
 /// #[derive(Component)] struct Boss;
@@ -79,13 +77,11 @@ macro_rules! impl_param_set {
                 ParamSet { state, world, meta }
             }
 
-            fn apply_deferred(state: &mut Self::State, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
-                $($name::apply_deferred(&mut state.$index, world, meta, report);)*
-            }
-
-            fn discard_deferred(state: &mut Self::State) {
-                $($name::discard_deferred(&mut state.$index);)*
-            }
+            // All three steps, moving the commands out included: an
+            // observer takes its members' commands to apply once it is back
+            // in its place (and a lifecycle observer's once the world
+            // operation is over).
+            forward_deferred!($($name $index),*);
         }
 
         impl<$($name: SystemParam),*> ParamSet<'_, '_, ($($name,)*)> {

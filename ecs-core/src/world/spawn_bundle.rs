@@ -80,7 +80,6 @@ impl World {
     ///
     /// ```
     /// # use archetable::prelude::*;
-    /// # use archetable::EntityBuilder;
     /// # #[derive(Component, Debug, PartialEq)] struct Hp(u32);
     /// # #[derive(Component, Debug, PartialEq)] struct Armor(u32);
     /// let mut world = World::new();

@@ -26,10 +26,10 @@ pub mod prelude {
     #[cfg(feature = "game-loop")]
     pub use archetable_core::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
     pub use archetable_core::{
-        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Entity, EntityCommands, EntityError,
-        EntityRef, EventReader, EventWriter, Events, HookWorld, IntoSystem, Local, Mut, Or, Query, QueryEntityError,
-        QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule, ScheduleError, System, SystemId, Time, With,
-        Without, World,
+        Added, Bundle, Changed, CommandQueue, Commands, Component, ComponentError, Condition, Entity, EntityCommands,
+        EntityError, EntityRef, EventReader, EventWriter, Events, HookWorld, IntoCondition, IntoSystem, IntoSystems,
+        Local, Mut, Or, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Schedule,
+        ScheduleError, System, SystemId, Time, With, Without, World,
     };
     #[cfg(feature = "hierarchy")]
     pub use archetable_core::{ChildOf, Children, HierarchyError};

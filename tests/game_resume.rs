@@ -188,8 +188,11 @@ fn near(a: &Position, b: &Position, r: f32) -> bool {
     dx * dx + dy * dy < r * r
 }
 
+/// Ships that a rock can hurt.
+type Exposed = (With<Ship>, Without<Invulnerable>);
+
 fn crash(
-    ships: Query<(Entity, &Position), (With<Ship>, Without<Invulnerable>)>,
+    ships: Query<(Entity, &Position), Exposed>,
     rocks: Query<(&Position, &Rock)>,
     mut score: ResMut<Score>,
     mut commands: Commands,
@@ -228,7 +231,7 @@ fn collide(
 }
 
 fn spawn_rocks(fixed: Res<FixedTime>, mut rng: ResMut<Rng>, mut commands: Commands) {
-    if fixed.index() % 40 == 0 {
+    if fixed.index().is_multiple_of(40) {
         let (x, y) = (rng.unit() * ARENA / 2.0 + ARENA / 2.0, 0.0);
         let (vx, vy) = (rng.unit() * 15.0, rng.unit() * 15.0);
         commands.spawn((Position { x, y }, Velocity { x: vx, y: vy }, Rock { size: 3 }));

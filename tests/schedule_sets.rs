@@ -121,6 +121,7 @@ fn a_shared_condition_is_checked_again_after_an_exclusive_system() {
     assert_eq!(take(&mut world), ["after"]);
 }
 
+#[cfg(feature = "game-loop")]
 #[test]
 fn in_state_and_user_conditions_are_reused_by_many_systems() {
     #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -176,15 +177,22 @@ fn combinators_follow_their_truth_tables() {
         table,
         [[false, false, true, true], [false, true, true, true], [false, true, false, true], [true, true, false, false]]
     );
-    assert_eq!(format!("{:?}", in_state_name()), "Condition(\"in_state(Menu)\")");
 }
 
-fn in_state_name() -> Condition {
+#[cfg(feature = "game-loop")]
+#[test]
+fn conditions_have_names() {
     #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
     enum Screen {
         Menu,
     }
-    in_state(Screen::Menu)
+    let menu = in_state(Screen::Menu);
+    assert_eq!(format!("{menu:?}"), "Condition(\"in_state(Menu)\")");
+    assert_eq!(menu.clone().not().name(), "not in_state(Menu)");
+    assert_eq!(
+        menu.clone().and(&menu).or(Condition::new(flag).named("flag")).name(),
+        "((in_state(Menu) and in_state(Menu)) or flag)"
+    );
 }
 
 #[test]
@@ -279,6 +287,7 @@ fn a_conflict_in_a_set_names_the_set_and_adds_nothing() {
     assert!(matches!(error, ScheduleError::Conflict(_)), "{error:?}");
 }
 
+#[cfg(feature = "game-loop")]
 #[test]
 #[should_panic(expected = "(in set `physics`) cannot run")]
 fn add_systems_panics_with_the_set_in_the_message() {

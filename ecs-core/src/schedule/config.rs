@@ -13,7 +13,7 @@ use crate::system::{BoxedSystem, IntoSystem};
 /// made from one system or a tuple of them by the methods of
 /// [`IntoSystems`], and added with
 /// [`Schedule::add_systems`](crate::Schedule::add_systems) or
-/// [`GameLoop::add_systems`](crate::GameLoop::add_systems).
+/// `GameLoop::add_systems`.
 pub struct Systems {
     node: Node,
     chained: bool,

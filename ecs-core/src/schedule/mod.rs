@@ -181,7 +181,10 @@ fn conflict_error(conflict: crate::system::AccessConflict, sets: &[Cow<'static, 
     if sets.is_empty() {
         ScheduleError::Conflict(conflict)
     } else {
-        ScheduleError::ConflictInSet { sets: sets.iter().map(|s| s.to_string()).collect(), conflict }
+        ScheduleError::ConflictInSet {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            conflict: Box::new(conflict),
+        }
     }
 }
 

@@ -19,7 +19,7 @@ pub enum ScheduleError {
         /// The sets the system was given.
         sets: Vec<String>,
         /// The conflict.
-        conflict: AccessConflict,
+        conflict: Box<AccessConflict>,
     },
     /// The `before`/`after` constraints form a cycle; the systems in it, in
     /// order (each must run before the next, and the last before the first).

@@ -1,5 +1,8 @@
 //! `Schedule`: the systems of a game loop, their order, and how one frame
-//! runs them.
+//! runs them. `condition.rs` holds run conditions and their combinators,
+//! `config.rs` the tuples of systems added at once and the named sets,
+//! `order.rs` the ordering and its errors, `executor.rs` the run plan and
+//! the parallel runner, `timing.rs` the per-system timings.
 
 mod condition;
 mod config;

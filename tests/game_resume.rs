@@ -1,4 +1,3 @@
-#![cfg(feature = "serde")]
 //! A game saved mid-play goes on from its save: a small asteroids game
 //! (a fleet of `ChildOf` ships, fixed-step physics in a chained set, a
 //! `Hit` observer, a sparse `Invulnerable`, a playing / over state machine
@@ -7,6 +6,8 @@
 //! then run in lockstep to frame 2N and must hold the same entities,
 //! components and resources, bit for bit, after every frame, in JSON, RON
 //! and binary, on one thread or many.
+
+#![cfg(feature = "serde")]
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -1,9 +1,10 @@
-#![cfg(feature = "game-loop")]
 //! A world that already holds a state, wrapped in a loop that starts the
 //! game over (`GameLoop::with_world`), is how a loaded save gets rebuilt on
 //! top of itself: `add_state` warns and points to `GameLoop::resume`,
 //! which keeps the state without a warning. (Its own test binary: the
 //! logger is global to the process.)
+
+#![cfg(feature = "game-loop")]
 
 use std::sync::Mutex;
 

@@ -113,6 +113,7 @@ pub(super) struct Leaf {
 /// use archetable::prelude::*;
 ///
 /// #[derive(Default)] struct Trace(Vec<&'static str>);
+/// struct Lives(u32);
 ///
 /// fn thrust(mut t: ResMut<Trace>) { t.0.push("thrust") }
 /// fn integrate(mut t: ResMut<Trace>) { t.0.push("integrate") }
@@ -121,8 +122,9 @@ pub(super) struct Leaf {
 ///
 /// let mut world = World::new();
 /// world.init_resource::<Trace>();
+/// world.insert_resource(Lives(3));
 /// let mut schedule = Schedule::new();
-/// let playing = Condition::new(|world| world.contains_resource::<Trace>());
+/// let playing = Condition::new(|world| world.resource::<Lives>().0 > 0);
 /// schedule.add_systems((thrust, integrate, collide).chain().in_set("physics").run_if(&playing));
 /// schedule.add_systems(input.before("physics").run_if(playing));
 /// schedule.run(&mut world);

@@ -146,7 +146,7 @@ fn a_constraint_naming_nothing_is_an_error() {
     schedule.add_system(lonely).after("physics");
     assert_eq!(
         schedule.build(&mut World::new()),
-        Err(ScheduleError::UnknownSystem { system: "lonely".into(), target: "label `physics`".into() })
+        Err(ScheduleError::UnknownSystem { system: "lonely".into(), target: "label or set `physics`".into() })
     );
 }
 

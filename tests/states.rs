@@ -165,8 +165,8 @@ fn in_state_gates_systems() {
 #[test]
 fn in_state_is_false_without_the_state() {
     let world = World::new();
-    let mut condition = in_state(Screen::Menu);
-    assert!(!condition(&world));
+    let condition = in_state(Screen::Menu);
+    assert!(!condition.check(&world));
 }
 
 #[test]

@@ -84,7 +84,8 @@ pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, 
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use query::{AnyOf, ArchetypeFilter, Has, QueryCombinationIter, QueryManyIter, QueryManyIterMut, QueryParIter};
 pub use schedule::{
-    IntoSystemSelector, Schedule, ScheduleError, SystemConfig, SystemId, SystemSelector, SystemTiming, Timings,
+    Condition, IntoCondition, IntoSystemSelector, IntoSystems, Schedule, ScheduleError, SetConfig, SystemConfig,
+    SystemId, SystemSelector, SystemTiming, Systems, Timings,
 };
 pub use storage::builder::{BuiltBundle, EntityBuilder};
 pub use storage::pool::PooledBundle;

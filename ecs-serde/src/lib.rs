@@ -72,6 +72,7 @@
 
 mod format;
 mod model;
+mod states;
 mod world_ext;
 
 pub use format::prefab::{Overrides, Prefabs};

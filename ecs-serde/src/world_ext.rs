@@ -2,7 +2,7 @@
 //! crate's face, above the formats and the model).
 
 use archetable_core::system::CommandError;
-use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, World};
+use archetable_core::{Commands, Component, Entity, EntityCommands, Resource, States, World};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -94,6 +94,17 @@ pub trait SerdeWorldExt: sealed::Sealed {
     fn register_serde_resource<R>(&mut self, name: &str) -> &mut Self
     where
         R: Resource + Serialize + DeserializeOwned;
+
+    /// Registers game state `S` under `name`, so saves hold its current
+    /// value and its pending request (see
+    /// [`SerdeRegistry::register_state`]); a loaded save goes on in
+    /// `GameLoop::resume`.
+    ///
+    /// # Panics
+    /// As [`SerdeWorldExt::register_serde_resource`].
+    fn register_serde_state<S>(&mut self, name: &str) -> &mut Self
+    where
+        S: States + Serialize + DeserializeOwned;
 
     /// A copy of the world's registry (cheap: the entries are shared).
     fn serde_registry(&self) -> SerdeRegistry;
@@ -254,6 +265,14 @@ impl SerdeWorldExt for World {
         R: Resource + Serialize + DeserializeOwned,
     {
         registry_mut(self).register_resource::<R>(name);
+        self
+    }
+
+    fn register_serde_state<S>(&mut self, name: &str) -> &mut Self
+    where
+        S: States + Serialize + DeserializeOwned,
+    {
+        registry_mut(self).register_state::<S>(name);
         self
     }
 

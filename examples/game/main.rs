@@ -10,9 +10,10 @@
 //!   `Commands` (deferred spawn, insert, remove, despawn, `clear_world`),
 //!   events, `Local`;
 //! - a `GameLoop`: physics in `fixed_update` at 60 steps a second whatever
-//!   the frame rate, a stage of our own before it, `on_enter`/`on_exit`
-//!   systems and `in_state` conditions for a menu / playing / game-over
-//!   state machine, `.debug()` systems that run while paused, slow motion
+//!   the frame rate (a chain of systems in a set), a stage of our own
+//!   before it, `on_enter`/`on_exit` systems and `in_state` conditions
+//!   shared by several systems for a menu / playing / game-over state
+//!   machine, `.debug()` systems that run while paused, slow motion
 //!   with `Time::set_scale`, a hitch absorbed by the cap on fixed steps,
 //!   drawing between two physics steps with `FixedTime::alpha`.
 //!
@@ -443,23 +444,19 @@ pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
         // Parallel even for systems this small, to show it changes nothing.
         game.set_parallel_threshold(Duration::ZERO);
     }
-    game.add_state(Screen::Menu);
-    let world = game.world_mut();
-    world.insert_resource(Rng(0x2545_F491_4F6C_DD1D));
-    world.init_resource::<FrameStats>();
-    world.init_resource::<Level>();
-    world.init_resource::<Log>();
+    game.add_state(Screen::Menu)
+        .insert_resource(Rng(0x2545_F491_4F6C_DD1D))
+        .init_resource::<FrameStats>()
+        .init_resource::<Level>()
+        .init_resource::<Log>();
 
     game.add_stage_before(Stage::FixedUpdate, "frame_start").add_system(new_frame).debug();
-    let moved = game.add_system(Stage::FixedUpdate, motion).id();
-    game.add_system(Stage::FixedUpdate, walls).after(moved);
-    game.add_system(Stage::FixedUpdate, fuses).after(walls);
-    game.add_system(Stage::FixedUpdate, fading).after(fuses);
-    game.add_system(Stage::Update, menu).run_if(in_state(Screen::Menu));
-    game.add_system(Stage::Update, launch).run_if(in_state(Screen::Playing));
-    game.add_system(Stage::Update, referee).run_if(in_state(Screen::Playing));
-    game.add_system(Stage::Update, game_over).run_if(in_state(Screen::GameOver));
-    game.add_system(Stage::LateUpdate, census).debug();
+    // Physics: four steps, each after the one before, as one set.
+    game.add_systems(Stage::FixedUpdate, (motion, walls, fuses, fading).chain().in_set("physics"));
+    game.add_systems(Stage::Update, menu.run_if(in_state(Screen::Menu)));
+    game.add_systems(Stage::Update, (launch, referee).run_if(in_state(Screen::Playing)));
+    game.add_systems(Stage::Update, game_over.run_if(in_state(Screen::GameOver)));
+    game.add_systems(Stage::LateUpdate, census.debug());
     game.on_enter(Screen::Playing, start_level);
     game.on_exit(Screen::Playing, end_level);
 

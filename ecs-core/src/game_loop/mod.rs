@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use crate::schedule::{Schedule, SystemConfig};
+use crate::schedule::{IntoSystems, Schedule, SetConfig, SystemConfig, SystemId};
+use crate::storage::resource::Resource;
 use crate::system::commands::take_clear_request;
 use crate::system::IntoSystem;
 use crate::world::time::Time;
@@ -129,6 +130,16 @@ impl fmt::Display for Stage {
 /// While [`Time`] is paused, game time stands still: no fixed step runs,
 /// and the other stages run only their `.debug()` systems.
 ///
+/// # Saving and resuming
+/// A world saved between frames (with the `serde` feature, its states
+/// registered with `register_serde_state`) and loaded into a fresh world
+/// goes on in a loop built by [`GameLoop::resume`], with the same systems,
+/// stages and states as the loop that saved it: the loaded states stay
+/// current, their `on_enter` systems do not run again, and the startup
+/// stage does not run (it built what the save holds). Set up what a save
+/// does not hold in code both paths run: [`GameLoop::init_resource`]
+/// keeps a loaded value, [`GameLoop::insert_resource`] replaces it.
+///
 /// # Level resets
 /// [`Commands::clear_world`](crate::Commands::clear_world) in any stage,
 /// or in an `on_exit`/`on_enter` system, empties the world once that
@@ -146,6 +157,8 @@ pub struct GameLoop {
     states: Vec<Box<dyn StateDriver>>,
     /// The `on_enter` and `on_exit` schedules, which the drivers index.
     state_schedules: Vec<Schedule>,
+    /// Built by [`GameLoop::resume`]: the world is a saved game going on.
+    resumed: bool,
 }
 
 impl Default for GameLoop {
@@ -159,6 +172,7 @@ impl fmt::Debug for GameLoop {
         f.debug_struct("GameLoop")
             .field("stages", &self.stages.iter().map(|(stage, _)| stage.to_string()).collect::<Vec<_>>())
             .field("started", &self.started)
+            .field("resumed", &self.resumed)
             .field("entities", &self.world.len())
             .finish_non_exhaustive()
     }
@@ -175,12 +189,20 @@ impl GameLoop {
     /// the same results as [`GameLoop::new`], on the calling thread.
     pub fn single_threaded() -> Self {
         let mut game = GameLoop::new();
-        game.single_threaded = true;
-        game.startup = Schedule::single_threaded();
-        for (_, schedule) in &mut game.stages {
-            *schedule = Schedule::single_threaded();
-        }
+        game.set_single_threaded(true);
         game
+    }
+
+    /// Makes every schedule of the loop (those of stages and states added
+    /// later included) run one system at a time (`true`) or spread
+    /// non-conflicting systems over the thread pool (`false`, the default
+    /// of [`GameLoop::new`]); the results are the same either way.
+    pub fn set_single_threaded(&mut self, single_threaded: bool) -> &mut Self {
+        self.single_threaded = single_threaded;
+        for schedule in self.schedules_mut() {
+            schedule.set_single_threaded(single_threaded);
+        }
+        self
     }
 
     /// A loop over `world`, which keeps its entities and resources; adds a
@@ -201,7 +223,132 @@ impl GameLoop {
             parallel_above: None,
             states: Vec::new(),
             state_schedules: Vec::new(),
+            resumed: false,
         }
+    }
+
+    /// A loop that goes on with a saved game: `world` was loaded from a
+    /// save (see `archetable::data`). Build it as the loop that saved the
+    /// world was built (the same systems, stages, states, fixed step);
+    /// then, unlike [`GameLoop::with_world`]:
+    /// - [`add_state`](GameLoop::add_state) keeps the world's `State<S>`
+    ///   and `NextState<S>` (a request pending in the save applies at the
+    ///   next transition point), and takes the state as entered: its
+    ///   `on_enter` systems do not run again. A state the world does not
+    ///   hold starts at the initial value given and is entered at startup,
+    ///   as in a fresh game;
+    /// - [`startup`](GameLoop::startup) skips the [`Stage::Startup`]
+    ///   systems, which built what the save holds.
+    ///
+    /// A loop resumed from a save made between two frames of a loop gives,
+    /// frame by frame, the same entities, components and resources as that
+    /// loop going on, as long as what the systems depend on was saved
+    /// (registered components and resources, states), not kept elsewhere:
+    /// a system's `Local`s, events still queued, change ticks (the first
+    /// frame sees every value as added and changed).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    /// enum Phase { Playing, Over }
+    /// #[derive(Component)] struct Rock;
+    ///
+    /// fn build(mut game: GameLoop) -> GameLoop {
+    ///     game.add_state(Phase::Playing);
+    ///     game.on_enter(Phase::Playing, |mut commands: Commands| {
+    ///         commands.spawn(Rock);
+    ///     });
+    ///     game
+    /// }
+    ///
+    /// let mut game = build(GameLoop::new());
+    /// game.advance(Duration::from_millis(16));
+    /// let world = game.into_world(); // a loaded save stands in for it here
+    /// let mut resumed = build(GameLoop::resume(world));
+    /// resumed.advance(Duration::from_millis(16));
+    /// assert_eq!(resumed.world_mut().query::<&Rock>().count(), 1); // not rebuilt
+    /// assert_eq!(resumed.state::<Phase>(), Some(&Phase::Playing));
+    /// ```
+    pub fn resume(world: World) -> Self {
+        let mut game = GameLoop::with_world(world);
+        game.resumed = true;
+        game
+    }
+
+    /// Whether the loop was built by [`GameLoop::resume`].
+    pub fn is_resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// Inserts resource `value`, replacing the world's (a loaded one too);
+    /// the same as `world_mut().insert_resource(value)`.
+    pub fn insert_resource<R: Resource>(&mut self, value: R) -> &mut Self {
+        self.world.insert_resource(value);
+        self
+    }
+
+    /// Inserts `R::default()` unless the world has an `R` (a loaded one
+    /// stays); the same as `world_mut().init_resource::<R>()`.
+    pub fn init_resource<R: Resource + Default>(&mut self) -> &mut Self {
+        self.world.init_resource::<R>();
+        self
+    }
+
+    /// Adds a global observer of event `E` to the world, as
+    /// [`World::observe`] does; returns its id. Observers are part of the
+    /// world, not of a stage: they run whenever `E` is triggered, from any
+    /// stage's systems or commands.
+    ///
+    /// The order of commands and triggers: a system's commands apply in the
+    /// order they were recorded, and a trigger recorded through
+    /// [`Commands::trigger`](crate::Commands::trigger) or
+    /// [`trigger_targets`](crate::Commands::trigger_targets) runs its
+    /// observers at its place in that order. An observer that needs an
+    /// entity the same system despawns must be triggered before the
+    /// despawn:
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Rock;
+    /// #[derive(Component)] struct Bullet { owner: u32 }
+    /// struct Hit { by: Entity }
+    /// #[derive(Default)] struct Credit(Vec<u32>);
+    ///
+    /// fn collide(bullets: Query<Entity, With<Bullet>>, rocks: Query<Entity, With<Rock>>, mut commands: Commands) {
+    ///     for (bullet, rock) in bullets.iter().zip(rocks.iter()) {
+    ///         // Trigger first: the observer still finds the bullet.
+    ///         commands.trigger_targets(Hit { by: bullet }, rock);
+    ///         commands.despawn(bullet);
+    ///     }
+    /// }
+    ///
+    /// let mut game = GameLoop::new();
+    /// game.init_resource::<Credit>();
+    /// game.observe(|hit: Trigger<Hit>, bullets: Query<&Bullet>, mut credit: ResMut<Credit>| {
+    ///     // With the despawn recorded first, this would find no bullet.
+    ///     if let Ok(bullet) = bullets.get(hit.by) {
+    ///         credit.0.push(bullet.owner);
+    ///     }
+    /// });
+    /// game.add_system(Stage::Update, collide);
+    /// game.world_mut().spawn(Rock);
+    /// game.world_mut().spawn(Bullet { owner: 7 });
+    /// game.advance(std::time::Duration::from_millis(16));
+    /// assert_eq!(game.world().resource::<Credit>().0, [7]);
+    /// ```
+    ///
+    /// # Panics
+    /// If two of the observer's parameters would alias (`error[E0002]`).
+    #[cfg(feature = "observers")]
+    #[track_caller]
+    pub fn observe<E: crate::world::event::Event, M>(
+        &mut self,
+        observer: impl crate::IntoObserver<E, M>,
+    ) -> crate::ObserverId {
+        self.world.observe(observer)
     }
 
     fn new_schedule(&self) -> Schedule {
@@ -314,6 +461,49 @@ impl GameLoop {
         self.stage_mut(stage).add_system(system)
     }
 
+    /// Adds several systems to `stage` at once, with the options they
+    /// share (see [`IntoSystems`] and [`Schedule::add_systems`]); returns
+    /// their ids in the order written.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    /// enum Phase { Playing, Over }
+    /// #[derive(Default)] struct Trace(Vec<&'static str>);
+    ///
+    /// fn thrust(mut t: ResMut<Trace>) { t.0.push("thrust") }
+    /// fn integrate(mut t: ResMut<Trace>) { t.0.push("integrate") }
+    /// fn collide(mut t: ResMut<Trace>) { t.0.push("collide") }
+    ///
+    /// let mut game = GameLoop::new();
+    /// game.add_state(Phase::Playing).init_resource::<Trace>();
+    /// game.add_systems(Stage::Update, (thrust, integrate, collide).chain().run_if(in_state(Phase::Playing)));
+    /// game.advance(std::time::Duration::from_millis(16));
+    /// assert_eq!(game.world().resource::<Trace>().0, ["thrust", "integrate", "collide"]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the loop has no such stage, or as [`Schedule::add_systems`].
+    #[track_caller]
+    pub fn add_systems<M>(&mut self, stage: impl Into<Stage>, systems: impl IntoSystems<M>) -> Vec<SystemId> {
+        self.stage_mut(stage).add_systems(systems)
+    }
+
+    /// The options of set `name` in `stage` (see
+    /// [`Schedule::configure_set`]); a set belongs to one stage.
+    ///
+    /// # Panics
+    /// If the loop has no such stage.
+    #[track_caller]
+    pub fn configure_set(
+        &mut self,
+        stage: impl Into<Stage>,
+        name: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> SetConfig<'_> {
+        self.stage_mut(stage).configure_set(name)
+    }
+
     /// Adds stage `name` to run right after `anchor` each frame; returns
     /// its schedule. After [`Stage::FixedUpdate`] means once per frame
     /// after the fixed steps: only `fixed_update` runs at the fixed rate.
@@ -401,10 +591,33 @@ impl GameLoop {
     /// [`State<S>`] and [`NextState<S>`] resources. The `on_enter`
     /// systems of `initial` run at startup (or, for a state added after
     /// startup, at the next transition point).
+    ///
+    /// In a loop built by [`GameLoop::resume`], a `State<S>` the world
+    /// holds (a loaded one) stays, with its `NextState<S>`, and counts as
+    /// entered. Elsewhere the world's `State<S>` is replaced by `initial`,
+    /// with a warning before startup, since that is how a loaded game is
+    /// started over by mistake.
     pub fn add_state<S: States>(&mut self, initial: S) -> &mut Self {
-        self.world.insert_resource(state::state(initial));
-        self.world.insert_resource(NextState::<S>::default());
-        self.driver::<S>();
+        let held = self.world.get_resource::<State<S>>().map(|state| state.get().clone());
+        match held {
+            Some(_) if self.resumed => {
+                self.world.init_resource::<NextState<S>>();
+                self.driver::<S>().resume();
+            }
+            _ => {
+                if let (Some(held), false) = (held, self.started) {
+                    crate::entity::error::warn(&format!(
+                        "archetable: GameLoop::add_state replaces the world's `State<{}>` ({held:?}) with the \
+                         initial state {initial:?}, whose on_enter systems run at startup; to go on with a loaded \
+                         game, build the loop with GameLoop::resume",
+                        std::any::type_name::<S>()
+                    ));
+                }
+                self.world.insert_resource(state::state(initial));
+                self.world.insert_resource(NextState::<S>::default());
+                self.driver::<S>();
+            }
+        }
         self
     }
 
@@ -475,19 +688,25 @@ impl GameLoop {
     /// Runs the startup stage, then enters every state's initial value;
     /// does nothing after the first call. The first
     /// [`advance`](GameLoop::advance) calls it; call it yourself to set up
-    /// the world before the first frame.
+    /// the world before the first frame. In a loop built by
+    /// [`GameLoop::resume`], the startup stage does not run, and only the
+    /// states the loaded world did not hold are entered.
     pub fn startup(&mut self) {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
-        {
-            let _span = crate::trace::span!("stage", Stage::Startup);
-            self.startup.run_systems(&mut self.world);
+        if !self.resumed {
+            {
+                let _span = crate::trace::span!("stage", Stage::Startup);
+                self.startup.run_systems(&mut self.world);
+            }
+            if take_clear_request(&mut self.world) {
+                self.clear_world();
+            }
         }
-        if take_clear_request(&mut self.world) {
-            self.clear_world();
-        }
-        self.apply_transitions();
+        // Only entering here: a request made during startup (or pending in
+        // a save) waits for the first frame's transition point.
+        self.apply_transitions_where(|driver| !driver.entered());
     }
 
     /// Runs one frame that took `real_dt` of real time; see
@@ -559,7 +778,15 @@ impl GameLoop {
     /// The transition point: for each state type in order, exit, switch,
     /// enter.
     fn apply_transitions(&mut self) {
+        self.apply_transitions_where(|_| true);
+    }
+
+    /// The transition point for the state types `which` picks.
+    fn apply_transitions_where(&mut self, which: impl Fn(&dyn StateDriver) -> bool) {
         for d in 0..self.states.len() {
+            if !which(&*self.states[d]) {
+                continue;
+            }
             let Some(pending) = self.states[d].begin(&mut self.world) else { continue };
             if let Some(exit) = pending.exit {
                 self.run_state_schedule(exit);

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::Deref;
 
+use crate::schedule::Condition;
 use crate::world::World;
 
 /// A type whose values are the states of a game: the menu, playing, game
@@ -37,7 +38,13 @@ pub trait States: Clone + Eq + Hash + Debug + Send + Sync + 'static {}
 /// assert_eq!(*game.world().resource::<State<Screen>>().get(), Screen::Menu);
 /// assert!(*game.world().resource::<State<Screen>>() == Screen::Menu);
 /// ```
+///
+/// With the `serde` feature, `State<S>` is `Serialize` and `Deserialize`
+/// when `S` is (as its value alone): register it for saves with
+/// `world.register_serde_state::<S>(name)`, and resume a loaded game with
+/// [`GameLoop::resume`](crate::GameLoop::resume).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 pub struct State<S: States> {
     current: S,
 }
@@ -89,7 +96,12 @@ impl<S: States> PartialEq<S> for State<S> {
 /// game.advance(std::time::Duration::from_millis(16));
 /// assert_eq!(game.state::<Screen>(), Some(&Screen::Playing));
 /// ```
+///
+/// With the `serde` feature, `NextState<S>` is `Serialize` and
+/// `Deserialize` when `S` is (as the pending value, or none), so a save
+/// keeps a request made after the transition point of its frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 pub struct NextState<S: States> {
     next: Option<S>,
 }
@@ -123,8 +135,12 @@ impl<S: States> NextState<S> {
 }
 
 /// A run condition that holds while state `S` is `state`: use it with
-/// [`SystemConfig::run_if`](crate::SystemConfig::run_if). False when the
-/// world has no `State<S>`.
+/// [`SystemConfig::run_if`](crate::SystemConfig::run_if) or
+/// [`IntoSystems::run_if`](crate::IntoSystems::run_if). False when the
+/// world has no `State<S>`. A [`Condition`]: clone it (or pass `&playing`)
+/// to gate many systems, and combine it with
+/// [`and`](Condition::and), [`or`](Condition::or) and
+/// [`not`](Condition::not).
 ///
 /// ```
 /// use archetable::prelude::*;
@@ -136,12 +152,18 @@ impl<S: States> NextState<S> {
 /// let mut game = GameLoop::new();
 /// game.add_state(Screen::Menu);
 /// game.world_mut().init_resource::<Ticks>();
-/// game.add_system(Stage::Update, |mut t: ResMut<Ticks>| t.0 += 1).run_if(in_state(Screen::Playing));
+/// let playing = in_state(Screen::Playing);
+/// game.add_system(Stage::Update, |mut t: ResMut<Ticks>| t.0 += 1).run_if(&playing);
+/// game.add_system(Stage::Update, |mut t: ResMut<Ticks>| t.0 += 10).run_if(playing.not());
 /// game.advance(std::time::Duration::from_millis(16));
-/// assert_eq!(game.world().resource::<Ticks>().0, 0);
+/// assert_eq!(game.world().resource::<Ticks>().0, 10);
 /// ```
-pub fn in_state<S: States>(state: S) -> impl FnMut(&World) -> bool + Send + 'static {
-    move |world: &World| world.get_resource::<State<S>>().is_some_and(|current| current.current == state)
+pub fn in_state<S: States>(state: S) -> Condition {
+    let name = format!("in_state({state:?})");
+    Condition::new(move |world: &World| {
+        world.get_resource::<State<S>>().is_some_and(|current| current.current == state)
+    })
+    .named(name)
 }
 
 /// What one state type's transition asks the game loop to run: indices
@@ -157,6 +179,10 @@ pub(super) trait StateDriver: Send + Sync {
     fn state_type(&self) -> TypeId;
 
     fn as_any_mut(&mut self) -> &mut dyn Any;
+
+    /// Whether the state's first value was entered (or, for a resumed
+    /// game, is taken as entered).
+    fn entered(&self) -> bool;
 
     /// Takes the pending change of state, if any, and says which schedules
     /// to run: the first call enters the current state; later calls apply
@@ -193,6 +219,11 @@ pub(super) enum Side {
 }
 
 impl<S: States> Driver<S> {
+    /// Takes the current value as entered: a resumed game is in it already.
+    pub fn resume(&mut self) {
+        self.entered = true;
+    }
+
     /// The schedule index of (`state`, `side`), if it has one.
     pub fn schedule(&self, state: &S, side: Side) -> Option<usize> {
         let list = match side {
@@ -218,6 +249,10 @@ impl<S: States> StateDriver for Driver<S> {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+
+    fn entered(&self) -> bool {
+        self.entered
     }
 
     fn begin(&mut self, world: &mut World) -> Option<Pending> {

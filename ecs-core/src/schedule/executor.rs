@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::condition::all_hold;
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
 use crate::component::change::Tick;
@@ -105,7 +106,7 @@ impl Plan {
         let mut edges = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             for (selector, is_after) in
-                entry.after.iter().map(|s| (s, true)).chain(entry.before.iter().map(|s| (s, false)))
+                entry.all_after().map(|s| (s, true)).chain(entry.all_before().map(|s| (s, false)))
             {
                 let targets: Vec<usize> =
                     (0..entries.len()).filter(|&j| j != i && entries[j].matches(selector)).collect();
@@ -170,8 +171,11 @@ impl Plan {
             let paused = world.get_resource::<Time>().is_some_and(Time::is_paused);
             match step {
                 Step::Group(group) => {
+                    // A condition shared by systems of the group is checked
+                    // once for all of them.
+                    let mut memo = Vec::new();
                     let active: Vec<bool> =
-                        group.systems.iter().map(|&i| should_run(&mut entries[i], paused, world)).collect();
+                        group.systems.iter().map(|&i| should_run(&entries[i], paused, world, &mut memo)).collect();
                     // Systems that spawn through `Commands` reserve handles
                     // in lanes when two or more of them run in the group, so
                     // a handle depends on the system and how many it took
@@ -231,7 +235,7 @@ impl Plan {
                     }
                 }
                 Step::Exclusive(i) => {
-                    if should_run(&mut entries[*i], paused, world) {
+                    if should_run(&entries[*i], paused, world, &mut Vec::new()) {
                         run_exclusive(&mut entries[*i], world);
                     }
                 }
@@ -266,11 +270,11 @@ fn threads() -> usize {
     return 1;
 }
 
-fn should_run(entry: &mut Entry, paused: bool, world: &World) -> bool {
+fn should_run(entry: &Entry, paused: bool, world: &World, memo: &mut Vec<(usize, bool)>) -> bool {
     !entry.sync_point
         && entry.enabled
-        && (!paused || entry.debug)
-        && entry.condition.as_mut().is_none_or(|condition| condition(world))
+        && (!paused || entry.debug || entry.inherited.debug)
+        && all_hold(entry.all_conditions(), world, memo)
 }
 
 fn run_exclusive(entry: &mut Entry, world: &mut World) {

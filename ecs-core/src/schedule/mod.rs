@@ -1,6 +1,11 @@
 //! `Schedule`: the systems of a game loop, their order, and how one frame
-//! runs them.
+//! runs them. `condition.rs` holds run conditions and their combinators,
+//! `config.rs` the tuples of systems added at once and the named sets,
+//! `order.rs` the ordering and its errors, `executor.rs` the run plan and
+//! the parallel runner, `timing.rs` the per-system timings.
 
+mod condition;
+mod config;
 #[allow(unsafe_code)]
 mod executor;
 mod order;
@@ -16,9 +21,12 @@ use crate::component::change::Tick;
 use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
 use crate::world::{World, WorldId};
 
+pub use condition::{Condition, IntoCondition};
+pub use config::{IntoSystems, SetConfig, Systems};
 pub use order::ScheduleError;
 pub use timing::{SystemTiming, Timings};
 
+use config::SetInfo;
 use executor::Plan;
 
 /// A handle to a system in a [`Schedule`].
@@ -31,7 +39,7 @@ pub struct SystemId(u32);
 pub enum SystemSelector {
     /// One system.
     Id(SystemId),
-    /// The systems with this label.
+    /// The systems with this label, or in the set of this name.
     Label(Cow<'static, str>),
     /// The systems made from this function (or `System` type).
     Type(TypeId, &'static str),
@@ -41,14 +49,15 @@ impl fmt::Display for SystemSelector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SystemSelector::Id(id) => write!(f, "system id {}", id.0),
-            SystemSelector::Label(label) => write!(f, "label `{label}`"),
+            SystemSelector::Label(label) => write!(f, "label or set `{label}`"),
             SystemSelector::Type(_, name) => write!(f, "function `{name}`"),
         }
     }
 }
 
 /// Anything that can point at systems in a constraint: a [`SystemId`], a
-/// label (`&'static str` or `String`), or the system function itself.
+/// label or set name (`&'static str` or `String`), or the system function
+/// itself.
 pub trait IntoSystemSelector<Marker> {
     /// The selector.
     fn into_selector(self) -> SystemSelector;
@@ -85,7 +94,6 @@ impl<M, F: IntoSystem<M>> IntoSystemSelector<IsSystemType<M>> for F {
 const DEFAULT_PARALLEL_ABOVE: Duration = Duration::from_micros(20);
 
 type Hook = Box<dyn FnMut(&mut World) + Send>;
-type Condition = Box<dyn FnMut(&World) -> bool + Send>;
 
 /// One system of a schedule with its configuration.
 struct Entry {
@@ -95,11 +103,17 @@ struct Entry {
     sync_point: bool,
     priority: i32,
     labels: Vec<Cow<'static, str>>,
+    /// The named sets it is in.
+    sets: Vec<Cow<'static, str>>,
     before: Vec<SystemSelector>,
     after: Vec<SystemSelector>,
     debug: bool,
     enabled: bool,
-    condition: Option<Condition>,
+    /// Its own conditions, in the order given (a group's after the
+    /// system's).
+    conditions: Vec<Condition>,
+    /// What its sets give it, gathered when the schedule is built.
+    inherited: Inherited,
     on_enabled: Vec<Hook>,
     on_disabled: Vec<Hook>,
     on_clear: Vec<Hook>,
@@ -112,7 +126,7 @@ impl Entry {
     fn matches(&self, selector: &SystemSelector) -> bool {
         match selector {
             SystemSelector::Id(id) => self.id == *id,
-            SystemSelector::Label(label) => self.labels.iter().any(|l| l == label),
+            SystemSelector::Label(label) => self.labels.iter().chain(&self.sets).any(|l| l == label),
             SystemSelector::Type(type_id, _) => !self.sync_point && self.system.type_id() == *type_id,
         }
     }
@@ -131,6 +145,48 @@ impl Entry {
                 self.system.on_clear(world);
                 self.on_clear.iter_mut().for_each(|hook| hook(world));
             }
+        }
+    }
+}
+
+/// What a system's sets give it: their conditions, ordering and `debug`.
+#[derive(Default)]
+struct Inherited {
+    conditions: Vec<Condition>,
+    before: Vec<SystemSelector>,
+    after: Vec<SystemSelector>,
+    debug: bool,
+}
+
+impl Entry {
+    /// The conditions to check: its own, then its sets'.
+    fn all_conditions(&self) -> impl Iterator<Item = &Condition> {
+        self.conditions.iter().chain(&self.inherited.conditions)
+    }
+
+    /// Its `before` constraints, its sets' included.
+    fn all_before(&self) -> impl Iterator<Item = &SystemSelector> {
+        self.before.iter().chain(&self.inherited.before)
+    }
+
+    /// Its `after` constraints, its sets' included.
+    fn all_after(&self) -> impl Iterator<Item = &SystemSelector> {
+        self.after.iter().chain(&self.inherited.after)
+    }
+
+    /// Wraps a conflict of its parameters in an error that names its sets.
+    fn conflict(&self, conflict: crate::system::AccessConflict) -> ScheduleError {
+        conflict_error(conflict, &self.sets)
+    }
+}
+
+fn conflict_error(conflict: crate::system::AccessConflict, sets: &[Cow<'static, str>]) -> ScheduleError {
+    if sets.is_empty() {
+        ScheduleError::Conflict(conflict)
+    } else {
+        ScheduleError::ConflictInSet {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            conflict: Box::new(conflict),
         }
     }
 }
@@ -218,6 +274,8 @@ pub struct Schedule {
     /// Enable/disable transitions whose hooks run at the start of the next
     /// run.
     pending_hooks: Vec<(SystemId, Transition)>,
+    /// The named sets configured with `configure_set`.
+    sets: Vec<SetInfo>,
     /// Removed systems whose `on_disabled` hooks have not run yet.
     removed: Vec<Entry>,
     report: CommandReport,
@@ -255,6 +313,7 @@ impl Schedule {
             plan: None,
             plan_world: None,
             pending_hooks: Vec::new(),
+            sets: Vec::new(),
             removed: Vec::new(),
             report: CommandReport::default(),
             warn_skipped: true,
@@ -266,6 +325,14 @@ impl Schedule {
     /// An empty schedule that runs one system at a time, in order.
     pub fn single_threaded() -> Self {
         Schedule { single_threaded: true, ..Schedule::new() }
+    }
+
+    /// Runs one system at a time, in order (`true`), or non-conflicting
+    /// systems in parallel (`false`, the default of [`Schedule::new`]).
+    /// The results are the same either way.
+    pub fn set_single_threaded(&mut self, single_threaded: bool) -> &mut Self {
+        self.single_threaded = single_threaded;
+        self
     }
 
     /// Sets how long a group of systems that may overlap must have taken in
@@ -301,6 +368,90 @@ impl Schedule {
         Ok(self.push(system, false))
     }
 
+    /// Adds several systems at once: one system or a tuple of them (nested
+    /// tuples too), with the options they share (see [`IntoSystems`]:
+    /// `chain`, `run_if`, `before`/`after`, `in_set`, `debug`). Returns
+    /// their ids in the order written.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Default)] struct Trace(Vec<&'static str>);
+    /// fn a(mut t: ResMut<Trace>) { t.0.push("a") }
+    /// fn b(mut t: ResMut<Trace>) { t.0.push("b") }
+    /// fn c(mut t: ResMut<Trace>) { t.0.push("c") }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Trace>();
+    /// let mut schedule = Schedule::new();
+    /// let ids = schedule.add_systems((c, b, a).chain());
+    /// assert_eq!(ids.len(), 3);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Trace>().0, ["c", "b", "a"]);
+    /// ```
+    ///
+    /// # Panics
+    /// If two parameters of one of the systems would alias (`error[E0002]`,
+    /// naming the sets the system was given), as
+    /// [`try_add_systems`](Schedule::try_add_systems) says.
+    #[track_caller]
+    pub fn add_systems<M>(&mut self, systems: impl IntoSystems<M>) -> Vec<SystemId> {
+        match self.try_add_systems(systems) {
+            Ok(ids) => ids,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Adds several systems at once, or none of them if one of them has
+    /// parameters that would alias: [`ScheduleError::Conflict`], or
+    /// [`ScheduleError::ConflictInSet`] for a system given sets.
+    pub fn try_add_systems<M>(&mut self, systems: impl IntoSystems<M>) -> Result<Vec<SystemId>, ScheduleError> {
+        let mut leaves = Vec::new();
+        systems.into_systems().flatten(&mut leaves);
+        for leaf in &mut leaves {
+            if let Err(conflict) = leaf.system.inner.initialize(&mut self.scratch) {
+                return Err(conflict_error(conflict, &leaf.sets));
+            }
+        }
+        let first = self.next_id;
+        let ids: Vec<SystemId> = (0..leaves.len() as u32).map(|k| SystemId(first + k)).collect();
+        for leaf in leaves {
+            let mut config = self.push(leaf.system, false);
+            let entry = config.entry();
+            entry.conditions = leaf.conditions;
+            entry.before = leaf.before;
+            entry.after = leaf.after;
+            entry.after.extend(leaf.after_leaves.iter().map(|&k| SystemSelector::Id(ids[k])));
+            entry.sets = leaf.sets;
+            entry.debug = leaf.debug;
+        }
+        Ok(ids)
+    }
+
+    /// The options of set `name`, which apply to every system in it,
+    /// those added later included: conditions, ordering and `debug`. A
+    /// system joins a set through [`IntoSystems::in_set`] or
+    /// [`SystemConfig::in_set`]; other systems are ordered against a set
+    /// by its name (`.after("physics")`).
+    pub fn configure_set(&mut self, name: impl Into<Cow<'static, str>>) -> SetConfig<'_> {
+        let name = name.into();
+        let index = match self.sets.iter().position(|set| set.name == name) {
+            Some(index) => index,
+            None => {
+                self.sets.push(SetInfo {
+                    name,
+                    conditions: Vec::new(),
+                    before: Vec::new(),
+                    after: Vec::new(),
+                    debug: false,
+                });
+                self.sets.len() - 1
+            }
+        };
+        self.invalidate();
+        SetConfig { schedule: self, index }
+    }
+
     /// Adds a point where the deferred commands of every system that ran
     /// before it this frame are applied, so that later systems see them.
     pub fn add_apply_deferred(&mut self) -> SystemConfig<'_> {
@@ -321,11 +472,13 @@ impl Schedule {
             sync_point,
             priority: 0,
             labels: Vec::new(),
+            sets: Vec::new(),
             before: Vec::new(),
             after: Vec::new(),
             debug: false,
             enabled: true,
-            condition: None,
+            conditions: Vec::new(),
+            inherited: Inherited::default(),
             on_enabled: Vec::new(),
             on_disabled: Vec::new(),
             on_clear: Vec::new(),
@@ -422,7 +575,19 @@ impl Schedule {
             return Ok(());
         }
         for entry in &mut self.entries {
-            entry.system.initialize(world).map_err(ScheduleError::Conflict)?;
+            if let Err(conflict) = entry.system.initialize(world) {
+                return Err(entry.conflict(conflict));
+            }
+        }
+        for entry in &mut self.entries {
+            let mut inherited = Inherited::default();
+            for set in self.sets.iter().filter(|set| entry.sets.contains(&set.name)) {
+                inherited.conditions.extend(set.conditions.iter().cloned());
+                inherited.before.extend(set.before.iter().cloned());
+                inherited.after.extend(set.after.iter().cloned());
+                inherited.debug |= set.debug;
+            }
+            entry.inherited = inherited;
         }
         let plan = Plan::build(&self.entries)?;
         self.plan = Some(plan);
@@ -626,6 +791,18 @@ impl SystemConfig<'_> {
         self
     }
 
+    /// Puts the system in set `set`: it gets the set's conditions and
+    /// ordering ([`Schedule::configure_set`]), and constraints naming the
+    /// set select it.
+    pub fn in_set(mut self, set: impl Into<Cow<'static, str>>) -> Self {
+        let set = set.into();
+        let entry = self.entry();
+        if !entry.sets.contains(&set) {
+            entry.sets.push(set);
+        }
+        self
+    }
+
     /// Runs this system also while [`Time`](crate::Time) is paused.
     pub fn debug(mut self) -> Self {
         self.entry().debug = true;
@@ -638,12 +815,15 @@ impl SystemConfig<'_> {
         self
     }
 
-    /// Runs the system only in frames where `condition` holds. Conditions
-    /// are checked when the group of systems around this one starts (the
-    /// frame, or the part after an exclusive system or `apply_deferred`
-    /// point), before any of them runs.
-    pub fn run_if(mut self, condition: impl FnMut(&World) -> bool + Send + 'static) -> Self {
-        self.entry().condition = Some(Box::new(condition));
+    /// Runs the system only in frames where `condition` holds: a
+    /// [`Condition`] (or `&Condition`, to share one), or a function or
+    /// closure `FnMut(&World) -> bool`. Called again, adds another
+    /// condition: all must hold. Conditions are checked when the group of
+    /// systems around this one starts (the frame, or the part after an
+    /// exclusive system or `apply_deferred` point), before any of them
+    /// runs; see [`Condition`].
+    pub fn run_if<M>(mut self, condition: impl IntoCondition<M>) -> Self {
+        self.entry().conditions.push(condition.into_condition());
         self
     }
 

@@ -13,6 +13,14 @@ use crate::system::AccessConflict;
 pub enum ScheduleError {
     /// Two parameters of one system would alias (`error[E0002]`).
     Conflict(AccessConflict),
+    /// Two parameters of a system in named sets would alias
+    /// (`error[E0002]`); the message names the sets.
+    ConflictInSet {
+        /// The sets the system was given.
+        sets: Vec<String>,
+        /// The conflict.
+        conflict: Box<AccessConflict>,
+    },
     /// The `before`/`after` constraints form a cycle; the systems in it, in
     /// order (each must run before the next, and the last before the first).
     Cycle {
@@ -32,6 +40,16 @@ impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScheduleError::Conflict(conflict) => conflict.fmt(f),
+            ScheduleError::ConflictInSet { sets, conflict } => {
+                let sets: Vec<String> = sets.iter().map(|set| format!("`{set}`")).collect();
+                let noun = if sets.len() == 1 { "set" } else { "sets" };
+                let text = conflict.to_string();
+                let system = format!("system `{}`", conflict.system);
+                match text.split_once(&system) {
+                    Some((head, tail)) => write!(f, "{head}{system} (in {noun} {}){tail}", sets.join(", ")),
+                    None => write!(f, "{text} (the system is in {noun} {})", sets.join(", ")),
+                }
+            }
             ScheduleError::Cycle { systems } => {
                 write!(f, "the ordering constraints form a cycle: ")?;
                 for name in systems {

@@ -395,7 +395,11 @@ fn every_small_routine_runs_with_its_set_up() {
         // alone.
         let sweep = workload.section.name() == Some("par");
         let heavy = workload.section.name() == Some("heavy");
-        let present = |i: Implementation| !(sweep && i == Implementation::Raw) && !(heavy && i != Implementation::Ours);
+        let present = |i: Implementation| match i {
+            Implementation::Ours => true,
+            Implementation::Raw => !sweep && !heavy,
+            _ => !heavy,
+        };
         for which in Implementation::ALL.into_iter().filter(|&i| present(i)) {
             let mut routine = (workload.routine)(which).unwrap_or_else(|| panic!("{} has {:?}", workload.name, which));
             crate::routine::time_runs(routine.as_mut(), 2);

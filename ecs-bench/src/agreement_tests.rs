@@ -121,7 +121,8 @@ fn fragmented_worlds_double_every_data_alike() {
 
 #[test]
 fn heavy_compute_gives_the_same_bodies() {
-    let n = 40;
+    // More bodies than a batch of 64, so the batched variants split them.
+    let n = 300;
     let mut ours = ours::Heavy::new(n);
     let mut hecs = with_hecs::spawn_bodies(n);
     let mut bevy = with_bevy::Heavy::new(n);

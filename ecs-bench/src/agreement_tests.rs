@@ -121,14 +121,18 @@ fn fragmented_worlds_double_every_data_alike() {
 
 #[test]
 fn heavy_compute_gives_the_same_bodies() {
-    let n = 40;
+    // More bodies than a batch of 64, so the batched variants split them.
+    let n = 300;
     let mut ours = ours::Heavy::new(n);
     let mut hecs = with_hecs::spawn_bodies(n);
     let mut bevy = with_bevy::Heavy::new(n);
     let mut raw = RawBodies::spawn(n);
+    let (mut ours_batched, mut bevy_batched) = (ours::Heavy::new(n), with_bevy::Heavy::new(n));
     ours.step();
+    ours_batched.step_batched();
     with_hecs::heavy_step(&mut hecs);
     bevy.step();
+    bevy_batched.step_batched();
     raw.heavy_step();
     let want: f64 = raw
         .positions
@@ -137,8 +141,10 @@ fn heavy_compute_gives_the_same_bodies() {
         .map(|(p, t)| p.0.iter().sum::<f32>() as f64 + t.0.iter().flatten().sum::<f32>() as f64)
         .sum();
     assert!(close(ours.checksum(), want));
+    assert!(close(ours_batched.checksum(), want));
     assert!(close(with_hecs::heavy_checksum(&mut hecs), want));
     assert!(close(bevy.checksum(), want));
+    assert!(close(bevy_batched.checksum(), want));
 }
 
 #[test]
@@ -188,7 +194,7 @@ fn schedules_of_for_loops_swap_what_the_others_swap() {
 #[test]
 fn the_parallel_sweep_moves_every_entity_as_the_serial_loop_does() {
     use crate::par_sweep;
-    // Past the engine's serial threshold, so archetable may share the rows.
+    // Enough work that archetable may share the rows.
     let n = 3000;
     let mut want = RawMovers::spawn(n);
     for _ in 0..2 {
@@ -223,6 +229,53 @@ fn the_parallel_sweep_moves_every_entity_as_the_serial_loop_does() {
         assert_eq!(par.section, Section::Parallel { entities, parallel: true });
         assert_eq!(par.baseline, Some(serial));
         assert!((par.routine)(Implementation::Raw).is_none());
+    }
+}
+
+#[test]
+fn the_heavy_sweep_gives_the_same_bodies_however_it_is_called() {
+    use crate::par_sweep::{self, heavy::Sweep, HeavyCall};
+    // 300 bodies of heavy work: the default call shares them.
+    let n = 300;
+    let mut sums = Vec::new();
+    for call in [HeavyCall::Serial, HeavyCall::Default, HeavyCall::Batched] {
+        let mut sweep = Sweep::new(n);
+        for _ in 0..2 {
+            match call {
+                HeavyCall::Default => sweep.par(),
+                HeavyCall::Serial => sweep.serial(),
+                HeavyCall::Batched => sweep.batched(),
+            }
+        }
+        sums.push(sweep.checksum());
+    }
+    // Each body's work is the same on any thread: bit for bit.
+    assert_eq!(sums[0].to_bits(), sums[1].to_bits());
+    assert_eq!(sums[0].to_bits(), sums[2].to_bits());
+    let mut raw = RawBodies::spawn(n);
+    for _ in 0..2 {
+        for ((t, p), v) in raw.transforms.iter_mut().zip(&mut raw.positions).zip(&raw.velocities) {
+            par_sweep::heavy_work(t, p, v);
+        }
+    }
+    let want: f64 = raw
+        .positions
+        .iter()
+        .zip(&raw.transforms)
+        .map(|(p, t)| p.0.iter().sum::<f32>() as f64 + t.0.iter().flatten().sum::<f32>() as f64)
+        .sum();
+    assert!(close(sums[0], want), "{} against {want}", sums[0]);
+
+    let heavy: Vec<_> = workloads().into_iter().filter(|w| w.section.name() == Some("heavy")).collect();
+    assert_eq!(heavy.len(), 3 * par_sweep::HEAVY_COUNTS.len());
+    for (entities, default, serial, batched) in par_sweep::HEAVY_COUNTS {
+        for (name, call) in [(default, HeavyCall::Default), (serial, HeavyCall::Serial), (batched, HeavyCall::Batched)]
+        {
+            let workload = heavy.iter().find(|w| w.name == name).expect("listed");
+            assert_eq!(workload.section, Section::Heavy { entities, call });
+            assert!((workload.routine)(Implementation::Ours).is_some());
+            assert!((workload.routine)(Implementation::Hecs).is_none());
+        }
     }
 }
 
@@ -334,11 +387,21 @@ fn every_small_routine_runs_with_its_set_up() {
         "iter_10k",
         "par_10",
         "par_1k_serial",
+        "heavy_10",
+        "heavy_30_batch64",
+        "heavy_compute_batch64",
     ];
     for workload in workloads().into_iter().filter(|w| small.contains(&w.name)) {
-        // The parallel sweep has no floor.
+        // The parallel sweep has no floor; the heavy sweep is archetable's
+        // alone.
         let sweep = workload.section.name() == Some("par");
-        for which in Implementation::ALL.into_iter().filter(|&i| !(sweep && i == Implementation::Raw)) {
+        let heavy = workload.section.name() == Some("heavy");
+        let present = |i: Implementation| match i {
+            Implementation::Ours => true,
+            Implementation::Raw => !sweep && !heavy,
+            _ => !heavy,
+        };
+        for which in Implementation::ALL.into_iter().filter(|&i| present(i)) {
             let mut routine = (workload.routine)(which).unwrap_or_else(|| panic!("{} has {:?}", workload.name, which));
             crate::routine::time_runs(routine.as_mut(), 2);
         }

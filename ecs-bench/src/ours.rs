@@ -1,7 +1,8 @@
 //! The workloads on `archetable`, the engine of this workspace, written the way its
 //! README teaches: `spawn_batch`, a `QueryState` kept across runs and driven
-//! by `for_each_mut` (`par_iter_mut` with a batch size for heavy parallel
-//! work), and a `Schedule` of function systems for the schedule workload.
+//! by `for_each_mut` (`par_iter_mut` with the engine's defaults for heavy
+//! parallel work), and a `Schedule` of function systems for the schedule
+//! workload.
 
 use archetable::{Entity, Query, QueryState, World};
 
@@ -171,10 +172,17 @@ impl Heavy {
     }
 
     /// Inverts every matrix [`INVERSIONS`](crate::INVERSIONS) times, then
-    /// steps every body, in batches of 64 bodies (as hecs and the floor
-    /// split them): heavy work on fewer than a thousand entities, which
-    /// `par_for_each_mut` would leave on the calling thread.
+    /// steps every body, with `par_iter_mut` as a user writes it: no batch
+    /// size, the engine decides from the work.
     pub fn step(&mut self) {
+        self.query
+            .par_iter_mut(&mut self.world)
+            .for_each(|(mut transform, mut position, velocity)| heavy(&mut transform, &mut position, velocity));
+    }
+
+    /// [`Heavy::step`] in batches of 64 bodies (as hecs and the floor split
+    /// them): the tuned variant, a row beside the default one.
+    pub fn step_batched(&mut self) {
         self.query
             .par_iter_mut(&mut self.world)
             .batch_size(crate::with_hecs::BATCH as usize)
@@ -392,6 +400,11 @@ pub fn frag_iter_for() -> Box<dyn Routine> {
 /// Inverts matrices of 1,000 bodies.
 pub fn heavy_compute() -> Box<dyn Routine> {
     Box::new(Steady::new(Heavy::new(crate::HEAVY), Heavy::step))
+}
+
+/// Inverts matrices of 1,000 bodies in batches of 64.
+pub fn heavy_compute_batched() -> Box<dyn Routine> {
+    Box::new(Steady::new(Heavy::new(crate::HEAVY), Heavy::step_batched))
 }
 
 /// Runs the three swap systems.

@@ -5,9 +5,15 @@
 //! `into_iter().for_each` on hecs, `par_iter_mut` against
 //! `iter_mut().for_each` on bevy_ecs. The goal: parallel never slower than
 //! 1.1x serial, at any count.
+//!
+//! Beside it, the heavy sweep ([`heavy`]): about a microsecond of work per
+//! entity ([`heavy_work`]) over 10 to 10,000 entities on archetable, with
+//! `par_for_each_mut` as a user writes it (no batch size), serially, and
+//! with `batch_size(64)`. The goal: the default call never slower than
+//! 1.1x the better of the other two.
 
 use crate::routine::Steady;
-use crate::{mover, step, Position, Routine, Velocity};
+use crate::{mover, step, Position, Routine, Transform, Velocity};
 
 /// The entity counts of the sweep, with the names of their parallel and
 /// serial workloads.
@@ -35,6 +41,108 @@ pub fn drift(position: &mut Position, velocity: &Velocity) {
     step(position, velocity);
     for p in &mut position.0 {
         *p = (0..DRIFT_ROUNDS).fold(*p, |x, _| (x.abs() + 1.0).sqrt() * 2.0);
+    }
+}
+
+/// The entity counts of the heavy sweep, with the names of their workloads:
+/// the default parallel call, the serial loop, and `batch_size(64)`.
+pub const HEAVY_COUNTS: [(usize, &str, &str, &str); 7] = [
+    (10, "heavy_10", "heavy_10_serial", "heavy_10_batch64"),
+    (30, "heavy_30", "heavy_30_serial", "heavy_30_batch64"),
+    (60, "heavy_60", "heavy_60_serial", "heavy_60_batch64"),
+    (100, "heavy_100", "heavy_100_serial", "heavy_100_batch64"),
+    (300, "heavy_300", "heavy_300_serial", "heavy_300_batch64"),
+    (1_000, "heavy_1k", "heavy_1k_serial", "heavy_1k_batch64"),
+    (10_000, "heavy_10k", "heavy_10k_serial", "heavy_10k_batch64"),
+];
+
+/// Matrix inversions per entity in the heavy sweep: about a microsecond on
+/// the report's machine.
+pub const HEAVY_INVERSIONS: usize = 40;
+
+/// The heavy sweep's batch size for its tuned row.
+pub const HEAVY_BATCH: usize = 64;
+
+/// The heavy sweep's work per entity: [`HEAVY_INVERSIONS`] inversions of
+/// the matrix, then a step.
+#[inline]
+pub fn heavy_work(transform: &mut Transform, position: &mut Position, velocity: &Velocity) {
+    for _ in 0..HEAVY_INVERSIONS {
+        transform.0 = crate::invert(&transform.0);
+    }
+    step(position, velocity);
+}
+
+/// How a heavy sweep cell calls the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeavyCall {
+    /// `par_for_each_mut`, no batch size: the engine decides.
+    Default,
+    /// `for_each_mut`, on the calling thread.
+    Serial,
+    /// `par_iter_mut().batch_size(64).for_each`.
+    Batched,
+}
+
+/// The routine of one heavy sweep cell: `n` bodies on archetable (the sweep
+/// has no peer cells and no floor).
+pub fn heavy_routine(which: crate::Implementation, n: usize, call: HeavyCall) -> Option<Box<dyn Routine>> {
+    (which == crate::Implementation::Ours).then(|| {
+        let work = match call {
+            HeavyCall::Default => heavy::Sweep::par,
+            HeavyCall::Serial => heavy::Sweep::serial,
+            HeavyCall::Batched => heavy::Sweep::batched,
+        };
+        Box::new(Steady::new(heavy::Sweep::new(n), work)) as Box<dyn Routine>
+    })
+}
+
+/// The heavy sweep on `archetable`: a kept `QueryState` over bodies.
+pub mod heavy {
+    use super::*;
+    use archetable::{QueryState, World};
+
+    /// `n` bodies and their kept query.
+    pub struct Sweep {
+        /// The world.
+        pub world: World,
+        query: QueryState<(&'static mut Transform, &'static mut Position, &'static Velocity)>,
+    }
+
+    impl Sweep {
+        /// `n` bodies spawned by one `spawn_batch`.
+        pub fn new(n: usize) -> Self {
+            let mut world = crate::ours::spawn_bodies(n);
+            let query = QueryState::new(&mut world);
+            Sweep { world, query }
+        }
+
+        /// [`heavy_work`] on every body with `par_for_each_mut`.
+        pub fn par(&mut self) {
+            self.query.par_for_each_mut(&mut self.world, |(mut t, mut p, v)| heavy_work(&mut t, &mut p, v));
+        }
+
+        /// [`heavy_work`] on every body with `for_each_mut`.
+        pub fn serial(&mut self) {
+            self.query.for_each_mut(&mut self.world, |(mut t, mut p, v)| heavy_work(&mut t, &mut p, v));
+        }
+
+        /// [`heavy_work`] on every body with `batch_size(64)`.
+        pub fn batched(&mut self) {
+            self.query
+                .par_iter_mut(&mut self.world)
+                .batch_size(HEAVY_BATCH)
+                .for_each(|(mut t, mut p, v)| heavy_work(&mut t, &mut p, v));
+        }
+
+        /// Sum of every position's coordinates and matrix entries.
+        pub fn checksum(&mut self) -> f64 {
+            let mut sum = 0.0;
+            self.query.for_each_mut(&mut self.world, |(t, p, _)| {
+                sum += p.0.iter().sum::<f32>() as f64 + t.0.iter().flatten().sum::<f32>() as f64
+            });
+            sum
+        }
     }
 }
 

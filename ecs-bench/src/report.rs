@@ -451,6 +451,9 @@ pub fn markdown(
     if rows.iter().any(|r| matches!(r.section, Section::Parallel { .. })) {
         parallel_section(w, rows, machine.cores);
     }
+    if rows.iter().any(|r| matches!(r.section, Section::Heavy { .. })) {
+        heavy_section(w, rows, machine.cores);
+    }
 
     let _ = writeln!(w, "## What each workload does\n");
     for row in rows {
@@ -641,19 +644,103 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
     }
 }
 
+/// The goal of the heavy sweep: the default parallel call at most this
+/// multiple of the better of the serial loop and `batch_size(64)`.
+pub const HEAVY_GOAL: f64 = 1.1;
+
+/// The "Heavy work" section: archetable's default parallel call against its
+/// serial loop and `batch_size(64)`, per entity count.
+fn heavy_section(w: &mut String, rows: &[Row], cores: usize) {
+    use crate::par_sweep::{HeavyCall, HEAVY_BATCH, HEAVY_INVERSIONS};
+    let _ = writeln!(
+        w,
+        "## Heavy work on {cores} cores
+"
+    );
+    let _ = writeln!(
+        w,
+        "One loop over that many bodies doing about a microsecond of work each ({HEAVY_INVERSIONS} inversions of \
+         a 4x4 matrix, then position += velocity), on archetable: *default* is `par_for_each_mut` with no batch \
+         size, as a user writes it (the engine decides from the work); *serial* is `for_each_mut`; \
+         *batch_size({HEAVY_BATCH})* is `par_iter_mut().batch_size({HEAVY_BATCH}).for_each`. *default / best* \
+         divides the default call by the faster of the other two; the goal is at most {HEAVY_GOAL}x at every \
+         count.\n"
+    );
+    let _ =
+        writeln!(w, "| entities | default | serial | batch_size({HEAVY_BATCH}) | default / serial | default / best |");
+    let _ = writeln!(w, "| ---: | ---: | ---: | ---: | ---: | ---: |");
+    let time = |entities: usize, call: HeavyCall| {
+        rows.iter().find(|r| r.section == Section::Heavy { entities, call }).and_then(|r| r.time(Implementation::Ours))
+    };
+    let mut counts: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| match r.section {
+            Section::Heavy { entities, .. } => Some(entities),
+            _ => None,
+        })
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut worst: Option<(f64, usize)> = None;
+    for &n in &counts {
+        let (default, serial, batched) =
+            (time(n, HeavyCall::Default), time(n, HeavyCall::Serial), time(n, HeavyCall::Batched));
+        let best = serial.into_iter().chain(batched).min();
+        let ratio = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| a.as_secs_f64() / b.as_secs_f64());
+        let vs_best = ratio(default, best);
+        if let Some(r) = vs_best {
+            if worst.is_none_or(|(w, _)| r > w) {
+                worst = Some((r, n));
+            }
+        }
+        let cell = |t: Option<Duration>| t.map_or_else(|| "–".to_owned(), format_duration);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} |",
+            thousands(n),
+            cell(default),
+            cell(serial),
+            cell(batched),
+            format_ratio(ratio(default, serial)),
+            format_ratio(vs_best)
+        );
+    }
+    match worst {
+        Some((r, n)) => {
+            let verdict = if r <= HEAVY_GOAL { "met" } else { "missed" };
+            let _ = writeln!(
+                w,
+                "\n- worst default / best: {r:.2}x, at {} entities (goal: at most {HEAVY_GOAL}x, {verdict}).\n",
+                thousands(n)
+            );
+        }
+        None => {
+            let _ = writeln!(w, "\n- default / best: not measured together.\n");
+        }
+    }
+}
+
 /// How the implementations are driven, for the report's readers.
 pub const NOTES: &str = "\
+- **Every routine** calls its timed step the way a game calls a system once a frame: a boxed closure \
+(`Box<dyn FnMut>`) called through its vtable once per run, for every engine and the floor alike (the schedule \
+rows run a schedule of systems inside that step). Until this report the step was a generic closure compiled \
+into the routine; `frag_iter_for`, `simple_iter_for` and the other `for` rows are the ones where that differed \
+(see the notes under the main table).
 - **archetable**: `spawn_batch`; a `QueryState` kept across runs, driven by `for_each_mut`; `insert` / `remove` / \
-`despawn`; `heavy_compute` uses `QueryState::par_iter_mut` with `batch_size(64)` (the calling thread and \
-rayon's); `schedule` is an `archetable::Schedule` of three function systems, which runs non-conflicting \
+`despawn`; `heavy_compute` uses `QueryState::par_iter_mut(..).for_each` with the engine's defaults (it decides \
+from the work whether to share it with rayon's threads), `heavy_compute_batch64` the same with `batch_size(64)`; \
+`schedule` is an `archetable::Schedule` of three function systems, which runs non-conflicting \
 systems in parallel on rayon; `schedule_for` writes each system as `for .. in query.iter_mut()`.
 - **hecs**: `spawn_batch`; `query_mut` (hecs caches each query type's matching archetypes in the world); \
-`insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)`. hecs has no \
+`insert_one` / `remove_one` / `despawn`; `heavy_compute` runs rayon over `into_iter_batched(64)` (hecs has no \
+default batch). hecs has no \
 scheduler: `schedule` runs `ab` beside `cd` with `rayon::join` (disjoint components, borrows checked at run \
 time), then `ce`; `schedule_for` does the same with `for` loops over `query().iter()` and `query_mut()`. The sparse and first-query worlds are built with `EntityBuilder`.
 - **bevy_ecs**: default features off except `std` and `multi_threaded`; `spawn_batch`; a `QueryState` kept \
 across runs (`iter_mut().for_each`); `entity_mut().insert` / `remove`; `despawn`; `heavy_compute` uses \
-`par_iter_mut` on the compute task pool; `schedule` is a `Schedule` of three systems on the \
+`par_iter_mut` on the compute task pool (default batching; `BatchingStrategy::fixed(64)` in \
+`heavy_compute_batch64`); `schedule` is a `Schedule` of three systems on the \
 `MultiThreadedExecutor`; `schedule_for` writes each system as `for .. in query.iter_mut()`.
 - **raw floor**: the same arithmetic over plain `Vec`s (struct of arrays) allocated at their final size; \
 `heavy_compute` with rayon; `schedule` one loop after another; `add_remove` moves rows between two hand-made \
@@ -907,6 +994,43 @@ mod tests {
             "{page}"
         );
         assert!(!page.contains("| par_10"), "sweep rows stay out of the main table");
+    }
+
+    #[test]
+    fn the_heavy_section_compares_the_default_call_with_the_better_of_the_others() {
+        use crate::par_sweep::HeavyCall;
+        let heavy = |name, entities, call, us: u64| {
+            let mut r = row([Some(us), None, None, None]);
+            r.name = name;
+            r.section = Section::Heavy { entities, call };
+            r
+        };
+        let rows = [
+            heavy("heavy_10", 10, HeavyCall::Default, 10),
+            heavy("heavy_10_serial", 10, HeavyCall::Serial, 10),
+            heavy("heavy_10_batch64", 10, HeavyCall::Batched, 11),
+            heavy("heavy_100", 100, HeavyCall::Default, 60),
+            heavy("heavy_100_serial", 100, HeavyCall::Serial, 100),
+            heavy("heavy_100_batch64", 100, HeavyCall::Batched, 50),
+        ];
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        };
+        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        assert!(page.contains("## Heavy work on 2 cores"), "{page}");
+        assert!(page.contains("| 10 | 10.0 µs | 10.0 µs | 11.0 µs | 1.00x | 1.00x |"), "{page}");
+        assert!(page.contains("| 100 | 60.0 µs | 100 µs | 50.0 µs | 0.60x | 1.20x |"), "{page}");
+        assert!(
+            page.contains("- worst default / best: 1.20x, at 100 entities (goal: at most 1.1x, missed)."),
+            "{page}"
+        );
+        assert!(!page.contains("| heavy_10"), "sweep rows stay out of the main table");
     }
 
     #[test]

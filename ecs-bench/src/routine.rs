@@ -1,9 +1,18 @@
 //! A [`Routine`] is one prepared measurement, and [`time_runs`] is the only
 //! place that times one: the criterion benches and the report binary both
 //! call it, so they measure the same thing.
+//!
+//! Every routine calls its timed step the way a game calls a system once a
+//! frame: through a [`Step`], a boxed closure behind a dynamic call, for
+//! every engine and the floor alike. The step is compiled on its own, as a
+//! system is, and the compiler cannot inline it into the timing loop or
+//! carry anything from one run into the next.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// A timed step: a boxed closure, called through its vtable once per run.
+pub type Step<S> = Box<dyn FnMut(&mut S)>;
 
 /// One workload on one implementation, ready to run.
 ///
@@ -55,46 +64,45 @@ pub fn time_runs(routine: &mut dyn Routine, iters: u64) -> Duration {
 
 /// A routine that repeats work on state built once: iteration, add/remove,
 /// schedules.
-pub struct Steady<S, F> {
+pub struct Steady<S> {
     state: S,
-    work: F,
+    work: Step<S>,
 }
 
-impl<S, F: FnMut(&mut S)> Steady<S, F> {
-    /// Runs `work` on `state` at each run.
-    pub fn new(state: S, work: F) -> Self {
-        Steady { state, work }
+impl<S> Steady<S> {
+    /// Runs `work` on `state` at each run, through a [`Step`].
+    pub fn new(state: S, work: impl FnMut(&mut S) + 'static) -> Self {
+        Steady { state, work: Box::new(work) }
     }
 }
 
-impl<S, F: FnMut(&mut S)> Routine for Steady<S, F> {
-    #[inline]
+impl<S> Routine for Steady<S> {
     fn run(&mut self) {
-        (self.work)(black_box(&mut self.state));
+        (black_box(&mut self.work))(black_box(&mut self.state));
     }
 }
 
 /// A routine whose run builds something (a world) that is dropped after the
 /// timing.
-pub struct Build<T, F> {
-    build: F,
+pub struct Build<T> {
+    build: Box<dyn FnMut() -> T>,
     built: Option<T>,
 }
 
-impl<T, F: FnMut() -> T> Build<T, F> {
-    /// Runs `build` at each run.
-    pub fn new(build: F) -> Self {
-        Build { build, built: None }
+impl<T> Build<T> {
+    /// Runs `build` at each run, through a boxed closure.
+    pub fn new(build: impl FnMut() -> T + 'static) -> Self {
+        Build { build: Box::new(build), built: None }
     }
 }
 
-impl<T, F: FnMut() -> T> Routine for Build<T, F> {
+impl<T> Routine for Build<T> {
     fn per_run_setup(&self) -> bool {
         true
     }
 
     fn run(&mut self) {
-        self.built = Some(black_box((self.build)()));
+        self.built = Some(black_box((black_box(&mut self.build))()));
     }
 
     fn finish(&mut self) {
@@ -104,20 +112,21 @@ impl<T, F: FnMut() -> T> Routine for Build<T, F> {
 
 /// A routine that needs fresh state for every run, made (and dropped)
 /// outside the timing.
-pub struct Prepared<S, P, F> {
-    make: P,
-    work: F,
+pub struct Prepared<S> {
+    make: Box<dyn FnMut() -> S>,
+    work: Step<S>,
     state: Option<S>,
 }
 
-impl<S, P: FnMut() -> S, F: FnMut(&mut S)> Prepared<S, P, F> {
-    /// Before each run `make`s the state, runs `work` on it, then drops it.
-    pub fn new(make: P, work: F) -> Self {
-        Prepared { make, work, state: None }
+impl<S> Prepared<S> {
+    /// Before each run `make`s the state, runs `work` on it (through a
+    /// [`Step`]), then drops it.
+    pub fn new(make: impl FnMut() -> S + 'static, work: impl FnMut(&mut S) + 'static) -> Self {
+        Prepared { make: Box::new(make), work: Box::new(work), state: None }
     }
 }
 
-impl<S, P: FnMut() -> S, F: FnMut(&mut S)> Routine for Prepared<S, P, F> {
+impl<S> Routine for Prepared<S> {
     fn per_run_setup(&self) -> bool {
         true
     }
@@ -128,7 +137,7 @@ impl<S, P: FnMut() -> S, F: FnMut(&mut S)> Routine for Prepared<S, P, F> {
 
     fn run(&mut self) {
         let state = self.state.as_mut().expect("prepare runs before run");
-        (self.work)(black_box(state));
+        (black_box(&mut self.work))(black_box(state));
     }
 
     fn finish(&mut self) {
@@ -142,17 +151,19 @@ mod tests {
 
     #[test]
     fn set_up_runs_around_every_timed_run() {
-        let mut log = Vec::new();
-        {
-            let log = std::cell::RefCell::new(&mut log);
-            let mut routine = Prepared::new(|| log.borrow_mut().push("make"), |_| log.borrow_mut().push("work"));
-            time_runs(&mut routine, 2);
-        }
-        assert_eq!(log, ["make", "work", "make", "work"]);
+        use std::cell::RefCell;
+        use std::rc::Rc;
 
-        let mut runs = 0;
-        time_runs(&mut Steady::new(0, |_| runs += 1), 3);
-        assert_eq!(runs, 3);
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (make, work) = (Rc::clone(&log), Rc::clone(&log));
+        let mut routine =
+            Prepared::new(move || make.borrow_mut().push("make"), move |_| work.borrow_mut().push("work"));
+        time_runs(&mut routine, 2);
+        assert_eq!(*log.borrow(), ["make", "work", "make", "work"]);
+
+        let mut routine = Steady::new(0, |runs| *runs += 1);
+        time_runs(&mut routine, 3);
+        assert_eq!(routine.state, 3);
 
         let mut routine = Build::new(|| vec![1, 2, 3]);
         time_runs(&mut routine, 2);

@@ -1,6 +1,7 @@
 //! The registry: every workload, and for each implementation the routine
 //! that runs it. The criterion benches and the report both read this list.
 
+use crate::par_sweep::HeavyCall;
 use crate::save_load::{self, Direction, Format};
 use crate::{churn, game_loop, hierarchy, ours, par_sweep, raw, systems, with_bevy, with_hecs, Routine};
 
@@ -56,6 +57,14 @@ pub enum Section {
         /// Whether the loop is the parallel one.
         parallel: bool,
     },
+    /// "Heavy work": the heavy sweep's loop over `entities`, called as
+    /// `call` says (archetable only).
+    Heavy {
+        /// Entities the loop visits.
+        entities: usize,
+        /// How the loop is called.
+        call: HeavyCall,
+    },
 }
 
 impl Section {
@@ -66,6 +75,7 @@ impl Section {
             Section::Suite => None,
             Section::SaveLoad(..) => Some("save_load"),
             Section::Parallel { .. } => Some("par"),
+            Section::Heavy { .. } => Some("heavy"),
         }
     }
 }
@@ -142,6 +152,44 @@ macro_rules! par_sweep {
     };
 }
 
+/// The three workloads of entry `$k` of [`par_sweep::HEAVY_COUNTS`]: the
+/// default parallel call (whose baseline is the serial loop), the serial
+/// loop, and `batch_size(64)`.
+macro_rules! heavy_sweep {
+    ($k:literal) => {
+        [
+            Workload {
+                name: par_sweep::HEAVY_COUNTS[$k].1,
+                about: "the heavy sweep (see its section): that many bodies, about a microsecond of work each, with \
+                        `par_for_each_mut` and no batch size",
+                iteration: true,
+                parallel: true,
+                section: Section::Heavy { entities: par_sweep::HEAVY_COUNTS[$k].0, call: HeavyCall::Default },
+                baseline: Some(par_sweep::HEAVY_COUNTS[$k].2),
+                routine: |i| par_sweep::heavy_routine(i, par_sweep::HEAVY_COUNTS[$k].0, HeavyCall::Default),
+            },
+            Workload {
+                name: par_sweep::HEAVY_COUNTS[$k].2,
+                about: "the heavy sweep's loop on the calling thread (`for_each_mut`)",
+                iteration: true,
+                parallel: false,
+                section: Section::Heavy { entities: par_sweep::HEAVY_COUNTS[$k].0, call: HeavyCall::Serial },
+                baseline: None,
+                routine: |i| par_sweep::heavy_routine(i, par_sweep::HEAVY_COUNTS[$k].0, HeavyCall::Serial),
+            },
+            Workload {
+                name: par_sweep::HEAVY_COUNTS[$k].3,
+                about: "the heavy sweep's loop with `par_iter_mut().batch_size(64)`",
+                iteration: true,
+                parallel: true,
+                section: Section::Heavy { entities: par_sweep::HEAVY_COUNTS[$k].0, call: HeavyCall::Batched },
+                baseline: Some(par_sweep::HEAVY_COUNTS[$k].2),
+                routine: |i| par_sweep::heavy_routine(i, par_sweep::HEAVY_COUNTS[$k].0, HeavyCall::Batched),
+            },
+        ]
+    };
+}
+
 /// Picks the routine of `which` among one function per implementation.
 macro_rules! per_implementation {
     ($which:expr, $f:ident $(($($arg:expr),*))?) => {
@@ -158,12 +206,22 @@ macro_rules! per_implementation {
 }
 
 /// Every workload, in report order: the community suite, then the scale
-/// curves, the schedule workloads, the parallel sweep, and saving and
-/// loading.
+/// curves, the schedule workloads, the parallel sweep, the heavy sweep, and
+/// saving and loading.
 pub fn workloads() -> Vec<Workload> {
     let mut all = suite();
     let sweep = [par_sweep!(0), par_sweep!(1), par_sweep!(2), par_sweep!(3), par_sweep!(4), par_sweep!(5)];
     all.extend(sweep.into_iter().flatten());
+    let heavy = [
+        heavy_sweep!(0),
+        heavy_sweep!(1),
+        heavy_sweep!(2),
+        heavy_sweep!(3),
+        heavy_sweep!(4),
+        heavy_sweep!(5),
+        heavy_sweep!(6),
+    ];
+    all.extend(heavy.into_iter().flatten());
     all.extend(save_and_load());
     all
 }
@@ -274,12 +332,29 @@ fn suite() -> Vec<Workload> {
         },
         Workload {
             name: "heavy_compute",
-            about: "1,000 bodies, in parallel: invert the matrix 100 times, position += velocity",
+            about: "1,000 bodies, in parallel: invert the matrix 100 times, position += velocity; each engine's \
+                    parallel loop with its defaults (archetable and bevy_ecs pick the batches; hecs, which has no \
+                    default, and the floor take 64 entities a batch)",
             iteration: true,
             parallel: true,
             section: Section::Suite,
             baseline: None,
             routine: |i| per_implementation!(i, heavy_compute),
+        },
+        Workload {
+            name: "heavy_compute_batch64",
+            about: "heavy_compute tuned: archetable with `batch_size(64)`, bevy_ecs with a fixed batch of 64 \
+                    (`BatchingStrategy::fixed(64)`); hecs and the floor as in heavy_compute",
+            iteration: true,
+            parallel: true,
+            section: Section::Suite,
+            baseline: Some("heavy_compute"),
+            routine: |i| match i {
+                Implementation::Ours => Some(ours::heavy_compute_batched()),
+                Implementation::Hecs => Some(with_hecs::heavy_compute()),
+                Implementation::Bevy => Some(with_bevy::heavy_compute_batched()),
+                Implementation::Raw => Some(raw::heavy_compute()),
+            },
         },
         Workload {
             name: "schedule",

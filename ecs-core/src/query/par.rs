@@ -2,22 +2,25 @@
 //! `par_for_each` and `par_for_each_mut` of [`QueryState`] and
 //! [`Query`](crate::Query).
 //!
-//! The calling thread always works, and a small query never leaves it: below
-//! [`SERIAL_ROWS`] rows it runs like `for_each`, and above that it times its
-//! first rows and goes on alone unless the rest promises at least
-//! [`SPAWN_WORTH`] of work. Only then does it ask the pool's other threads
-//! to help. Helpers and caller take chunks of rows from a shared counter, so
-//! a helper that the pool wakes late (tens of microseconds on a busy
-//! machine) takes what is left, or nothing, and the caller never waits for
-//! one that has not started: parallel iteration costs about what serial
-//! iteration does when the pool cannot help.
+//! The calling thread always works, and what decides whether it asks for
+//! help is the work, not the number of rows: it times its first rows and
+//! asks the pool's other threads to help only when the rest promises at
+//! least [`SPAWN_WORTH`] of work. The query state remembers the time a row
+//! took for the closure it ran ([`ParMemo`]): the next run of the same
+//! closure shares heavy work from its first row, and runs light work on
+//! the calling thread without reading the clock, timing it again only
+//! every few runs. Helpers and caller take chunks of rows from a shared
+//! counter, so a helper that the pool wakes late (tens of microseconds on
+//! a busy machine) takes what is left, or nothing, and the caller never
+//! waits for one that has not started: parallel iteration costs about what
+//! serial iteration does when the pool cannot help.
 
 #[cfg(feature = "parallel")]
 use std::any::Any;
 #[cfg(feature = "parallel")]
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 #[cfg(feature = "parallel")]
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 #[cfg(feature = "parallel")]
 use std::sync::{Arc, Mutex};
 #[cfg(feature = "parallel")]
@@ -32,46 +35,139 @@ use crate::query::state::QueryState;
 use crate::storage::archetype::{Archetype, ArchetypeId};
 use crate::world::World;
 
-/// Queries with fewer matching rows than this run on the calling thread, as
-/// `for_each` does, without reading the clock.
+/// The least work, estimated from timed rows, for which the caller asks the
+/// pool's other threads to help.
 ///
-/// Above it the caller times its first rows, which costs two clock reads
-/// (about 35 ns on the 2-core Xeon the report runs on): 1,024 rows of the
-/// lightest loop measured (`position += velocity`, 0.45 ns a row) take
-/// about 460 ns, so the reads add under 8% there and under 1% to loops
-/// doing tens of nanoseconds of work a row. Work that is heavy enough to
-/// split below this count asks for it with
-/// [`QueryParIter::batch_size`].
+/// Asking (`rayon::spawn`) costs the calling thread about 0.3 µs while the
+/// pool's threads still spin from recent work, and 7 to 19 µs when they
+/// sleep (a futex wake-up in a virtual machine, on the 2-core Xeon the
+/// report runs on); a woken thread starts 30 to 70 µs later. A loop run
+/// every frame keeps the pool spinning; with 50 µs of work left, a helper
+/// that arrives takes close to half of it, and one that does not costs the
+/// caller the price of asking.
 #[cfg(feature = "parallel")]
-const SERIAL_ROWS: usize = 1024;
+const SPAWN_WORTH: Duration = Duration::from_micros(50);
 
-/// The caller times the first `1 / PROBE_PARTS` of the rows before it
-/// decides whether to ask for help.
+/// A probe of unknown work stops once its rows have taken this long, or at
+/// `1 / PROBE_PARTS` of the rows: long enough that the clock's cost and a
+/// first row's cache misses do not swamp the estimate.
+#[cfg(feature = "parallel")]
+const PROBE_TIME: Duration = Duration::from_micros(1);
+
+/// A probe times at most the first `1 / PROBE_PARTS` of the rows (and at
+/// least one row) before the caller decides whether to ask for help.
 #[cfg(feature = "parallel")]
 const PROBE_PARTS: usize = 16;
 
-/// The least work, estimated from the timed first rows, for which the
-/// caller asks the pool's other threads to help.
-///
-/// Waking a sleeping pool thread (`rayon::spawn`) costs the calling thread
-/// 7 to 19 µs on the 2-core Xeon the report runs on (a futex wake-up in a
-/// virtual machine; 0.3 µs when the thread is still spinning from recent
-/// work), and the woken thread starts 30 to 70 µs later. A game frame
-/// leaves the pool asleep between two parallel loops, so the wake-up is
-/// the usual case: with at least 150 µs of work left, paying it costs
-/// under 10% even if no helper arrives in time, and a helper that does
-/// arrive makes up for it.
+/// What two clock reads cost, about (35 ns measured on the 2-core Xeon the
+/// report runs on): with [`CLOCK_SHARE`] it sets how many runs of light
+/// work go unclocked between two probes.
 #[cfg(feature = "parallel")]
-const SPAWN_WORTH: Duration = Duration::from_micros(150);
+const CLOCK_PAIR: Duration = Duration::from_nanos(40);
+
+/// The most the clock may add to light work, spread over the runs between
+/// two probes: a loop of 50 ns is timed once in 40 runs.
+#[cfg(feature = "parallel")]
+const CLOCK_SHARE: f64 = 0.02;
+
+/// The most runs of light work between two probes, whatever the clock
+/// costs: a closure that turns heavy is noticed within this many runs.
+#[cfg(feature = "parallel")]
+const MAX_UNCLOCKED: u32 = 64;
 
 /// The shortest chunk of work a thread takes from the shared counter, in
-/// time; the rows it makes are worked out from the timed first rows.
+/// time; the rows it makes are worked out from the time a row takes.
 /// Taking a chunk is one compare-and-swap on a cache line the other
 /// threads write too (about 0.1 µs when it moves between cores): a chunk
 /// of 5 µs keeps that near 2%, and is short enough that the threads finish
 /// close together.
 #[cfg(feature = "parallel")]
 const MIN_CHUNK: Duration = Duration::from_micros(5);
+
+/// What a query state's parallel runs without a batch size measured, kept
+/// for the next run: the closure they ran (by its type), the time a row of
+/// it took, and how many more runs may go on the calling thread without
+/// reading the clock.
+///
+/// A guess, never a promise: the items, and the order of each thread's
+/// calls within a table, do not depend on it. Relaxed atomics, since a
+/// read-only state can run on several threads at once; a torn update only
+/// costs one run a worse decision.
+#[cfg(feature = "parallel")]
+#[derive(Debug, Default)]
+pub(crate) struct ParMemo {
+    /// The address of the closure type's name, or 0 before any run.
+    work: AtomicUsize,
+    /// Nanoseconds a row took, as `f32` bits.
+    per_row: AtomicU32,
+    /// Runs left that may go on the calling thread unclocked.
+    unclocked: AtomicU32,
+}
+
+/// What a parallel run without a batch size does first.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Plan {
+    /// Light work, measured recently: all of it on the calling thread,
+    /// without reading the clock.
+    Alone,
+    /// Heavy work: ask for help at once, in chunks made for rows of this
+    /// many seconds.
+    Share(f64),
+    /// Time the first rows, in steps starting at this many rows, and decide.
+    Probe(usize),
+}
+
+#[cfg(feature = "parallel")]
+impl ParMemo {
+    /// The key of closure type `G`: the address of its name, which the
+    /// compiler writes once per type.
+    fn key<G>() -> usize {
+        std::any::type_name::<G>().as_ptr() as usize
+    }
+
+    /// What a run of `total` rows of closure `key` does first, counting an
+    /// unclocked run.
+    fn plan(&self, key: usize, total: usize) -> Plan {
+        let per_row = f64::from(f32::from_bits(self.per_row.load(Ordering::Relaxed))) * 1e-9;
+        if self.work.load(Ordering::Relaxed) != key || per_row <= 0.0 {
+            // Unknown work: grow the probe from one row.
+            return Plan::Probe(1);
+        }
+        if per_row * total as f64 >= SPAWN_WORTH.as_secs_f64() {
+            return Plan::Share(per_row);
+        }
+        match self.unclocked.load(Ordering::Relaxed) {
+            0 => Plan::Probe(probe_cap(total)),
+            left => {
+                self.unclocked.store(left - 1, Ordering::Relaxed);
+                Plan::Alone
+            }
+        }
+    }
+
+    /// Remembers that a row of closure `key` took `per_row` seconds, in a
+    /// run of `total` rows.
+    fn learn(&self, key: usize, per_row: f64, total: usize) {
+        let whole = per_row * total as f64;
+        let unclocked = if whole > 0.0 {
+            (CLOCK_PAIR.as_secs_f64() / (CLOCK_SHARE * whole)).round().min(f64::from(MAX_UNCLOCKED)) as u32
+        } else {
+            MAX_UNCLOCKED
+        };
+        // At least a picosecond: zero means "never measured".
+        let nanos = (per_row * 1e9).max(1e-3) as f32;
+        self.per_row.store(nanos.to_bits(), Ordering::Relaxed);
+        self.unclocked.store(unclocked, Ordering::Relaxed);
+        self.work.store(key, Ordering::Relaxed);
+    }
+}
+
+/// The most rows a probe of `total` rows times.
+#[cfg(feature = "parallel")]
+fn probe_cap(total: usize) -> usize {
+    (total / PROBE_PARTS).max(1)
+}
 
 /// A query's items handed out on several threads: see
 /// [`QueryParIter::for_each`]. Made by [`QueryState::par_iter`],
@@ -86,12 +182,12 @@ const MIN_CHUNK: Duration = Duration::from_micros(5);
 /// world.spawn_batch((0..10_000).map(|i| (Position(0.0), Velocity(i as f32)))).for_each(drop);
 /// let mut bodies = QueryState::<(&mut Position, &Velocity)>::new(&mut world);
 ///
-/// // The engine picks: alone on the calling thread for small or cheap
-/// // loops, helped by rayon's threads for big ones.
+/// // The engine picks from the work: alone on the calling thread for
+/// // light loops, helped by rayon's threads for heavy ones, whatever the
+/// // number of entities.
 /// bodies.par_iter_mut(&mut world).for_each(|(mut p, v)| p.0 += v.0);
 ///
-/// // Heavy work per entity: split it into chunks of 64 entities whatever
-/// // the count.
+/// // Or split it into chunks of 64 entities whatever the work.
 /// bodies.par_iter_mut(&mut world).batch_size(64).for_each(|(mut p, v)| {
 ///     p.0 = (p.0 + v.0).sqrt();
 /// });
@@ -129,10 +225,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` on every matching entity of `world`, read-only, spreading
-    /// the rows over rayon's thread pool when there are enough of them; see
-    /// [`QueryParIter::for_each`]. For heavy work on fewer than a thousand
-    /// entities, give a [`batch_size`](QueryParIter::batch_size) through
-    /// [`QueryState::par_iter`].
+    /// the rows over rayon's thread pool when the work is heavy enough to
+    /// pay for it; see [`QueryParIter::for_each`].
     pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
@@ -141,11 +235,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` on every matching entity of `world`, with mutable access,
-    /// spreading the rows over rayon's thread pool when there are enough of
-    /// them; see [`QueryParIter::for_each`]. Each entity is visited once, by
-    /// one thread. For heavy work on fewer than a thousand entities, give a
-    /// [`batch_size`](QueryParIter::batch_size) through
-    /// [`QueryState::par_iter_mut`].
+    /// spreading the rows over rayon's thread pool when the work is heavy
+    /// enough to pay for it; see [`QueryParIter::for_each`]. Each entity is
+    /// visited once, by one thread.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -171,13 +263,14 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
     }
 
     /// Splits the rows into chunks of `rows` entities (at least one), handed
-    /// to whichever thread is free, instead of letting the engine decide;
-    /// a query of `rows` entities or fewer then runs on the calling thread.
+    /// to whichever thread is free, instead of letting the engine decide
+    /// from the work; a query of `rows` entities or fewer then runs on the
+    /// calling thread.
     ///
-    /// Worth it for heavy work per entity (a path search, a matrix
-    /// inversion per entity): a few hundred entities are then enough to
-    /// keep every thread busy. Without the `parallel` feature it changes
-    /// nothing.
+    /// The engine's own choice is usually as good: use this when you know
+    /// the work better than the first rows show it (work that varies a lot
+    /// from entity to entity, or a fixed split for a test). Without the
+    /// `parallel` feature it changes nothing.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -198,13 +291,17 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
     /// Calls `f` on every matching entity, each once, by one thread: the
     /// calling thread, helped by rayon's thread pool when that pays.
     ///
-    /// Without a [`batch_size`](QueryParIter::batch_size), a query of up to
-    /// a thousand entities, or whose work the calling thread finds short
-    /// (about 150 µs in all, from timing its first sixteenth), runs on the
-    /// calling thread alone, at the speed of `for_each`; a bigger one is
-    /// shared in chunks. The items and the changes are the same either way;
-    /// only the order of the calls differs. Without the `parallel` feature,
-    /// everything runs on the calling thread.
+    /// Without a [`batch_size`](QueryParIter::batch_size) the work decides,
+    /// not the number of entities: the calling thread times its first rows
+    /// and asks for help only when the rest promises about 50 µs of work or
+    /// more, so a few hundred entities of heavy work (a path search, a
+    /// matrix inversion per entity) are shared while a thousand entities of
+    /// light work stay on the calling thread, at the speed of `for_each`.
+    /// The query state remembers what it measured for this closure: the
+    /// next run of heavy work is shared from its first row, and light work
+    /// is timed again only every few runs. The items and the changes are
+    /// the same either way; only the order of the calls differs. Without
+    /// the `parallel` feature, everything runs on the calling thread.
     ///
     /// # Panics
     /// If `f` panics, on any thread: the first panic is resumed on the
@@ -222,15 +319,32 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
                 ticks,
             };
             let total = rows.len();
-            let alone = match self.batch_size {
-                Some(batch) => total <= batch,
-                None => total < SERIAL_ROWS,
-            };
-            let helpers = if alone { 0 } else { rayon::current_num_threads().saturating_sub(1) };
-            if helpers > 0 {
-                // SAFETY: the caller of `new` promised the access, for `'w`.
-                unsafe { rows.for_each(total, helpers, self.batch_size, &f) };
-                return;
+            match self.batch_size {
+                Some(batch) if total > batch => {
+                    let helpers = rayon::current_num_threads().saturating_sub(1);
+                    if helpers > 0 {
+                        let mut cursor = Cursor::default();
+                        // SAFETY: the caller of `new` promised the access,
+                        // for `'w`; rows `0..total` are all of them.
+                        unsafe { rows.share(&mut cursor, 0, total, Chunk::Fixed(batch), helpers, &f) };
+                        return;
+                    }
+                }
+                Some(_) => {}
+                None if total > 1 => {
+                    let memo = self.state.par_memo();
+                    let key = ParMemo::key::<G>();
+                    match memo.plan(key, total) {
+                        Plan::Alone => {}
+                        plan => {
+                            // SAFETY: the caller of `new` promised the
+                            // access, for `'w`; `total` is the rows' count.
+                            unsafe { rows.decide(plan, total, memo, key, &f) };
+                            return;
+                        }
+                    }
+                }
+                None => {}
             }
         }
         // SAFETY: the caller of `new` promised `update` and the access.
@@ -305,44 +419,88 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
         }
     }
 
-    /// Calls `f` on each of the `total` rows once, on the calling thread
-    /// and, when that pays, on up to `helpers` pool threads.
+    /// Calls `f` on each of the `total` rows once, following `plan`: shares
+    /// them at once, or times the first rows and shares the rest only if
+    /// it promises [`SPAWN_WORTH`] of work. Tells `memo` what it measured.
     ///
     /// # Safety
     /// As for [`QueryParIter::new`]; `total == self.len()`.
-    unsafe fn for_each<G: Fn(Q::Item<'w>) + Send + Sync>(
+    #[inline(never)]
+    unsafe fn decide<G: Fn(Q::Item<'w>) + Send + Sync>(
         &self,
+        plan: Plan,
         total: usize,
-        helpers: usize,
-        batch: Option<usize>,
+        memo: &ParMemo,
+        key: usize,
         f: &G,
     ) {
         let mut cursor = Cursor::default();
-        let (start, chunk) = match batch {
-            Some(batch) => (0, Chunk::Fixed(batch)),
-            None => {
-                // Time the first rows, and go on alone if the rest is short.
-                let probe = total / PROBE_PARTS;
+        let helpers = rayon::current_num_threads().saturating_sub(1);
+        let (start, per_row) = match plan {
+            Plan::Share(per_row) if helpers > 0 => (0, per_row),
+            Plan::Share(_) | Plan::Alone => {
+                // SAFETY: every row, once (caller).
+                unsafe { self.run(&mut cursor, 0, total, f) };
+                return;
+            }
+            Plan::Probe(first) => {
+                // Time the first rows, more at each step, until they have
+                // taken long enough to tell or the probe's share is done.
+                let cap = probe_cap(total);
                 let clock = Instant::now();
-                // SAFETY: rows `0..probe` are this call's (caller).
-                unsafe { self.run(&mut cursor, 0, probe, f) };
-                let per_row = clock.elapsed().as_secs_f64() / probe as f64;
-                if per_row * ((total - probe) as f64) < SPAWN_WORTH.as_secs_f64() {
+                let (mut done, mut next) = (0, first.min(cap));
+                let per_row = loop {
+                    // SAFETY: rows `done..next` follow the cursor's, and
+                    // are this call's (caller).
+                    unsafe { self.run(&mut cursor, done, next, f) };
+                    done = next;
+                    let elapsed = clock.elapsed();
+                    if done >= cap || elapsed >= PROBE_TIME {
+                        break elapsed.as_secs_f64() / done as f64;
+                    }
+                    next = (2 * done).min(cap);
+                };
+                memo.learn(key, per_row, total);
+                if helpers == 0 || per_row * ((total - done) as f64) < SPAWN_WORTH.as_secs_f64() {
                     // SAFETY: the rest of the rows, after the cursor's.
-                    unsafe { self.run(&mut cursor, probe, total, f) };
+                    unsafe { self.run(&mut cursor, done, total, f) };
                     return;
                 }
-                let min = (MIN_CHUNK.as_secs_f64() / per_row.max(1e-12)).clamp(1.0, total as f64) as usize;
-                (probe, Chunk::Guided { min, threads: helpers + 1 })
+                (done, per_row)
             }
         };
+        let min = (MIN_CHUNK.as_secs_f64() / per_row.max(1e-12)).clamp(1.0, total as f64) as usize;
+        // SAFETY: rows `start..total` follow the cursor's (caller).
+        let measured =
+            unsafe { self.share(&mut cursor, start, total, Chunk::Guided { min, threads: helpers + 1 }, helpers, f) };
+        if let Some(per_row) = measured {
+            memo.learn(key, per_row, total);
+        }
+    }
+
+    /// Calls `f` on rows `start..end` once, on the calling thread and on up
+    /// to `helpers` pool threads, cut as `chunk` says; returns the time a
+    /// row took on the calling thread, if it did any.
+    ///
+    /// # Safety
+    /// As for [`QueryParIter::new`]; `end == self.len()`, and `start` is at
+    /// or after the rows `cursor` has passed.
+    unsafe fn share<G: Fn(Q::Item<'w>) + Send + Sync>(
+        &self,
+        cursor: &mut Cursor,
+        start: usize,
+        end: usize,
+        chunk: Chunk,
+        helpers: usize,
+        f: &G,
+    ) -> Option<f64> {
         let task = |cursor: &mut Cursor, start: usize, end: usize| {
             // SAFETY: `Shared` hands out each row once (its counter only
             // grows, and each thread's chunks increase); the access is the
             // caller's.
             unsafe { self.run(cursor, start, end, f) }
         };
-        share(start, total, chunk, helpers, &mut cursor, &task);
+        share(start, end, chunk, helpers, cursor, &task)
     }
 }
 
@@ -414,17 +572,21 @@ impl Shared {
         }
     }
 
-    /// Takes chunks and works on them until none is left.
+    /// Takes chunks and works on them until none is left; returns the rows
+    /// it took.
     ///
     /// # Safety
     /// The task is alive: the caller of `share` is inside it, or this is
     /// a helper counted in `active` that found `closed` unset.
-    unsafe fn work(&self, cursor: &mut Cursor) {
+    unsafe fn work(&self, cursor: &mut Cursor) -> usize {
+        let mut rows = 0;
         while let Some((start, end)) = self.claim() {
             // SAFETY: alive (caller); chunks are disjoint and each thread's
             // increase, as `run` needs.
             unsafe { (*self.task)(cursor, start, end) };
+            rows += end - start;
         }
+        rows
     }
 
     /// A pool thread's part: work unless the caller has already closed the
@@ -479,9 +641,10 @@ impl Drop for Close<'_> {
 
 /// Works through rows `start..end` in chunks on the calling thread, with
 /// `helpers` pool threads asked to take chunks too; returns once every row
-/// is done and no helper is inside `task`.
+/// is done and no helper is inside `task`, with the seconds a row took on
+/// the calling thread (`None` if it took none).
 #[cfg(feature = "parallel")]
-fn share(start: usize, end: usize, chunk: Chunk, helpers: usize, cursor: &mut Cursor, task: &Task<'_>) {
+fn share(start: usize, end: usize, chunk: Chunk, helpers: usize, cursor: &mut Cursor, task: &Task<'_>) -> Option<f64> {
     // SAFETY: only the lifetime changes (same layout). The pointer is
     // called only while this function runs: the caller's own calls below,
     // and helpers counted in `active` before `Close` sets `closed`, which
@@ -497,6 +660,7 @@ fn share(start: usize, end: usize, chunk: Chunk, helpers: usize, cursor: &mut Cu
         panic: Mutex::new(None),
         task,
     });
+    let per_row;
     {
         // Before the first spawn: whatever happens next, the run is closed
         // and the helpers inside it waited for before the task goes away.
@@ -505,13 +669,16 @@ fn share(start: usize, end: usize, chunk: Chunk, helpers: usize, cursor: &mut Cu
             let shared = Arc::clone(&shared);
             rayon::spawn(move || shared.help());
         }
+        let clock = Instant::now();
         // SAFETY: the task is alive while this function runs.
-        unsafe { shared.work(cursor) };
+        let rows = unsafe { shared.work(cursor) };
+        per_row = (rows > 0).then(|| clock.elapsed().as_secs_f64() / rows as f64);
     }
     let panic = shared.panic.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
+    per_row
 }
 
 #[cfg(test)]
@@ -711,5 +878,96 @@ mod tests {
         world.run_system_once(double);
         world.run_system_once(total);
         assert_eq!(world.resource::<Total>().0, 2 * (0..100).sum::<u64>());
+    }
+
+    /// Runs `f` on every `Hp` of `state` with the engine's choice, and
+    /// says how many rows ran off the calling thread. While no helper has
+    /// taken a row yet, each row on the calling thread waits a millisecond:
+    /// heavy work, as a helper sees it, that leaves the pool ample time to
+    /// join in.
+    #[cfg(feature = "parallel")]
+    fn heavy_pass(state: &mut QueryState<&'static mut Hp>, world: &mut World, f: fn(u64) -> u64) -> usize {
+        let helped = AtomicUsize::new(0);
+        state.par_for_each_mut(world, |mut hp| {
+            if rayon::current_thread_index().is_some() {
+                helped.fetch_add(1, Ordering::Relaxed);
+            } else if helped.load(Ordering::Relaxed) == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            hp.0 = f(hp.0);
+        });
+        helped.into_inner()
+    }
+
+    #[test]
+    #[cfg(feature = "parallel")]
+    fn heavy_work_on_a_few_hundred_entities_is_shared_and_writes_what_serial_writes() {
+        if rayon::current_num_threads() < 2 {
+            return; // no pool thread to share with
+        }
+        let step = |hp: u64| hp * 3 + 1;
+        let (mut parallel, entities) = world(300);
+        let (mut serial, _) = world(300);
+        let mut p = QueryState::<&mut Hp>::new(&mut parallel);
+        let mut s = QueryState::<&mut Hp>::new(&mut serial);
+        // The first run times its first rows; the next ones share from the
+        // first row, from what the state remembers.
+        for run in 0..3 {
+            let helped = heavy_pass(&mut p, &mut parallel, step);
+            assert!(helped > 0, "run {run}: 300 entities of heavy work stayed on the calling thread");
+            s.for_each_mut(&mut serial, |mut hp| hp.0 = step(hp.0));
+            for &e in &entities {
+                assert_eq!(parallel.get::<Hp>(e), serial.get::<Hp>(e), "run {run}");
+                assert_eq!(parallel.component_ticks::<Hp>(e), serial.component_ticks::<Hp>(e), "run {run}");
+            }
+        }
+        // The same state, now with light work: it goes back to the calling
+        // thread, and to heavy work again.
+        let light = AtomicUsize::new(0);
+        p.par_for_each_mut(&mut parallel, |_| {
+            light.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(light.into_inner(), 300);
+        assert!(heavy_pass(&mut p, &mut parallel, step) > 0, "heavy again");
+    }
+
+    #[test]
+    #[cfg(feature = "parallel")]
+    fn the_memo_plans_by_the_work_and_the_closure() {
+        use super::{ParMemo, Plan, MAX_UNCLOCKED, PROBE_PARTS};
+        let memo = ParMemo::default();
+        let (light, heavy) = (1, 2);
+        // Nothing measured: probe from one row.
+        assert_eq!(memo.plan(light, 1000), Plan::Probe(1));
+        // 1,000 rows of half a nanosecond: 0.5 µs in all, timed once in 4
+        // runs (the clock's 40 ns spread to 2% of the work), then probed with
+        // the first sixteenth of the rows.
+        memo.learn(light, 0.5e-9, 1000);
+        for run in 0..4 {
+            assert_eq!(memo.plan(light, 1000), Plan::Alone, "run {run}");
+        }
+        assert_eq!(memo.plan(light, 1000), Plan::Probe(1000 / PROBE_PARTS));
+        // 10 rows of 5 ns: timed once in 40 runs.
+        memo.learn(light, 5e-9, 10);
+        for run in 0..40 {
+            assert_eq!(memo.plan(light, 10), Plan::Alone, "run {run}");
+        }
+        assert_eq!(memo.plan(light, 10), Plan::Probe(1));
+        // 10 rows of a nanosecond: at most MAX_UNCLOCKED runs unclocked.
+        memo.learn(light, 1e-9, 10);
+        for _ in 0..MAX_UNCLOCKED {
+            assert_eq!(memo.plan(light, 10), Plan::Alone);
+        }
+        assert_eq!(memo.plan(light, 10), Plan::Probe(1));
+        // Another closure is unknown work, whatever the last one measured.
+        assert_eq!(memo.plan(heavy, 300), Plan::Probe(1));
+        // A microsecond a row: 300 rows are 300 µs, shared at once; 30 rows
+        // are 30 µs, alone, timed every run.
+        memo.learn(heavy, 1e-6, 300);
+        assert_eq!(memo.plan(heavy, 300), Plan::Share(f64::from(1e3f32) * 1e-9));
+        assert_eq!(memo.plan(heavy, 30), Plan::Probe(1));
+        // The same number of rows ten times lighter: not worth sharing.
+        memo.learn(heavy, 1e-7, 300);
+        assert_eq!(memo.plan(heavy, 300), Plan::Probe(300 / PROBE_PARTS));
     }
 }

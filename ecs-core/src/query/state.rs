@@ -12,6 +12,8 @@ use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
 use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
+#[cfg(feature = "parallel")]
+use crate::query::par::ParMemo;
 use crate::storage::archetype::ArchetypeId;
 use crate::world::{World, WorldId};
 
@@ -57,6 +59,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// The reader's previous run and the current (or latest) one: changes
     /// after `last_run` are new to it.
     ticks: RunTicks,
+    /// What parallel runs measured of their work, to decide the next one.
+    #[cfg(feature = "parallel")]
+    par_memo: ParMemo,
 }
 
 /// `QueryState::by_archetype`'s mark for an archetype the query skips.
@@ -81,6 +86,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             matched: Vec::new(),
             by_archetype: Vec::new(),
             ticks,
+            #[cfg(feature = "parallel")]
+            par_memo: ParMemo::default(),
         };
         state.update(world);
         state
@@ -462,6 +469,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[allow(clippy::type_complexity)]
     pub(crate) fn parts(&self) -> (&Q::State, &F::State, &[(ArchetypeId, Q::Cache)], RunTicks) {
         (&self.q_state, &self.f_state, &self.matched, self.ticks)
+    }
+
+    /// What this state's parallel runs measured of their work.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn par_memo(&self) -> &ParMemo {
+        &self.par_memo
     }
 
     /// The matched archetypes, in increasing id order.

@@ -54,6 +54,7 @@
 mod binary;
 mod column;
 mod depth;
+mod edit;
 mod entity_probe;
 mod error;
 mod from_value;
@@ -74,6 +75,7 @@ mod value;
 mod world_ext;
 
 pub use depth::{MAX_DEPTH, MAX_RON_DEPTH};
+pub use edit::EditError;
 pub use error::{Format, LoadError, PrefabError, SaveError};
 pub use load::{EntityMap, MAX_RETIRED_SLOTS};
 pub use prefab::{Overrides, Prefabs};

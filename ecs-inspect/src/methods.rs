@@ -218,6 +218,7 @@ pub(crate) struct QuerySpec {
     with: Vec<String>,
     without: Vec<String>,
     components: Vec<String>,
+    component_names: bool,
     offset: usize,
     limit: usize,
 }
@@ -228,6 +229,7 @@ impl QuerySpec {
             with: params::strings(params, "with")?.unwrap_or_default(),
             without: params::strings(params, "without")?.unwrap_or_default(),
             components: params::strings(params, "components")?.unwrap_or_default(),
+            component_names: params::boolean(params, "component_names")?,
             offset: params::uint(params, "offset", offset_default, u32::MAX as u64)? as usize,
             limit: params::uint(params, "limit", 100, MAX_LIMIT)? as usize,
         })
@@ -257,7 +259,12 @@ impl QuerySpec {
                         components.insert(k.name.clone(), value);
                     }
                 }
-                json!({ "entity": entity_json(entity), "components": components })
+                let mut row = json!({ "entity": entity_json(entity), "components": components });
+                if self.component_names {
+                    let list = names.of_entity(world, entity).unwrap_or_default();
+                    row["component_names"] = list.iter().map(|k| k.name.as_str()).collect();
+                }
+                row
             })
             .collect();
         Ok(json!({ "total": matched.len(), "offset": self.offset, "entities": page }))

@@ -205,7 +205,14 @@ pub(crate) const METHODS: &[Method] = &[
         name: "world.query",
         about: "The entities that have every `with` component and no `without` one, by handle order, a page at a \
                 time, with the values of the `components` named.",
-        params: &[WITH, WITHOUT, COMPONENTS, OFFSET, LIMIT],
+        params: &[
+            WITH,
+            WITHOUT,
+            COMPONENTS,
+            OFFSET,
+            LIMIT,
+            p("component_names", "boolean", false, "also list each entity's component names"),
+        ],
     },
     Method {
         name: "world.get_components",

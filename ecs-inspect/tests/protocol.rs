@@ -50,7 +50,10 @@ fn discover_lists_every_method_with_its_parameters() {
         ]
     );
     let query = result["methods"].as_array().unwrap().iter().find(|m| m["name"] == "world.query").unwrap();
-    assert_eq!(names(&query["params"], "name"), ["with", "without", "components", "offset", "limit"]);
+    assert_eq!(
+        names(&query["params"], "name"),
+        ["with", "without", "components", "offset", "limit", "component_names"]
+    );
     assert_eq!(query["params"][0]["required"], json!(false));
 }
 
@@ -89,10 +92,11 @@ fn query_filters_pages_and_returns_values() {
             ok(addr, "world.query", json!({ "with": ["Velocity"], "limit": 2 })),
             ok(addr, "world.query", json!({ "with": ["Velocity"], "offset": 2, "limit": 2 })),
             // The short type name of an unregistered component.
-            ok(addr, "world.query", json!({ "with": ["Secret"] })),
+            ok(addr, "world.query", json!({ "with": ["Secret"], "component_names": true })),
         )
     });
     assert_eq!(all["total"], json!(4));
+    assert_eq!(all["entities"][0].get("component_names"), None, "only when asked for");
     assert_eq!(handles(&all), [h(a), h(b), h(c), h(scene.still)]);
     assert_eq!(handles(&moving), [h(a), h(b), h(c)]);
     assert_eq!(moving["entities"][0]["components"], json!({ "Position": { "x": 1.0, "y": 2.0 } }));
@@ -101,6 +105,9 @@ fn query_filters_pages_and_returns_values() {
     assert_eq!((handles(&page1), &page1["total"]), (vec![h(a), h(b)], &json!(3)));
     assert_eq!((handles(&page2), &page2["offset"]), (vec![h(c)], &json!(2)));
     assert_eq!(handles(&secret), [h(scene.secret)]);
+    let listed = &secret["entities"][0]["component_names"];
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(listed[0].as_str().unwrap().ends_with("support::Secret"), "{listed}");
 }
 
 #[test]

@@ -106,7 +106,10 @@ fn parse(json: &str) -> Result<Value, EditError> {
 fn to_json(name: &str, tree: Result<Value, crate::to_value::ToValueError>) -> Result<serde_json::Value, EditError> {
     let unserializable = |message: String| EditError::Unserializable { name: name.to_owned(), message };
     let tree = tree.map_err(|e| unserializable(e.to_string()))?;
-    serde_json::to_value(&tree).map_err(|e| unserializable(e.to_string()))
+    // Through text, so an `f32` reads as its shortest form (`0.1`, not
+    // `0.10000000149011612`), as in save files.
+    let text = serde_json::to_string(&tree).map_err(|e| unserializable(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| unserializable(e.to_string()))
 }
 
 impl SerdeRegistry {

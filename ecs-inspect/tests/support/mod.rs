@@ -195,6 +195,8 @@ pub fn raw(addr: SocketAddr, bytes: &[u8]) -> Vec<u8> {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     stream.write_all(bytes).expect("write");
+    // Nothing more comes: a request cut short ends here for the server too.
+    let _ = stream.shutdown(std::net::Shutdown::Write);
     let mut out = Vec::new();
     let _ = stream.read_to_end(&mut out);
     out

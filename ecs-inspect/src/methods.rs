@@ -566,7 +566,7 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
     let registry = world.serde_registry();
     let mut fed = false;
     for watch in &mut watches.list {
-        if frame % watch.every != 0 {
+        if !frame.is_multiple_of(watch.every) {
             continue;
         }
         let item = match &watch.kind {

@@ -346,6 +346,14 @@ impl Drop for Inspector {
     fn drop(&mut self) {
         self.shared.stop();
         self.server.unblock();
+        // Calls still queued for the game are dropped, which tells the
+        // threads waiting for them that no answer comes.
+        while self.workers.iter().any(|w| !w.is_finished()) {
+            while let Ok(job) = self.jobs.try_recv() {
+                drop(job);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }

@@ -308,7 +308,10 @@ fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &SyncSender<Job>) -> Vec<Re
     match answers.recv_timeout(shared.limits.answer_timeout) {
         Ok(answers) if answers.len() == n => answers,
         Ok(_) => all(RpcError::new(codes::INTERNAL_ERROR, "the game answered another number of calls")),
-        Err(_) => all(RpcError::new(
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            all(RpcError::new(codes::NO_ANSWER, "the inspector stopped before the game answered"))
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => all(RpcError::new(
             codes::NO_ANSWER,
             format!(
                 "the game did not answer within {:?} (is it calling Inspector::update each frame?)",

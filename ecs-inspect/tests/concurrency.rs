@@ -165,3 +165,15 @@ fn garbage_at_any_byte_and_hang_ups_change_nothing() {
     assert_eq!(after["components"].get("Health").and_then(|v| v.as_u64()).map(|v| v as u32), health);
     game.world().check_invariants().unwrap();
 }
+
+#[test]
+fn dropping_the_inspector_answers_the_calls_it_held() {
+    let inspector = Inspector::start(config().answer_timeout(Duration::from_secs(600))).unwrap();
+    let addr = inspector.addr();
+    let client = std::thread::spawn(move || err(addr, "world.list_tables", json!({})));
+    eventually("the call waiting", || inspector.waiting() == 1);
+    drop(inspector);
+    let error = client.join().unwrap();
+    assert_eq!(error["code"], json!(codes::NO_ANSWER));
+    assert_eq!(error["message"], json!("the inspector stopped before the game answered"));
+}

@@ -499,6 +499,7 @@ pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
 }
 
 /// The value after `name` in the arguments.
+#[cfg(feature = "inspect")]
 fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)

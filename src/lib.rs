@@ -21,6 +21,12 @@ pub use archetable_macros::{Bundle, Component, Query, SystemParam};
 #[cfg(feature = "serde")]
 pub use archetable_serde as data;
 
+/// The live inspector (the `inspect` feature, off by default): see
+/// [`archetable_inspect`]. Start an [`inspect::Inspector`] and call its
+/// `update` once per frame; the page is at the address it prints.
+#[cfg(feature = "inspect")]
+pub use archetable_inspect as inspect;
+
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 ///
 /// What a game's code names often is here: the world and its handles, the

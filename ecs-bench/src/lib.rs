@@ -24,6 +24,7 @@ pub mod churn;
 pub mod frag;
 pub mod game_loop;
 pub mod hierarchy;
+pub mod inspect;
 pub mod memory;
 pub mod ours;
 pub mod par_sweep;

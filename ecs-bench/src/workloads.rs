@@ -3,7 +3,7 @@
 
 use crate::par_sweep::HeavyCall;
 use crate::save_load::{self, Direction, Format};
-use crate::{churn, game_loop, hierarchy, ours, par_sweep, raw, systems, with_bevy, with_hecs, Routine};
+use crate::{churn, game_loop, hierarchy, inspect, ours, par_sweep, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -606,6 +606,28 @@ fn suite() -> Vec<Workload> {
             section: Section::Suite,
             baseline: Some("game_loop_by_hand"),
             routine: |i| (i == Implementation::Ours).then(game_loop::advance_empty),
+        },
+        Workload {
+            name: "inspect_update_idle",
+            about: "Inspector::update once per frame with no client connected (a game loop of three \
+                    systems): what leaving the live inspector on costs a frame; the goal is under 1 µs; \
+                    archetable only",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| (i == Implementation::Ours).then(inspect::update_idle),
+        },
+        Workload {
+            name: "inspect_update_client",
+            about: "Inspector::update once per frame with a client like the page: per-system times recorded \
+                    and fed to its watch of the frame figures every frame, its calls answered as they come; \
+                    archetable only",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("inspect_update_idle"),
+            routine: |i| (i == Implementation::Ours).then(inspect::update_with_client),
         },
     ]
 }

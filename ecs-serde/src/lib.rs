@@ -56,10 +56,12 @@
 //! the save and load plans. Above it, `format` holds one module per format,
 //! which never import one another: `text` (JSON and RON, which share one
 //! writer and one reader), `binary` and `prefab`. On top, `world_ext` is
-//! the crate's face, the extension traits on `World` and `Commands`.
+//! the crate's face, the extension traits on `World` and `Commands`, with
+//! `edit` (a running world's components and resources edited by name with
+//! JSON values, for tools) and `states` (game-loop states in saves).
 //!
 //! ```text
-//! world_ext        SerdeWorldExt, PrefabCommandsExt
+//! world_ext, edit, states
 //!     |
 //! format/          text (JSON, RON)  |  binary  |  prefab
 //!     |
@@ -70,11 +72,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod edit;
 mod format;
 mod model;
 mod states;
 mod world_ext;
 
+pub use edit::EditError;
 pub use format::prefab::{Overrides, Prefabs};
 pub use model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 pub use model::error::{Format, LoadError, PrefabError, SaveError};

@@ -29,6 +29,8 @@
 //! cargo run --release --example game                      # pictures into target/showcase
 //! cargo run --release --example game -- --out some/folder
 //! cargo run --release --example game -- --readme          # also refresh docs/showcase.png
+//! cargo run --release --example game --features inspect -- --inspect
+//!                          # plays in real time, with the live inspector's page at the address it prints
 //! ```
 
 mod pictures;
@@ -39,41 +41,42 @@ use std::time::Duration;
 
 use archetable::prelude::*;
 use pictures::{Figures, Look, Recorder};
+use serde::{Deserialize, Serialize};
 
 /// Where something is, in arena units (the floor is `y = 0`).
-#[derive(Component, Clone, Copy, Debug)]
+#[derive(Component, Clone, Copy, Debug, Default, Serialize, Deserialize)]
 struct Position {
     x: f32,
     y: f32,
 }
 
 /// Arena units per second.
-#[derive(Component, Clone, Copy, Debug)]
+#[derive(Component, Clone, Copy, Debug, Default, Serialize, Deserialize)]
 struct Velocity {
     x: f32,
     y: f32,
 }
 
 /// A rocket on its way up; it bursts when the fuse has burnt down.
-#[derive(Component, Debug)]
+#[derive(Component, Debug, Default, Serialize, Deserialize)]
 struct Rocket {
     fuse: f32,
 }
 
 /// A spark of a burst, with the seconds it has left to glow.
-#[derive(Component, Clone, Copy, Debug)]
+#[derive(Component, Clone, Copy, Debug, Default, Serialize, Deserialize)]
 struct Spark {
     life: f32,
 }
 
 /// Marker: the spark hit a wall and stuck. Frozen sparks fade three times
 /// as fast.
-#[derive(Component, Debug)]
+#[derive(Component, Debug, Default, Serialize, Deserialize)]
 struct Frozen;
 
 /// Absorbs one wall hit (the spark bounces instead of freezing), then is
 /// removed.
-#[derive(Component, Debug)]
+#[derive(Component, Debug, Default, Serialize, Deserialize)]
 struct Shield;
 
 #[derive(Bundle)]
@@ -106,7 +109,7 @@ enum Screen {
 }
 
 /// What happened this frame, over all its fixed steps.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct FrameStats {
     spawned: usize,
     despawned: usize,
@@ -120,7 +123,7 @@ struct FrameStats {
 }
 
 /// The current level and its running totals.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct Level {
     number: u32,
     bursts: usize,
@@ -435,9 +438,8 @@ pub struct Run {
     pub checksum: u64,
 }
 
-/// Plays the scripted run, drawing it into `out`; `parallel` lets the
-/// loop run systems on threads (the result is the same either way).
-pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
+/// The game: its resources, stages, systems and states.
+fn new_game(parallel: bool) -> GameLoop {
     let mut game = if parallel { GameLoop::new() } else { GameLoop::single_threaded() };
     game.set_fixed_step(Duration::from_secs_f64(1.0 / 60.0)).set_max_fixed_steps(4);
     if parallel {
@@ -459,7 +461,13 @@ pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
     game.add_systems(Stage::LateUpdate, census.debug());
     game.on_enter(Screen::Playing, start_level);
     game.on_exit(Screen::Playing, end_level);
+    game
+}
 
+/// Plays the scripted run, drawing it into `out`; `parallel` lets the
+/// loop run systems on threads (the result is the same either way).
+pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
+    let mut game = new_game(parallel);
     let mut recorder = Recorder::new(out, 30, [75, 115, 165, 320])?;
     let mut paused_frames = 0;
     for frame in 0..FRAMES {
@@ -487,9 +495,71 @@ pub fn play(out: &Path, parallel: bool) -> std::io::Result<Run> {
     })
 }
 
+/// The value after `name` in the arguments.
+#[cfg(feature = "inspect")]
+fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .map(|i| args.get(i + 1).map(String::as_str).unwrap_or_else(|| panic!("{name} needs a value")))
+}
+
+/// `--inspect`: plays in real time, level after level (or for
+/// `--frames N`), with the live inspector: its page is at the address
+/// printed (`--port N` to choose it). The components and resources are
+/// registered with serde, so the page shows and edits their values.
+#[cfg(feature = "inspect")]
+fn inspect(args: &[String]) -> std::io::Result<()> {
+    use archetable::inspect::{Inspector, InspectorConfig};
+    use std::time::Instant;
+
+    let mut game = new_game(true);
+    game.world_mut()
+        .register_serde::<Position>("Position")
+        .register_serde::<Velocity>("Velocity")
+        .register_serde::<Rocket>("Rocket")
+        .register_serde::<Spark>("Spark")
+        .register_serde::<Frozen>("Frozen")
+        .register_serde::<Shield>("Shield")
+        .register_serde_resource::<FrameStats>("FrameStats")
+        .register_serde_resource::<Level>("Level");
+    let mut config = InspectorConfig::new();
+    if let Some(port) = option(args, "--port") {
+        config = config.port(port.parse().expect("--port needs a number"));
+    }
+    let frames: Option<u64> = option(args, "--frames").map(|n| n.parse().expect("--frames needs a number"));
+    let mut inspector = Inspector::start(config)?;
+    println!("inspector: {}", inspector.url());
+    println!("the fireworks run in real time; Ctrl-C ends them");
+    let frame_time = Duration::from_secs_f64(1.0 / 60.0);
+    let mut last = Instant::now();
+    let mut frame = 0;
+    while frames.is_none_or(|n| frame < n) {
+        let now = Instant::now();
+        game.advance(now - last);
+        last = now;
+        inspector.update(&mut game);
+        frame += 1;
+        if let Some(rest) = frame_time.checked_sub(now.elapsed()) {
+            std::thread::sleep(rest);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "inspect"))]
+fn inspect(_args: &[String]) -> std::io::Result<()> {
+    eprintln!(
+        "the inspector is the `inspect` feature: cargo run --release --example game --features inspect -- --inspect"
+    );
+    std::process::exit(2)
+}
+
 #[allow(dead_code)] // A test includes this file as a module and calls `play`.
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--inspect") {
+        return inspect(&args);
+    }
     let out = out_dir(&args);
     let run = play(&out, true)?;
     for line in &run.log {

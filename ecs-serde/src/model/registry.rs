@@ -36,6 +36,10 @@ pub(crate) struct ComponentEntry {
     pub normalize: fn(&Value, &Context<'_>) -> Result<Value, FromValueError>,
     /// Adds a value made by `load` to an entity being built.
     pub add: fn(&mut EntityBuilder, Boxed),
+    /// Inserts a value made by `load` into a live entity, and removes an
+    /// entity's value (whether it had one), for edits of a running world.
+    pub insert: fn(&mut World, Entity, Boxed) -> Result<(), archetable_core::EntityError>,
+    pub remove: fn(&mut World, Entity) -> bool,
     /// Gives the type its component id in a world.
     pub register: fn(&mut World),
     /// Writes, reads and inserts whole columns, for binary saves.
@@ -203,6 +207,8 @@ impl SerdeRegistry {
             add: |builder, value| {
                 builder.add(unbox::<T>(value));
             },
+            insert: |world, entity, value| world.insert(entity, unbox::<T>(value)),
+            remove: |world, entity| world.remove::<T>(entity).is_ok(),
             register: |world| {
                 world.register_component::<T>();
             },

@@ -1,0 +1,387 @@
+//! A live inspector for `archetable`: see and edit a running world from a
+//! web page, or script it over JSON-RPC 2.0 on HTTP.
+//!
+//! [`Inspector::start`] serves HTTP on threads of its own; the game calls
+//! [`Inspector::update`] once per frame (after [`GameLoop::advance`]), which
+//! answers the requests that arrived, within a time budget, on the game's
+//! own thread: the world is never touched from another thread, and a slow
+//! or broken client never stalls a frame. With no client around, `update`
+//! costs a couple of atomic loads.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use archetable_core::GameLoop;
+//! use archetable_inspect::{Inspector, InspectorConfig};
+//!
+//! let mut game = GameLoop::new();
+//! let mut inspector = Inspector::start(InspectorConfig::new()).unwrap();
+//! println!("inspector on {}", inspector.url()); // open it in a browser
+//! loop {
+//!     game.advance(Duration::from_millis(16));
+//!     inspector.update(&mut game);
+//! #   break;
+//! }
+//! ```
+//!
+//! - **The page** at `/`: tables, entities with filters and paging, an
+//!   entity's components editable as JSON, the hierarchy, a chart of
+//!   per-system times, pause / step / resume and the time scale.
+//! - **The protocol**: `POST /` (or `/rpc`) with `Content-Type:
+//!   application/json` and a JSON-RPC 2.0 request or batch. `rpc.discover`
+//!   lists the methods; the crate's README documents each one.
+//! - **Values** are read and written through the world's serde registry
+//!   (`world.register_serde::<T>("Name")`): registered components and
+//!   resources appear as JSON, others by name and size, read-only.
+//! - **Safety**: binds `127.0.0.1` unless told otherwise, and then only
+//!   with a token every request must carry; bodies and responses are
+//!   capped; bad input gets a JSON-RPC error and changes nothing; a panic
+//!   in user code during an edit is caught and reported.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod history;
+mod methods;
+mod names;
+pub mod rpc;
+mod server;
+mod watch;
+
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use archetable_core::{GameLoop, Schedule, Stage, Time, World};
+use serde_json::Value;
+
+use crate::history::{History, StageTimings};
+use crate::methods::Ctx;
+use crate::server::{Jobs, Limits, Shared};
+
+pub use crate::methods::{MAX_LIMIT, MAX_NODES, MAX_STEP};
+pub use crate::rpc::{codes, RpcError, MAX_BATCH};
+pub use crate::watch::{EXPIRE as WATCH_EXPIRE, MAX_ITEMS as WATCH_MAX_ITEMS};
+
+/// The port [`InspectorConfig::new`] listens on.
+pub const DEFAULT_PORT: u16 = 15713;
+
+/// Frames without a request after which the inspector stops sampling
+/// per-frame figures (unless a watch is open).
+pub const IDLE_FRAMES: u32 = 600;
+
+/// Where and how an [`Inspector`] serves.
+#[derive(Clone, Debug)]
+pub struct InspectorConfig {
+    addr: SocketAddr,
+    token: Option<String>,
+    budget: Duration,
+    max_body: usize,
+    max_response: usize,
+    workers: usize,
+    answer_timeout: Duration,
+    max_watches: usize,
+}
+
+impl Default for InspectorConfig {
+    fn default() -> Self {
+        InspectorConfig::new()
+    }
+}
+
+impl InspectorConfig {
+    /// `127.0.0.1:15713`, a 2 ms budget per frame, 1 MiB request bodies,
+    /// 8 MiB responses, 6 server threads, 10 s for the game to answer, 16
+    /// watches.
+    pub fn new() -> Self {
+        InspectorConfig {
+            addr: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), DEFAULT_PORT),
+            token: None,
+            budget: Duration::from_millis(2),
+            max_body: 1 << 20,
+            max_response: 8 << 20,
+            workers: 6,
+            answer_timeout: Duration::from_secs(10),
+            max_watches: 16,
+        }
+    }
+
+    /// Listens on `port` of `127.0.0.1` (0: any free port; see
+    /// [`Inspector::addr`]).
+    pub fn port(mut self, port: u16) -> Self {
+        self.addr.set_port(port);
+        self
+    }
+
+    /// Listens on `addr`, which may be reachable from other machines, and
+    /// asks every request for `token` (`Authorization: Bearer TOKEN`, or
+    /// `?token=TOKEN` in the page's address). Anyone who can reach the
+    /// address and has the token can change the world.
+    pub fn bind_with_token(mut self, addr: SocketAddr, token: impl Into<String>) -> Self {
+        self.addr = addr;
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Asks every request for `token`, on the loopback address too.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// How long one [`Inspector::update`] may spend answering requests
+    /// (it answers at least one when any waits); the rest wait for the
+    /// next frame.
+    pub fn budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The largest request body, in bytes.
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// The largest response body, in bytes.
+    pub fn max_response(mut self, bytes: usize) -> Self {
+        self.max_response = bytes;
+        self
+    }
+
+    /// How many threads serve HTTP (at least 2).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers.max(2);
+        self
+    }
+
+    /// How long a request waits for the game to answer.
+    pub fn answer_timeout(mut self, timeout: Duration) -> Self {
+        self.answer_timeout = timeout;
+        self
+    }
+}
+
+/// A running inspector: the HTTP server and the game thread's end of it.
+/// Dropping it stops the server.
+pub struct Inspector {
+    shared: Arc<Shared>,
+    server: Arc<tiny_http::Server>,
+    jobs: Jobs,
+    workers: Vec<JoinHandle<()>>,
+    addr: SocketAddr,
+    budget: Duration,
+    /// The request count last seen, and frames since it changed.
+    seen: u64,
+    idle_frames: u32,
+    frame: u64,
+    stepping: u64,
+    history: History,
+}
+
+impl std::fmt::Debug for Inspector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inspector").field("addr", &self.addr).field("frame", &self.frame).finish_non_exhaustive()
+    }
+}
+
+impl Inspector {
+    /// Starts serving.
+    ///
+    /// # Errors
+    /// If the address cannot be bound, or is not a loopback address and no
+    /// token was given ([`InspectorConfig::bind_with_token`]).
+    pub fn start(config: InspectorConfig) -> io::Result<Inspector> {
+        let loopback = config.addr.ip().is_loopback();
+        if !loopback && config.token.as_deref().is_none_or(str::is_empty) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a loopback address: serve it with InspectorConfig::bind_with_token", config.addr),
+            ));
+        }
+        let server = tiny_http::Server::http(config.addr).map_err(io::Error::other)?;
+        let addr = server.server_addr().to_ip().ok_or_else(|| io::Error::other("not an IP listener"))?;
+        let limits = Limits {
+            max_body: config.max_body,
+            max_response: config.max_response,
+            workers: config.workers.max(2),
+            answer_timeout: config.answer_timeout,
+            max_watches: config.max_watches,
+            queue: 64,
+            token: config.token,
+            loopback,
+            port: addr.port(),
+        };
+        let shared = Arc::new(Shared::new(limits));
+        let server = Arc::new(server);
+        let (jobs, workers) = server::spawn_workers(Arc::clone(&server), Arc::clone(&shared))?;
+        Ok(Inspector {
+            shared,
+            server,
+            jobs,
+            workers,
+            addr,
+            budget: config.budget,
+            seen: 0,
+            idle_frames: IDLE_FRAMES,
+            frame: 0,
+            stepping: 0,
+            history: History::default(),
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's address, `http://127.0.0.1:PORT/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Requests handed to the game thread that it has not answered yet.
+    pub fn waiting(&self) -> u64 {
+        let sent = self.shared.jobs_sent.load(Ordering::Acquire);
+        sent.saturating_sub(self.shared.jobs_done.load(Ordering::Acquire))
+    }
+
+    /// Requests the game thread has answered.
+    pub fn answered(&self) -> u64 {
+        self.shared.jobs_done.load(Ordering::Acquire)
+    }
+
+    /// Frames this inspector has been updated for.
+    pub fn frames(&self) -> u64 {
+        self.frame
+    }
+
+    /// Answers the requests that arrived, for a game on a [`GameLoop`]:
+    /// call it once per frame, after [`GameLoop::advance`].
+    pub fn update(&mut self, game: &mut GameLoop) {
+        if !self.wake() {
+            return;
+        }
+        let all: Vec<Stage> = std::iter::once(Stage::Startup).chain(game.stages().cloned()).collect();
+        let stages: Vec<StageTimings> =
+            all.into_iter().map(|stage| (stage.to_string(), game.stage(stage).timings())).collect();
+        self.serve(game.world_mut(), &stages);
+    }
+
+    /// Answers the requests that arrived, for a game that runs a world with
+    /// schedules of its own: call it once per frame, after running them.
+    /// `schedules` name the schedules shown in `schedule.list` and the
+    /// chart.
+    pub fn update_schedules(&mut self, world: &mut World, schedules: &[(&str, &Schedule)]) {
+        if !self.wake() {
+            return;
+        }
+        let stages: Vec<StageTimings> = schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect();
+        self.serve(world, &stages);
+    }
+
+    /// Answers the requests that arrived, for a bare world: call it once
+    /// per frame (or whenever the world may be looked at).
+    pub fn update_world(&mut self, world: &mut World) {
+        if self.wake() {
+            self.serve(world, &[]);
+        }
+    }
+
+    /// Counts the frame; whether there is anything to do: a request since
+    /// the last frame, a client seen in the last [`IDLE_FRAMES`] frames, an
+    /// open watch, or a step under way.
+    #[inline]
+    fn wake(&mut self) -> bool {
+        self.frame += 1;
+        let seen = self.shared.requests.load(Ordering::Acquire);
+        if seen != self.seen {
+            self.seen = seen;
+            self.idle_frames = 0;
+            return true;
+        }
+        if self.idle_frames < IDLE_FRAMES {
+            self.idle_frames += 1;
+            return true;
+        }
+        self.stepping > 0 || self.shared.watch_count.load(Ordering::Acquire) > 0
+    }
+
+    fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
+        if self.stepping > 0 {
+            self.stepping -= 1;
+            if self.stepping == 0
+                && let Some(time) = world.get_resource_mut::<Time>()
+            {
+                time.pause();
+            }
+        }
+        self.history.sample(self.frame, world, stages);
+        let started = Instant::now();
+        while let Ok(job) = self.jobs.try_recv() {
+            let mut ctx = Ctx {
+                world: &mut *world,
+                stages,
+                history: &self.history,
+                stepping: &mut self.stepping,
+                frame: self.frame,
+                shared: Some(&self.shared),
+            };
+            let answers = job.calls.iter().map(|c| methods::call(&mut ctx, &c.method, &c.params)).collect();
+            let _ = job.reply.try_send(answers);
+            self.shared.jobs_done.fetch_add(1, Ordering::AcqRel);
+            if started.elapsed() >= self.budget {
+                break;
+            }
+        }
+        if self.shared.watch_count.load(Ordering::Acquire) > 0 {
+            methods::feed_watches(world, &self.history, self.frame, &self.shared);
+        }
+    }
+}
+
+impl Drop for Inspector {
+    fn drop(&mut self) {
+        self.shared.stop();
+        self.server.unblock();
+        // Calls still queued for the game are dropped, which tells the
+        // threads waiting for them that no answer comes.
+        while self.workers.iter().any(|w| !w.is_finished()) {
+            while let Ok(job) = self.jobs.try_recv() {
+                drop(job);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Runs one request body against `world` the way the server would, minus
+/// HTTP and threads: parsing, dispatch, errors. For the fuzz target; not
+/// part of the stable API.
+#[doc(hidden)]
+pub fn answer_for_fuzzing(world: &mut World, body: &[u8]) -> Option<String> {
+    let entries = match rpc::parse(body) {
+        Ok(rpc::Parsed::Single(entry)) => vec![entry],
+        Ok(rpc::Parsed::Batch(entries)) => entries,
+        Err(error) => return Some(rpc::response(Value::Null, Err(error)).to_string()),
+    };
+    let history = History::default();
+    let mut stepping = 0;
+    let mut ctx = Ctx { world, stages: &[], history: &history, stepping: &mut stepping, frame: 1, shared: None };
+    let answers: Vec<String> = entries
+        .into_iter()
+        .map(|entry| match entry {
+            Ok(call) => {
+                rpc::response(call.id.unwrap_or(Value::Null), methods::call(&mut ctx, &call.method, &call.params))
+                    .to_string()
+            }
+            Err((id, error)) => rpc::response(id, Err(error)).to_string(),
+        })
+        .collect();
+    Some(format!("[{}]", answers.join(",")))
+}

@@ -1,0 +1,586 @@
+//! The methods that touch the world, run on the game thread between
+//! frames.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use archetable_core::{ChildOf, Children, Entity, Time, With, Without, World};
+use archetable_serde::{EditError, SerdeRegistry, SerdeWorldExt};
+use serde_json::{json, Map, Value};
+
+use crate::history::{History, StageTimings};
+use crate::names::{Known, Names};
+use crate::rpc::{codes, params, RpcError};
+use crate::server::Shared;
+use crate::watch::WatchKind;
+
+/// The most entities one page of a query holds.
+pub const MAX_LIMIT: u64 = 1000;
+/// The most nodes `world.hierarchy` returns.
+pub const MAX_NODES: usize = 5000;
+/// The most frames `loop.step` takes at once.
+pub const MAX_STEP: u64 = 600;
+
+/// What a call may use.
+pub(crate) struct Ctx<'a> {
+    pub world: &'a mut World,
+    pub stages: &'a [StageTimings],
+    pub history: &'a History,
+    /// Frames left to run before pausing again (`loop.step`).
+    pub stepping: &'a mut u64,
+    pub frame: u64,
+    /// `None` where no server runs (the fuzz entry point).
+    pub shared: Option<&'a Shared>,
+}
+
+/// Runs one call; a panic in user code is caught and becomes an error.
+pub(crate) fn call(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, RpcError> {
+    match catch_unwind(AssertUnwindSafe(|| dispatch(ctx, method, params))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            Err(RpcError::new(codes::PANICKED, format!("`{method}` panicked in user code: {what}")))
+        }
+    }
+}
+
+fn dispatch(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, RpcError> {
+    let registry = ctx.world.serde_registry();
+    match method {
+        "world.list_components" => Ok(list_components(ctx.world, &registry)),
+        "world.query" => {
+            let spec = QuerySpec::from_params(params, 0)?;
+            spec.run(ctx.world, &registry)
+        }
+        "world.get_components" => get_components(ctx.world, &registry, params),
+        "world.insert_components" => insert_components(ctx.world, &registry, params),
+        "world.remove_components" => remove_components(ctx.world, &registry, params),
+        "world.spawn_entity" => spawn_entity(ctx.world, &registry, params),
+        "world.despawn_entity" => despawn_entity(ctx.world, params),
+        "world.list_resources" => Ok(list_resources(ctx.world, &registry)),
+        "world.get_resource" => get_resource(ctx.world, &registry, params),
+        "world.insert_resource" => insert_resource(ctx.world, &registry, params),
+        "world.list_tables" => Ok(list_tables(ctx.world, &registry, params::boolean(params, "include_empty")?)),
+        "world.hierarchy" => hierarchy(ctx.world, &registry, params),
+        "schedule.list" => Ok(schedule_list(ctx.stages)),
+        "schedule.history" => {
+            let n = params::uint(params, "frames", crate::history::FRAMES as u64, crate::history::FRAMES as u64)?;
+            Ok(ctx.history.to_json(n as usize))
+        }
+        "loop.status" => status(ctx),
+        "loop.pause" => {
+            clock(ctx.world)?.pause();
+            *ctx.stepping = 0;
+            status(ctx)
+        }
+        "loop.resume" => {
+            clock(ctx.world)?.resume();
+            *ctx.stepping = 0;
+            status(ctx)
+        }
+        "loop.step" => {
+            let frames = params::uint(params, "frames", 1, MAX_STEP)?;
+            if frames == 0 {
+                return Err(RpcError::params(format!("`frames` must be from 1 to {MAX_STEP}")));
+            }
+            clock(ctx.world)?.resume();
+            *ctx.stepping = frames;
+            status(ctx)
+        }
+        "loop.set_time_scale" => {
+            let scale = params.get("scale").and_then(Value::as_f64);
+            match scale {
+                Some(scale) if (0.0..=100.0).contains(&scale) => clock(ctx.world)?.set_scale(scale),
+                _ => return Err(RpcError::params("`scale` must be a number from 0 to 100")),
+            }
+            status(ctx)
+        }
+        "watch.start" => watch_start(ctx, &registry, params),
+        "rpc.discover" => Ok(crate::rpc::discover()),
+        _ => {
+            let known = crate::rpc::METHODS.iter().map(|m| m.name);
+            let mut message = format!("no method `{method}`");
+            if let Some(s) = crate::names::nearest(method, known) {
+                message.push_str(&format!(" (did you mean `{s}`?)"));
+            }
+            Err(RpcError::new(codes::METHOD_NOT_FOUND, message))
+        }
+    }
+}
+
+fn clock(world: &mut World) -> Result<&mut Time, RpcError> {
+    world
+        .get_resource_mut::<Time>()
+        .ok_or_else(|| RpcError::new(codes::NO_CLOCK, "the world has no `Time` resource to pause, step or scale"))
+}
+
+fn status(ctx: &mut Ctx<'_>) -> Result<Value, RpcError> {
+    let entities = ctx.world.len();
+    let time = ctx.world.get_resource::<Time>();
+    Ok(json!({
+        "frame": ctx.frame,
+        "entities": entities,
+        "has_clock": time.is_some(),
+        "paused": time.is_some_and(Time::is_paused),
+        "scale": time.map_or(1.0, Time::scale),
+        "stepping": *ctx.stepping,
+        "game_time_s": time.map_or(0.0, |t| t.elapsed().as_secs_f64()),
+        "real_time_s": time.map_or(0.0, |t| t.real_elapsed().as_secs_f64()),
+        "real_dt_ms": time.map_or(0.0, |t| t.real_delta().as_secs_f64() * 1e3),
+    }))
+}
+
+/// An [`EditError`] as a protocol error.
+fn edit_error(error: EditError) -> RpcError {
+    let message = error.to_string();
+    match error {
+        EditError::UnknownComponent { name, suggestion } => RpcError::new(codes::UNKNOWN_COMPONENT, message)
+            .with_data(json!({ "name": name, "suggestion": suggestion })),
+        EditError::UnknownResource { name, suggestion } => {
+            RpcError::new(codes::UNKNOWN_RESOURCE, message).with_data(json!({ "name": name, "suggestion": suggestion }))
+        }
+        EditError::NoSuchEntity(entity) => no_such_entity(entity),
+        EditError::Invalid { name, field, .. } => {
+            RpcError::new(codes::INVALID_VALUE, message).with_data(json!({ "component": name, "field": field }))
+        }
+        EditError::Syntax { .. } => RpcError::new(codes::INVALID_VALUE, message),
+        EditError::DuplicateComponent { .. } => RpcError::params(message),
+        _ => RpcError::new(codes::INTERNAL_ERROR, message),
+    }
+}
+
+fn no_such_entity(entity: Entity) -> RpcError {
+    RpcError::new(codes::NO_SUCH_ENTITY, format!("entity {entity} does not exist (despawned, or never spawned)"))
+        .with_data(json!({ "entity": entity.to_string() }))
+}
+
+fn read_only(known: &Known) -> RpcError {
+    RpcError::new(
+        codes::READ_ONLY,
+        format!(
+            "`{}` is not registered with serde, so it can be listed but not read or written as JSON \
+             (register it: world.register_serde::<T>(\"Name\"))",
+            known.name
+        ),
+    )
+    .with_data(json!({ "name": known.name }))
+}
+
+/// The registered name of a component to read or write as JSON.
+fn serde_name(names: &Names, registry: &SerdeRegistry, name: &str) -> Result<String, RpcError> {
+    match names.find(name) {
+        Ok(known) if known.serde => Ok(known.name.clone()),
+        Ok(known) => Err(read_only(known)),
+        // Registered with serde, but the world has not met the type yet.
+        Err(_) if registry.component_type(name).is_some() => Ok(name.to_owned()),
+        Err(error) => Err(error),
+    }
+}
+
+fn entity_json(entity: Entity) -> Value {
+    Value::String(entity.to_string())
+}
+
+fn list_components(world: &World, registry: &SerdeRegistry) -> Value {
+    let names = Names::of(world, registry);
+    let components: Vec<Value> = names
+        .known
+        .iter()
+        .map(|k| {
+            let entities: usize = if k.sparse {
+                world.sparse_sets().get(k.id).map_or(0, |s| s.len())
+            } else {
+                world.archetypes().as_slice().iter().filter(|t| t.contains(k.id)).map(|t| t.len()).sum()
+            };
+            json!({
+                "name": k.name,
+                "type_name": k.type_name,
+                "id": k.id.index(),
+                "size": k.size,
+                "align": k.align,
+                "storage": if k.sparse { "sparse" } else { "table" },
+                "serde": k.serde,
+                "readable": k.serde,
+                "writable": k.serde,
+                "entities": entities,
+            })
+        })
+        .collect();
+    json!({ "components": components })
+}
+
+/// A query: filters, the values to return, a page.
+#[derive(Clone, Debug)]
+pub(crate) struct QuerySpec {
+    with: Vec<String>,
+    without: Vec<String>,
+    components: Vec<String>,
+    component_names: bool,
+    offset: usize,
+    limit: usize,
+}
+
+impl QuerySpec {
+    pub fn from_params(params: &Value, offset_default: u64) -> Result<QuerySpec, RpcError> {
+        Ok(QuerySpec {
+            with: params::strings(params, "with")?.unwrap_or_default(),
+            without: params::strings(params, "without")?.unwrap_or_default(),
+            components: params::strings(params, "components")?.unwrap_or_default(),
+            component_names: params::boolean(params, "component_names")?,
+            offset: params::uint(params, "offset", offset_default, u32::MAX as u64)? as usize,
+            limit: params::uint(params, "limit", 100, MAX_LIMIT)? as usize,
+        })
+    }
+
+    /// The page, as `{ total, offset, entities: [{ entity, components }] }`.
+    pub fn run(&self, world: &World, registry: &SerdeRegistry) -> Result<Value, RpcError> {
+        let names = Names::of(world, registry);
+        let resolve =
+            |list: &[String]| -> Result<Vec<&Known>, RpcError> { list.iter().map(|name| names.find(name)).collect() };
+        let with = resolve(&self.with)?;
+        let without = resolve(&self.without)?;
+        let values = resolve(&self.components)?;
+        if let Some(k) = values.iter().find(|k| !k.serde) {
+            return Err(read_only(k));
+        }
+        let mut matched = matching(world, &with, &without);
+        matched.sort_unstable();
+        let page: Vec<Value> = matched
+            .iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .map(|&entity| {
+                let mut components = Map::new();
+                for k in &values {
+                    if let Ok(Some(value)) = registry.component_json(world, entity, &k.name) {
+                        components.insert(k.name.clone(), value);
+                    }
+                }
+                let mut row = json!({ "entity": entity_json(entity), "components": components });
+                if self.component_names {
+                    let list = names.of_entity(world, entity).unwrap_or_default();
+                    row["component_names"] = list.iter().map(|k| k.name.as_str()).collect();
+                }
+                row
+            })
+            .collect();
+        Ok(json!({ "total": matched.len(), "offset": self.offset, "entities": page }))
+    }
+}
+
+/// The entities with every `with` component and none of the `without`.
+fn matching(world: &World, with: &[&Known], without: &[&Known]) -> Vec<Entity> {
+    let sparse = world.sparse_sets();
+    let has_sparse = |k: &Known, e: Entity| sparse.get(k.id).is_some_and(|s| s.contains(e));
+    let mut out = Vec::new();
+    for table in world.archetypes().as_slice() {
+        if table.is_empty()
+            || with.iter().any(|k| !k.sparse && !table.contains(k.id))
+            || without.iter().any(|k| !k.sparse && table.contains(k.id))
+        {
+            continue;
+        }
+        let with_sparse: Vec<&&Known> = with.iter().filter(|k| k.sparse).collect();
+        let without_sparse: Vec<&&Known> = without.iter().filter(|k| k.sparse).collect();
+        out.extend(world.table_entities(table).filter(|&e| {
+            with_sparse.iter().all(|k| has_sparse(k, e)) && !without_sparse.iter().any(|k| has_sparse(k, e))
+        }));
+    }
+    out
+}
+
+fn get_components(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let entity = params::entity(params, "entity")?;
+    let names = Names::of(world, registry);
+    let has = names.of_entity(world, entity).ok_or_else(|| no_such_entity(entity))?;
+    let wanted: Vec<&Known> = match params::strings(params, "components")? {
+        Some(list) => list.iter().map(|n| names.find(n)).collect::<Result<_, _>>()?,
+        None => has.clone(),
+    };
+    let mut values = Map::new();
+    let mut read_only = Vec::new();
+    let mut missing = Vec::new();
+    for k in wanted {
+        if !has.iter().any(|h| h.id == k.id) {
+            missing.push(json!(k.name));
+        } else if k.serde {
+            match registry.component_json(world, entity, &k.name) {
+                Ok(Some(value)) => {
+                    values.insert(k.name.clone(), value);
+                }
+                Ok(None) => missing.push(json!(k.name)),
+                Err(error) => return Err(edit_error(error)),
+            }
+        } else {
+            read_only.push(json!({ "name": k.name, "type_name": k.type_name, "size": k.size }));
+        }
+    }
+    Ok(json!({
+        "entity": entity_json(entity),
+        "components": values,
+        "read_only": read_only,
+        "missing": missing,
+    }))
+}
+
+/// `(registered name, JSON text)` of each entry of a `components` object.
+fn component_values(
+    world: &World,
+    registry: &SerdeRegistry,
+    params: &Value,
+    required: bool,
+) -> Result<Vec<(String, String)>, RpcError> {
+    let object = match params.get("components") {
+        Some(Value::Object(object)) => object.clone(),
+        None | Some(Value::Null) if !required => Map::new(),
+        None => return Err(RpcError::params("missing `components`")),
+        Some(_) => return Err(RpcError::params("`components` must be an object: component name -> value")),
+    };
+    let names = Names::of(world, registry);
+    object.iter().map(|(name, value)| Ok((serde_name(&names, registry, name)?, value.to_string()))).collect()
+}
+
+fn pairs(values: &[(String, String)]) -> Vec<(&str, &str)> {
+    values.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
+}
+
+fn insert_components(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let entity = params::entity(params, "entity")?;
+    let values = component_values(world, registry, params, true)?;
+    if !world.contains(entity) {
+        return Err(no_such_entity(entity));
+    }
+    registry.insert_components_json(world, entity, &pairs(&values)).map_err(edit_error)?;
+    Ok(Value::Null)
+}
+
+fn remove_components(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let entity = params::entity(params, "entity")?;
+    let list = params::strings(params, "components")?.ok_or_else(|| RpcError::params("missing `components`"))?;
+    let names = Names::of(world, registry);
+    let resolved: Vec<String> = list.iter().map(|n| serde_name(&names, registry, n)).collect::<Result<_, _>>()?;
+    if !world.contains(entity) {
+        return Err(no_such_entity(entity));
+    }
+    let mut removed = Vec::new();
+    for name in resolved {
+        if registry.remove_component_by_name(world, entity, &name).map_err(edit_error)? {
+            removed.push(json!(name));
+        }
+    }
+    Ok(json!({ "removed": removed }))
+}
+
+fn spawn_entity(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let values = component_values(world, registry, params, false)?;
+    let entity = registry.spawn_json(world, &pairs(&values)).map_err(edit_error)?;
+    Ok(json!({ "entity": entity_json(entity) }))
+}
+
+fn despawn_entity(world: &mut World, params: &Value) -> Result<Value, RpcError> {
+    let entity = params::entity(params, "entity")?;
+    let recursive = params::boolean(params, "recursive")?;
+    if !world.contains(entity) {
+        return Err(no_such_entity(entity));
+    }
+    let despawned = if recursive {
+        world.despawn_recursive(entity).map_err(|_| no_such_entity(entity))?
+    } else {
+        world.despawn(entity).map_err(|_| no_such_entity(entity))?;
+        1
+    };
+    Ok(json!({ "despawned": despawned }))
+}
+
+fn list_resources(world: &World, registry: &SerdeRegistry) -> Value {
+    let mut resources: Vec<Value> = world
+        .resource_types()
+        .map(|(type_id, type_name)| {
+            let registered = registry.resource_name_of_type(type_id);
+            json!({
+                "name": registered.unwrap_or(type_name),
+                "type_name": type_name,
+                "serde": registered.is_some(),
+            })
+        })
+        .collect();
+    resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    json!({ "resources": resources })
+}
+
+fn resource_read_only(world: &World, name: &str) -> Option<RpcError> {
+    world.resource_types().find(|(_, type_name)| *type_name == name || type_name.rsplit("::").next() == Some(name)).map(
+        |(_, type_name)| {
+            RpcError::new(
+                codes::READ_ONLY,
+                format!("resource `{type_name}` is not registered with serde, so it cannot be read or written as JSON"),
+            )
+        },
+    )
+}
+
+fn get_resource(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let name = params::string(params, "resource")?;
+    match registry.resource_json(world, name) {
+        Ok(Some(value)) => Ok(json!({ "resource": name, "value": value })),
+        Ok(None) => Err(RpcError::new(codes::UNKNOWN_RESOURCE, format!("the world has no `{name}` resource now"))),
+        Err(EditError::UnknownResource { .. }) if resource_read_only(world, name).is_some() => {
+            Err(resource_read_only(world, name).expect("checked"))
+        }
+        Err(error) => Err(edit_error(error)),
+    }
+}
+
+fn insert_resource(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let name = params::string(params, "resource")?;
+    let value = params.get("value").ok_or_else(|| RpcError::params("missing `value`"))?;
+    match registry.insert_resource_json(world, name, &value.to_string()) {
+        Ok(()) => Ok(Value::Null),
+        Err(EditError::UnknownResource { .. }) if resource_read_only(world, name).is_some() => {
+            Err(resource_read_only(world, name).expect("checked"))
+        }
+        Err(error) => Err(edit_error(error)),
+    }
+}
+
+fn list_tables(world: &World, registry: &SerdeRegistry, include_empty: bool) -> Value {
+    let names = Names::of(world, registry);
+    let name_of = |id| names.by_id(id).map_or_else(|| format!("#{}", id.index()), |k| k.name.clone());
+    let tables: Vec<Value> = world
+        .archetypes()
+        .as_slice()
+        .iter()
+        .filter(|t| include_empty || !t.is_empty())
+        .map(|t| {
+            let components: Vec<String> = t.components().iter().map(|&id| name_of(id)).collect();
+            json!({ "id": t.id().index(), "components": components, "rows": t.len(), "bytes": t.allocated_bytes() })
+        })
+        .collect();
+    let sparse: Vec<Value> = world
+        .sparse_sets()
+        .iter()
+        .map(|s| json!({ "component": name_of(s.id()), "entities": s.len(), "bytes": s.allocated_bytes() }))
+        .collect();
+    json!({
+        "entities": world.len(),
+        "bytes": world.allocated_bytes(),
+        "tables": tables,
+        "sparse": sparse,
+    })
+}
+
+fn hierarchy(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let names = Names::of(world, registry);
+    let roots: Vec<Entity> = match params::opt_entity(params, "root")? {
+        Some(root) if world.contains(root) => vec![root],
+        Some(root) => return Err(no_such_entity(root)),
+        None => {
+            let mut roots: Vec<Entity> = world.query_filtered::<Entity, (With<Children>, Without<ChildOf>)>().collect();
+            roots.sort_unstable();
+            roots
+        }
+    };
+    let mut budget = MAX_NODES;
+    let nodes: Vec<Value> = roots.into_iter().map(|root| node(world, &names, root, 0, &mut budget)).collect();
+    Ok(json!({ "roots": nodes, "truncated": budget == 0 }))
+}
+
+/// One node and, depth first within the node budget, its children.
+fn node(world: &World, names: &Names, entity: Entity, depth: usize, budget: &mut usize) -> Value {
+    *budget = budget.saturating_sub(1);
+    let components: Vec<&str> = names
+        .of_entity(world, entity)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|k| k.name.as_str())
+        .filter(|n| *n != "ChildOf" && *n != "Children")
+        .collect();
+    let kids = world.children(entity);
+    let mut children: Vec<Value> = Vec::new();
+    if depth < 64 {
+        for &child in kids {
+            if *budget == 0 {
+                break;
+            }
+            children.push(node(world, names, child, depth + 1, budget));
+        }
+    }
+    json!({
+        "entity": entity_json(entity),
+        "components": components,
+        "child_count": kids.len(),
+        "children": children,
+    })
+}
+
+fn schedule_list(stages: &[StageTimings]) -> Value {
+    let stages: Vec<Value> = stages
+        .iter()
+        .map(|(stage, timings)| {
+            let systems: Vec<Value> = timings
+                .iter()
+                .enumerate()
+                .map(|(order, t)| {
+                    json!({
+                        "name": t.name(),
+                        "order": order,
+                        "runs": t.runs(),
+                        "last_us": t.last().as_secs_f64() * 1e6,
+                        "mean_us": t.mean().as_secs_f64() * 1e6,
+                    })
+                })
+                .collect();
+            json!({ "stage": stage, "systems": systems })
+        })
+        .collect();
+    json!({ "stages": stages })
+}
+
+fn watch_start(ctx: &mut Ctx<'_>, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+    let Some(shared) = ctx.shared else {
+        return Err(RpcError::new(codes::INTERNAL_ERROR, "no server runs to hold a watch"));
+    };
+    let (kind, every_default) = match params::string(params, "kind")? {
+        "stats" => (WatchKind::Stats, 1),
+        "query" => {
+            let spec = QuerySpec::from_params(params, 0)?;
+            spec.run(ctx.world, registry)?; // Refuse unknown names now.
+            (WatchKind::Query(spec), 10)
+        }
+        other => return Err(RpcError::params(format!("`kind` must be \"stats\" or \"query\", not `{other}`"))),
+    };
+    let every = params::uint(params, "every", every_default, 3600)?;
+    let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
+    let id = watches.add(kind, every, shared.limits.max_watches)?;
+    shared.watch_count.store(watches.list.len(), std::sync::atomic::Ordering::Release);
+    Ok(json!({ "watch": id, "every": every.max(1) }))
+}
+
+/// Feeds the watches due this frame; skips the frame if a server thread
+/// holds the lock, so the game never waits.
+pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared: &Shared) {
+    let Ok(mut watches) = shared.watches.try_lock() else { return };
+    let registry = world.serde_registry();
+    let mut fed = false;
+    for watch in &mut watches.list {
+        if !frame.is_multiple_of(watch.every) {
+            continue;
+        }
+        let item = match &watch.kind {
+            WatchKind::Stats => match history.last() {
+                Some(record) => record.to_json(),
+                None => continue,
+            },
+            WatchKind::Query(spec) => spec.run(world, &registry).unwrap_or_else(|e| json!({ "error": e.to_json() })),
+        };
+        watch.push(item);
+        fed = true;
+    }
+    crate::watch::expire(&mut watches, shared);
+    if fed {
+        shared.watch_signal.notify_all();
+    }
+}

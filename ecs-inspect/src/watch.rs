@@ -1,0 +1,135 @@
+//! Watches: the frame figures or a query, pushed by the game thread each
+//! few frames into a bounded buffer per watch, and taken by clients with
+//! long polls (`watch.poll`) on the server's threads.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::methods::QuerySpec;
+use crate::rpc::{codes, RpcError};
+use crate::server::Shared;
+
+/// Items a watch keeps before dropping its oldest.
+pub const MAX_ITEMS: usize = 64;
+/// A watch not polled for this long is stopped.
+pub const EXPIRE: Duration = Duration::from_secs(30);
+
+pub(crate) enum WatchKind {
+    Stats,
+    Query(QuerySpec),
+}
+
+pub(crate) struct Watch {
+    pub id: u64,
+    pub kind: WatchKind,
+    pub every: u64,
+    items: VecDeque<(u64, Value)>,
+    next_seq: u64,
+    dropped: u64,
+    last_poll: Instant,
+}
+
+#[derive(Default)]
+pub(crate) struct Watches {
+    pub list: Vec<Watch>,
+    next_id: u64,
+}
+
+impl Watches {
+    pub fn add(&mut self, kind: WatchKind, every: u64, max: usize) -> Result<u64, RpcError> {
+        let now = Instant::now();
+        self.list.retain(|w| now.duration_since(w.last_poll) < EXPIRE);
+        if self.list.len() >= max {
+            return Err(RpcError::new(
+                codes::TOO_MANY_WATCHES,
+                format!("the server holds {max} watches, its most; stop one (watch.stop) first"),
+            ));
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        self.list.push(Watch {
+            id,
+            kind,
+            every: every.max(1),
+            items: VecDeque::new(),
+            next_seq: 1,
+            dropped: 0,
+            last_poll: now,
+        });
+        Ok(id)
+    }
+}
+
+impl Watch {
+    /// Adds an item, dropping the oldest past [`MAX_ITEMS`].
+    pub fn push(&mut self, item: Value) {
+        if self.items.len() == MAX_ITEMS {
+            self.items.pop_front();
+            self.dropped += 1;
+        }
+        self.items.push_back((self.next_seq, item));
+        self.next_seq += 1;
+    }
+}
+
+/// Stops expired watches; called by the game thread while it holds the
+/// lock.
+pub(crate) fn expire(watches: &mut Watches, shared: &Shared) {
+    let now = Instant::now();
+    watches.list.retain(|w| now.duration_since(w.last_poll) < EXPIRE);
+    shared.watch_count.store(watches.list.len(), Ordering::Release);
+}
+
+/// `watch.poll`, on a server thread: waits until the watch has items after
+/// `after` or the timeout passed (not at all if too many polls wait
+/// already, so that waiting polls never take every server thread).
+pub(crate) fn poll(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
+    use crate::rpc::params;
+    let id = params::uint(params, "watch", 0, u64::MAX)?;
+    let after = params::uint(params, "after", 0, u64::MAX)?;
+    let timeout = Duration::from_millis(params::uint(params, "timeout_ms", 1000, 10_000)?);
+    let waiting = shared.polling.fetch_add(1, Ordering::AcqRel);
+    let may_wait = waiting + 2 <= shared.limits.workers;
+    let deadline = Instant::now() + if may_wait { timeout } else { Duration::ZERO };
+    let result = (|| {
+        let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let Some(watch) = watches.list.iter_mut().find(|w| w.id == id) else {
+                return Err(RpcError::new(
+                    codes::UNKNOWN_WATCH,
+                    format!("no watch {id} (stopped, or expired unpolled)"),
+                ));
+            };
+            let now = Instant::now();
+            watch.last_poll = now;
+            while watch.items.front().is_some_and(|(seq, _)| *seq <= after) {
+                watch.items.pop_front();
+            }
+            if !watch.items.is_empty() || now >= deadline || shared.is_stopping() {
+                let items: Vec<Value> =
+                    watch.items.iter().map(|(seq, item)| json!({ "seq": seq, "data": item })).collect();
+                let last = watch.next_seq - 1;
+                return Ok(json!({ "watch": id, "items": items, "last": last, "dropped": watch.dropped }));
+            }
+            watches = shared.watch_signal.wait_timeout(watches, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    })();
+    shared.polling.fetch_sub(1, Ordering::AcqRel);
+    result
+}
+
+/// `watch.stop`, on a server thread.
+pub(crate) fn stop(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
+    let id = crate::rpc::params::uint(params, "watch", 0, u64::MAX)?;
+    let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
+    let before = watches.list.len();
+    watches.list.retain(|w| w.id != id);
+    shared.watch_count.store(watches.list.len(), Ordering::Release);
+    if watches.list.len() == before {
+        return Err(RpcError::new(codes::UNKNOWN_WATCH, format!("no watch {id}")));
+    }
+    Ok(Value::Null)
+}

@@ -1,0 +1,105 @@
+//! The page in a real browser: headless Chromium loads it from an
+//! inspector over a running game, shows the world, and an edit made
+//! through the page's own code (its Apply button) reaches the world.
+//!
+//! Needs Chromium (`apt-get install -y chromium`), so it is ignored by a
+//! plain `cargo test`; CI runs it with
+//! `cargo test -p archetable-inspect --test browser -- --ignored`, and it
+//! fails there if Chromium is missing.
+
+mod support;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use archetable_inspect::Inspector;
+use support::*;
+
+/// The browser to run: `$CHROMIUM`, else `chromium` on the path.
+fn chromium() -> String {
+    let program = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    let found = Command::new(&program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    assert!(
+        found.is_ok_and(|s| s.success()),
+        "`{program}` does not run: install Chromium (apt-get install -y chromium) or set CHROMIUM"
+    );
+    program
+}
+
+/// Runs headless Chromium on `url` while the game runs its frames, and
+/// returns the page's DOM once its scripts have run.
+fn dump_dom(game: &mut archetable_core::GameLoop, inspector: &mut Inspector, url: &str) -> String {
+    let profile = std::env::temp_dir().join(format!("inspector-browser-test-{}", std::process::id()));
+    let mut browser = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--virtual-time-budget=6000",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+            url,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut stdout = browser.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut dom = String::new();
+        stdout.read_to_string(&mut dom).map(|_| dom)
+    });
+    // The game goes on while the page talks to it; 3 minutes at most.
+    let mut frames = 0u32;
+    while browser.try_wait().expect("wait for chromium").is_none() {
+        game.advance(Duration::from_millis(16));
+        inspector.update(game);
+        std::thread::sleep(Duration::from_millis(2));
+        frames += 1;
+        if frames > 90_000 {
+            let _ = browser.kill();
+            panic!("chromium did not finish");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    reader.join().unwrap().expect("read the DOM")
+}
+
+/// The text inside the element with id `id`.
+fn text_of<'d>(dom: &'d str, id: &str) -> &'d str {
+    let start = dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id} in the page"));
+    let open = start + dom[start..].find('>').unwrap() + 1;
+    let close = open + dom[open..].find('<').unwrap();
+    &dom[open..close]
+}
+
+#[test]
+#[ignore = "needs Chromium: cargo test -p archetable-inspect --test browser -- --ignored"]
+fn the_page_shows_the_world_and_its_edits_reach_it() {
+    let (mut game, scene) = game();
+    let mut inspector = Inspector::start(config()).unwrap();
+    let hurt = scene.movers[1];
+    // The page's test hook selects the entity, types the value into the
+    // Health card and clicks its Apply button.
+    let url = format!("{}?with=Velocity&select={}&edit=Health&value=42", inspector.url(), h(hurt));
+    let dom = dump_dom(&mut game, &mut inspector, &url);
+
+    assert!(dom.contains("data-ready=\"yes\""), "the page did not finish loading:\n{dom}");
+    assert!(dom.contains("data-last-edit=\"ok\""), "the edit was not applied:\n{dom}");
+    assert_eq!(text_of(&dom, "entities"), "8", "the world's entity count");
+    assert_eq!(text_of(&dom, "entity-total"), "3", "entities with a Velocity");
+    assert_eq!(text_of(&dom, "selected"), h(hurt));
+    // The entity's Position as the page shows it (one field per line).
+    let card = &dom[dom.find("data-component=\"Position\"").expect("a Position card")..];
+    let textarea = &card[card.find("<textarea").unwrap()..card.find("</textarea>").unwrap()];
+    assert!(textarea.contains("\"x\": 3,") && textarea.contains("\"y\": 4"), "{textarea}");
+    // The edit reached the world, and the page shows the new value.
+    assert_eq!(game.world().get::<Health>(hurt), Some(&Health(42)));
+    let card = &dom[dom.find("data-component=\"Health\"").expect("a Health card")..];
+    assert!(card[..card.find("</textarea>").unwrap()].ends_with(">42"), "{}", &card[..200]);
+    // The other movers are as they were.
+    assert_eq!(game.world().get::<Health>(scene.movers[0]), None);
+}

@@ -277,3 +277,123 @@ pub fn despawn_bevy() -> Box<dyn Routine> {
 pub fn despawn_raw() -> Box<dyn Routine> {
     Box::new(Prepared::new(raw::build, |nodes| nodes.clear()))
 }
+
+/// Children under the one parent of the wide rows.
+pub const WIDE: usize = 100_000;
+/// Children under the parent of `wide_leave_half`, which removes every
+/// other one, one by one.
+pub const WIDE_LEAVE: usize = 10_000;
+
+/// `wide_spawn_100k` on archetable: [`WIDE`] children of one root.
+pub fn wide_spawn_ours() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let mut world = archetable::World::new();
+        let root = world.spawn(local(0));
+        for i in 0..WIDE {
+            world.spawn((local(i), archetable::ChildOf(root)));
+        }
+        (world, root)
+    }))
+}
+
+/// `wide_spawn_100k` on bevy_ecs.
+pub fn wide_spawn_bevy() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let mut world = bevy_ecs::world::World::new();
+        let root = world.spawn(local(0)).id();
+        for i in 0..WIDE {
+            world.spawn((local(i), bevy_ecs::hierarchy::ChildOf(root)));
+        }
+        (world, root)
+    }))
+}
+
+/// `wide_spawn_100k` on the floor: the children's list and their locals.
+pub fn wide_spawn_raw() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let locals: Vec<Local> = (0..WIDE).map(local).collect();
+        let children: Vec<u32> = (0..WIDE as u32).collect();
+        (locals, children)
+    }))
+}
+
+/// A root with `n` children on archetable.
+fn wide_ours(n: usize) -> (archetable::World, archetable::Entity, Vec<archetable::Entity>) {
+    let mut world = archetable::World::new();
+    let root = world.spawn(local(0));
+    let children = (0..n).map(|i| world.spawn((local(i), archetable::ChildOf(root)))).collect();
+    (world, root, children)
+}
+
+/// A root with `n` children on bevy_ecs.
+fn wide_bevy(n: usize) -> (bevy_ecs::world::World, bevy_ecs::entity::Entity, Vec<bevy_ecs::entity::Entity>) {
+    let mut world = bevy_ecs::world::World::new();
+    let root = world.spawn(local(0)).id();
+    let children = (0..n).map(|i| world.spawn((local(i), bevy_ecs::hierarchy::ChildOf(root))).id()).collect();
+    (world, root, children)
+}
+
+/// `wide_despawn_recursive_100k` on archetable: the root of [`WIDE`]
+/// children, despawned with them.
+pub fn wide_despawn_ours() -> Box<dyn Routine> {
+    Box::new(Prepared::new(
+        || wide_ours(WIDE),
+        |(world, root, _)| {
+            world.despawn_recursive(*root).expect("the root is alive");
+        },
+    ))
+}
+
+/// `wide_despawn_recursive_100k` on bevy_ecs.
+pub fn wide_despawn_bevy() -> Box<dyn Routine> {
+    Box::new(Prepared::new(
+        || wide_bevy(WIDE),
+        |(world, root, _)| {
+            world.entity_mut(*root).despawn();
+        },
+    ))
+}
+
+/// `wide_despawn_recursive_100k` on the floor: the list freed.
+pub fn wide_despawn_raw() -> Box<dyn Routine> {
+    Box::new(Prepared::new(|| (0..WIDE as u32).collect::<Vec<u32>>(), |children| children.clear()))
+}
+
+/// `wide_leave_half_10k` on archetable: every other child of a
+/// [`WIDE_LEAVE`]-wide parent despawned, one call each, in join order.
+pub fn wide_leave_ours() -> Box<dyn Routine> {
+    Box::new(Prepared::new(
+        || wide_ours(WIDE_LEAVE),
+        |(world, _, children)| {
+            for &child in children.iter().step_by(2) {
+                world.despawn(child).expect("a child");
+            }
+        },
+    ))
+}
+
+/// `wide_leave_half_10k` on bevy_ecs.
+pub fn wide_leave_bevy() -> Box<dyn Routine> {
+    Box::new(Prepared::new(
+        || wide_bevy(WIDE_LEAVE),
+        |(world, _, children)| {
+            for &child in children.iter().step_by(2) {
+                world.despawn(child);
+            }
+        },
+    ))
+}
+
+/// `wide_leave_half_10k` on the floor: the same removals from an ordered
+/// `Vec` (search and shift).
+pub fn wide_leave_raw() -> Box<dyn Routine> {
+    Box::new(Prepared::new(
+        || (0..WIDE_LEAVE as u32).collect::<Vec<u32>>(),
+        |children| {
+            for child in (0..WIDE_LEAVE as u32).step_by(2) {
+                let at = children.iter().position(|&c| c == child).expect("a child");
+                children.remove(at);
+            }
+        },
+    ))
+}

@@ -226,7 +226,7 @@ fn deep_unknown_fields_fail_cleanly_on_a_small_stack() {
         ]
         .map(|result| result.map(|_| ()).unwrap_err())
     });
-    let fields = "`format`, `version`, `allocator`, `components`, `entities`, `resources`, `skipped`";
+    let fields = "`format`, `version`, `allocator`, `components`, `entities`, `tables`, `resources`, `skipped`";
     assert_eq!(
         errors,
         [

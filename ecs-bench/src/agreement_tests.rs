@@ -3,7 +3,7 @@
 //! sizes.
 
 use crate::raw::{RawBodies, RawMovers, RawSchedule, RawTables};
-use crate::save_load::{self, Direction, Format};
+use crate::save_load::{self, Direction, Format, HecsLayout};
 use crate::{frag, ours, with_bevy, with_hecs, workloads, Implementation, Section};
 
 fn close(a: f64, b: f64) -> bool {
@@ -67,19 +67,29 @@ fn save_and_load_round_trips_restore_the_same_data() {
         let saved = save_load::ours::save(&ours_world, format);
         let loaded = save_load::ours::load(&registry, format, &saved);
         assert_eq!(save_load::ours::checksum(&loaded), (n, want_sum), "archetable, {format:?}");
+        assert!(save_load::ours::same(&ours_world, &loaded), "archetable, {format:?}");
 
-        let saved = save_load::with_hecs::save(&hecs_world, format);
-        let loaded = save_load::with_hecs::load(format, &saved);
-        assert_eq!(save_load::with_hecs::checksum(&loaded), (n, want_sum), "hecs, {format:?}");
-        assert_eq!(loaded.len() as usize, n);
-        // The handles survive too.
-        for entity in hecs_world.iter().map(|e| e.entity()) {
-            assert_eq!(
-                *loaded.get::<&save_load::Position>(entity).expect("saved entity"),
-                *hecs_world.get::<&save_load::Position>(entity).expect("entity")
-            );
+        for layout in [HecsLayout::Column, HecsLayout::Row] {
+            if layout == HecsLayout::Row && !format.has_hecs_rows() {
+                continue;
+            }
+            let saved = save_load::with_hecs::save(&hecs_world, format, layout);
+            let loaded = save_load::with_hecs::load(format, layout, &saved);
+            assert_eq!(save_load::with_hecs::checksum(&loaded), (n, want_sum), "hecs, {format:?}, {layout:?}");
+            assert_eq!(loaded.len() as usize, n);
+            // The handles survive too, and every field.
+            assert!(save_load::with_hecs::same(&hecs_world, &loaded), "hecs, {format:?}, {layout:?}");
         }
     }
+    // `same` notices a changed field.
+    let mut changed = save_load::ours::world(n);
+    let first = changed.query::<archetable::Entity>().next().expect("an entity");
+    changed.get_mut::<save_load::Name>(first).expect("a name").0.push('x');
+    assert!(!save_load::ours::same(&ours_world, &changed));
+    let changed = save_load::with_hecs::world(n);
+    let first = changed.iter().next().expect("an entity").entity();
+    changed.get::<&mut save_load::Name>(first).expect("a name").0.push('x');
+    assert!(!save_load::with_hecs::same(&hecs_world, &changed));
 }
 
 #[test]
@@ -92,6 +102,12 @@ fn save_and_load_workloads_cover_every_format_on_ecs_and_hecs() {
             assert!(workload.name.starts_with("save_load_"));
             assert!((workload.routine)(Implementation::Bevy).is_none());
             assert!((workload.routine)(Implementation::Raw).is_none());
+            let rows = workloads().into_iter().find(|w| w.section == Section::SaveLoadHecsRows(format, direction));
+            assert_eq!(rows.is_some(), format.has_hecs_rows(), "{format:?}");
+            if let Some(rows) = rows {
+                assert_eq!(rows.section.name(), Some("save_load"));
+                assert!((rows.routine)(Implementation::Ours).is_none());
+            }
         }
     }
 }

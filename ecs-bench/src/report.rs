@@ -455,7 +455,9 @@ pub fn markdown(
     }
     let _ = writeln!(w, "\n![archetable / best peer and archetable / raw floor, per workload]({chart})\n");
 
-    if rows.iter().any(|r| matches!(r.section, Section::SaveLoad(..))) || !sizes.is_empty() {
+    if rows.iter().any(|r| matches!(r.section, Section::SaveLoad(..) | Section::SaveLoadHecsRows(..)))
+        || !sizes.is_empty()
+    {
         save_load_section(w, rows, sizes);
     }
     if rows.iter().any(|r| matches!(r.section, Section::Parallel { .. })) {
@@ -515,20 +517,27 @@ pub fn markdown(
 }
 
 /// The "Save and load" section: time per format and direction on archetable and
-/// hecs, then the size of each save.
+/// hecs (its column layout, and its row layout as an extra), then the size of
+/// each save.
 fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
     let _ = writeln!(w, "## Save and load: {} entities of 4 components\n", thousands(save_load::ENTITIES));
     let _ = writeln!(
         w,
-        "The world of `archetable-serde`'s `save_load_speed` example (position, velocity, health, team), saved to \
-         memory and loaded into a fresh world. archetable uses `archetable-serde` (`save_json` / `World::load_json` and the \
-         same for RON and binary); hecs uses `hecs::serialize` with serde_json, ron and postcard: the row \
-         layout for JSON and RON, the column layout for binary (postcard cannot write the row layout's maps of \
-         unknown length). bevy_ecs is left out: it has no world serialization without `bevy_scene` and \
-         `bevy_reflect`. There is no floor.\n"
+        "Position and velocity (three `f32` each), health (a `u32`) and an 8-letter name (a `String`), the same \
+         serde types in both engines, saved to memory and loaded into a fresh world; every load is checked field \
+         by field against the original once before timing. archetable uses `archetable-serde` with its defaults \
+         (`save_json` / `World::load_json` and the same for RON and binary); hecs uses `hecs::serialize` with \
+         serde_json, ron and postcard, in its column layout (`hecs::serialize::column`, per archetype one array \
+         per component: its best form, which its documentation points data programs at), and in its row layout \
+         as an extra (a map from entity to components; postcard cannot write its maps of unknown length). \
+         bevy_ecs is left out: it has no world serialization without `bevy_scene` and `bevy_reflect`. There is no \
+         floor.\n"
     );
     let find =
         |format: Format, direction: Direction| rows.iter().find(|r| r.section == Section::SaveLoad(format, direction));
+    let find_rows = |format: Format, direction: Direction| {
+        rows.iter().find(|r| r.section == Section::SaveLoadHecsRows(format, direction))
+    };
     let cell =
         |row: Option<&Row>, which| row.and_then(|r| r.time(which)).map_or_else(|| "–".to_owned(), format_duration);
     let ratio = |row: Option<&Row>| format_ratio(row.and_then(Row::vs_hecs));
@@ -537,20 +546,25 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
         .filter(|&f| find(f, Direction::Save).is_some() || find(f, Direction::Load).is_some())
         .collect();
     if !measured.is_empty() {
-        let _ = writeln!(w, "| format | archetable save | hecs save | archetable / hecs | archetable load | hecs load | archetable / hecs |");
-        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        let _ = writeln!(
+            w,
+            "| format | archetable save | hecs column save | archetable / hecs column | hecs row save | archetable load | hecs column load | archetable / hecs column | hecs row load |"
+        );
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for format in measured {
             let (save, load) = (find(format, Direction::Save), find(format, Direction::Load));
             let _ = writeln!(
                 w,
-                "| {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 format.name(),
                 cell(save, Implementation::Ours),
                 cell(save, Implementation::Hecs),
                 ratio(save),
+                cell(find_rows(format, Direction::Save), Implementation::Hecs),
                 cell(load, Implementation::Ours),
                 cell(load, Implementation::Hecs),
                 ratio(load),
+                cell(find_rows(format, Direction::Load), Implementation::Hecs),
             );
         }
         let _ = writeln!(w);
@@ -559,28 +573,31 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
         let n = save_load::ENTITIES as f64;
         let _ = writeln!(
             w,
-            "| format | archetable size | archetable bytes / entity | hecs size | hecs bytes / entity | hecs layout |"
+            "| format | archetable size | archetable bytes / entity | hecs column size | hecs column bytes / entity | archetable / hecs column | hecs row size |"
         );
-        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | --- |");
+        let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
         for s in sizes {
             let _ = writeln!(
                 w,
-                "| {} | {:.2} MB | {:.1} | {:.2} MB | {:.1} | {} |",
+                "| {} | {:.2} MB | {:.1} | {:.2} MB | {:.1} | {:.2}x | {} |",
                 s.format.name(),
                 s.ours as f64 / 1e6,
                 s.ours as f64 / n,
                 s.hecs as f64 / 1e6,
                 s.hecs as f64 / n,
-                s.format.hecs_layout(),
+                s.ours as f64 / s.hecs as f64,
+                s.hecs_rows.map_or_else(|| "–".to_owned(), |b| format!("{:.2} MB", b as f64 / 1e6)),
             );
         }
         let _ = writeln!(
             w,
-            "\nAn archetable save also holds a format tag and version, the component names and the entity allocator; its text \
-             forms are compact (RON keys components by their index in the names list), and its binary form is written \
-             table by table, a column per component with the values back to back in postcard. An archetable load \
-             places each saved table in one step (`ColumnBatch`). hecs writes compact text (no spaces or newlines) \
-             holding each entity's handle and its components, and postcard columns with enum variants as indices.\n"
+            "\nAn archetable save also holds a format tag and version, the component names and the entity allocator. \
+             Its compact text forms are columnar (layout version 3): per table, its entities (an index where the \
+             generation is 1, else the handle's text), then one array of values per component; its binary form is \
+             written table by table the same way, the values back to back in postcard. An archetable load places each saved \
+             table in one step (`ColumnBatch`). hecs's column layout writes per archetype the component ids, the \
+             count, the entities' handles as 64-bit numbers and one array per component; its row layout a map from \
+             each handle to its components.\n"
         );
     }
 }
@@ -950,7 +967,7 @@ mod tests {
         let rows = [simple, tracked, save, load];
         assert!((rows[1].vs_baseline(&rows).expect("both measured") - 1.1).abs() < 1e-12);
         assert_eq!(rows[0].vs_baseline(&rows), None, "no baseline");
-        let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000 }];
+        let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000, hecs_rows: Some(3_000_000) }];
         let machine = Machine {
             cores: 2,
             cpu: "cpu".into(),
@@ -965,8 +982,8 @@ mod tests {
             page.contains("- `tracked_iter` / `simple_iter` on archetable: 1.10x (goal: at most 1.2x, met)."),
             "{page}"
         );
-        assert!(page.contains("| JSON | 300 µs | 100 µs | 3.00x | 200 µs | 400 µs | 0.50x |"), "{page}");
-        assert!(page.contains("| JSON | 2.00 MB | 20.0 | 1.50 MB | 15.0 | row |"), "{page}");
+        assert!(page.contains("| JSON | 300 µs | 100 µs | 3.00x | – | 200 µs | 400 µs | 0.50x | – |"), "{page}");
+        assert!(page.contains("| JSON | 2.00 MB | 20.0 | 1.50 MB | 15.0 | 1.33x | 3.00 MB |"), "{page}");
         assert!(!page.contains("| save_load_json_save"), "save and load rows stay out of the main table");
         assert_eq!(svg(&rows).matches("<title>").count(), 4, "two bars for each main row only");
     }

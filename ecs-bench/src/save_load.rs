@@ -1,19 +1,19 @@
 //! The save and load workloads: a world of [`ENTITIES`] entities with four
-//! components (those of `archetable-serde`'s `save_load_speed` example), written to
-//! and read back from JSON, RON and postcard, on `archetable` (`archetable-serde`) and on
-//! `hecs` (its `serialize` module).
+//! components (position, velocity, health and an 8-character name, a
+//! `String`), written to and read back from JSON, RON and postcard, on
+//! `archetable` (`archetable-serde`) and on `hecs` (its `serialize` module).
 //!
 //! `bevy_ecs` has no world serialization of its own: saving a world needs
 //! `bevy_scene` and `bevy_reflect`, which are not part of this comparison.
 //! There is no raw floor either.
 //!
-//! hecs offers two layouts. Text (JSON, RON) is written row by row
-//! ([`hecs::serialize::row`]: a map from entity to its components), the
-//! layout its documentation recommends for files people read; binary is
-//! written column by column ([`hecs::serialize::column`]: per archetype, the
-//! entities, then one tuple per component type), its fast layout, which
-//! postcard needs anyway (it cannot write maps of unknown length, which the
-//! row layout produces per entity).
+//! hecs offers two layouts, and archetable is compared with its best one
+//! in every format: column by column ([`hecs::serialize::column`]: per
+//! archetype, the component ids, the entity count, the entities, then one
+//! tuple of values per component type), the layout its documentation
+//! points data programs at. The row layout ([`hecs::serialize::row`]: a
+//! map from entity to its components) is measured too, as an extra row, in
+//! the text formats (postcard cannot write its maps of unknown length).
 
 use serde::{Deserialize, Serialize};
 
@@ -44,32 +44,22 @@ pub struct Velocity {
     pub z: f32,
 }
 
-/// Hit points.
+/// Hit points left.
 #[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
 #[component(clone)]
-pub struct Health {
-    /// Hit points left.
-    pub current: u32,
-    /// Hit points when unhurt.
-    pub max: u32,
-}
+pub struct Health(pub u32);
 
-/// Which side it is on.
-#[derive(archetable::Component, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Debug)]
+/// What it is called: a value that owns heap memory.
+#[derive(archetable::Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
 #[component(clone)]
-pub enum Team {
-    /// The first side.
-    #[default]
-    Red,
-    /// The second side.
-    Blue,
-}
+pub struct Name(pub String);
 
 /// The components of one saved entity.
-pub type Saved = (Position, Velocity, Health, Team);
+pub type Saved = (Position, Velocity, Health, Name);
 
 /// The components of `n` entities: varied values (from a fixed xorshift
-/// sequence), so the text formats write realistic numbers.
+/// sequence), so the text formats write realistic numbers, and names of 8
+/// lowercase letters.
 pub fn entities(n: usize) -> Vec<Saved> {
     let mut seed = 0x9E37_79B9_u32;
     let mut next = move || {
@@ -78,27 +68,22 @@ pub fn entities(n: usize) -> Vec<Saved> {
         seed ^= seed << 5;
         seed
     };
-    let mut unit = move || (next() % 20_000) as f32 / 100.0 - 100.0;
     (0..n)
         .map(|i| {
-            (
-                Position { x: unit(), y: unit(), z: unit() },
-                Velocity { x: unit(), y: unit(), z: unit() },
-                Health { current: (i % 100) as u32, max: 100 },
-                if i % 2 == 0 { Team::Red } else { Team::Blue },
-            )
+            let mut unit = || (next() % 20_000) as f32 / 100.0 - 100.0;
+            let position = Position { x: unit(), y: unit(), z: unit() };
+            let velocity = Velocity { x: unit(), y: unit(), z: unit() };
+            let name = (0..8).map(|_| char::from(b'a' + (next() % 26) as u8)).collect();
+            (position, velocity, Health((i % 100) as u32), Name(name))
         })
         .collect()
 }
 
-/// Sum of every field of one entity's components (`Team` counts 0 or 1):
-/// summed over a world, it tells whether a load restored the values.
-pub fn field_sum(position: &Position, velocity: &Velocity, health: &Health, team: &Team) -> f64 {
+/// Sum of every number of one entity's components, and of its name's
+/// bytes: summed over a world, it tells whether a load restored the values.
+pub fn field_sum(position: &Position, velocity: &Velocity, health: &Health, name: &Name) -> f64 {
     let floats = [position.x, position.y, position.z, velocity.x, velocity.y, velocity.z];
-    floats.iter().map(|&f| f as f64).sum::<f64>()
-        + health.current as f64
-        + health.max as f64
-        + if *team == Team::Blue { 1.0 } else { 0.0 }
+    floats.iter().map(|&f| f as f64).sum::<f64>() + health.0 as f64 + name.0.bytes().map(f64::from).sum::<f64>()
 }
 
 /// A save format.
@@ -125,13 +110,20 @@ impl Format {
         }
     }
 
-    /// The hecs layout this benchmark writes it in.
-    pub fn hecs_layout(self) -> &'static str {
-        match self {
-            Format::Json | Format::Ron => "row",
-            Format::Binary => "column",
-        }
+    /// Whether hecs can write its row layout in this format (postcard
+    /// cannot write the row layout's maps of unknown length).
+    pub fn has_hecs_rows(self) -> bool {
+        self != Format::Binary
     }
+}
+
+/// One of hecs's two save layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HecsLayout {
+    /// `hecs::serialize::column`: per archetype, one array per component.
+    Column,
+    /// `hecs::serialize::row`: a map from each entity to its components.
+    Row,
 }
 
 /// Whether a workload saves or loads.
@@ -150,8 +142,10 @@ pub struct Sizes {
     pub format: Format,
     /// Bytes of the `archetable` save.
     pub ours: usize,
-    /// Bytes of the `hecs` save.
+    /// Bytes of the `hecs` save in its column layout.
     pub hecs: usize,
+    /// Bytes of the `hecs` save in its row layout, where it has one.
+    pub hecs_rows: Option<usize>,
 }
 
 /// The size of each format's save of [`ENTITIES`] entities, on both
@@ -164,7 +158,8 @@ pub fn sizes() -> Vec<Sizes> {
         .map(|format| Sizes {
             format,
             ours: ours::save(&world, format).len(),
-            hecs: with_hecs::save(&hecs_world, format).len(),
+            hecs: with_hecs::save(&hecs_world, format, HecsLayout::Column).len(),
+            hecs_rows: format.has_hecs_rows().then(|| with_hecs::save(&hecs_world, format, HecsLayout::Row).len()),
         })
         .collect()
 }
@@ -180,7 +175,7 @@ pub mod ours {
 
     use archetable::prelude::*;
 
-    use super::{entities, field_sum, Bytes, Direction, Format, Health, Position, Team, Velocity};
+    use super::{entities, field_sum, Bytes, Direction, Format, Health, Name, Position, Velocity};
     use crate::routine::{Build, Steady};
     use crate::Routine;
 
@@ -191,7 +186,7 @@ pub mod ours {
             .register_serde::<Position>("Position")
             .register_serde::<Velocity>("Velocity")
             .register_serde::<Health>("Health")
-            .register_serde::<Team>("Team");
+            .register_serde::<Name>("Name");
         world.spawn_batch(entities(n)).for_each(drop);
         world
     }
@@ -230,11 +225,25 @@ pub mod ours {
     pub fn checksum(world: &World) -> (usize, f64) {
         let mut count = 0;
         let mut sum = 0.0;
-        world.query::<(&Position, &Velocity, &Health, &Team)>().for_each(|(p, v, h, t)| {
+        world.query::<(&Position, &Velocity, &Health, &Name)>().for_each(|(p, v, h, n)| {
             count += 1;
-            sum += field_sum(p, v, h, t);
+            sum += field_sum(p, v, h, n);
         });
         (count, sum)
+    }
+
+    /// Whether `loaded` holds the entities of `original`, at the same
+    /// handles, every field equal, and nothing else.
+    pub fn same(original: &World, loaded: &World) -> bool {
+        let mut seen = 0;
+        let all_equal = original.query::<(Entity, &Position, &Velocity, &Health, &Name)>().all(|(e, p, v, h, n)| {
+            seen += 1;
+            loaded.get::<Position>(e) == Some(p)
+                && loaded.get::<Velocity>(e) == Some(v)
+                && loaded.get::<Health>(e) == Some(h)
+                && loaded.get::<Name>(e) == Some(n)
+        });
+        all_equal && seen == loaded.len()
     }
 
     /// Saves or loads [`ENTITIES`](super::ENTITIES) entities in `format`.
@@ -247,6 +256,7 @@ pub mod ours {
             Direction::Load => {
                 let registry = world.serde_registry();
                 let data = save(&world, format);
+                assert!(same(&world, &load(&registry, format, &data)), "the load restores every field");
                 drop(world);
                 Box::new(Build::new(move || load(&registry, format, &data)))
             }
@@ -256,7 +266,7 @@ pub mod ours {
 
 /// On `hecs`, through `hecs::serialize` as its documentation teaches: a
 /// context that names each component type with an enum, and `try_serialize`
-/// / `deserialize_column` per type.
+/// / `deserialize_column` per type; in either of its layouts.
 pub mod with_hecs {
     use std::any::TypeId;
     use std::hint::black_box;
@@ -267,7 +277,7 @@ pub mod with_hecs {
     use serde::ser::{SerializeMap, SerializeTuple};
     use serde::{Deserialize, Serialize, Serializer};
 
-    use super::{entities, field_sum, Bytes, Direction, Format, Health, Position, Team, Velocity};
+    use super::{entities, field_sum, Bytes, Direction, Format, Health, HecsLayout, Name, Position, Velocity};
     use crate::routine::{Build, Steady};
     use crate::Routine;
 
@@ -277,7 +287,7 @@ pub mod with_hecs {
         Position,
         Velocity,
         Health,
-        Team,
+        Name,
     }
 
     /// Serializes the four component types, and reads them back; for the
@@ -292,7 +302,7 @@ pub mod with_hecs {
             row::try_serialize::<Position, _, _>(&entity, &ComponentId::Position, &mut map)?;
             row::try_serialize::<Velocity, _, _>(&entity, &ComponentId::Velocity, &mut map)?;
             row::try_serialize::<Health, _, _>(&entity, &ComponentId::Health, &mut map)?;
-            row::try_serialize::<Team, _, _>(&entity, &ComponentId::Team, &mut map)?;
+            row::try_serialize::<Name, _, _>(&entity, &ComponentId::Name, &mut map)?;
             map.end()
         }
     }
@@ -308,7 +318,7 @@ pub mod with_hecs {
                     ComponentId::Position => entity.add::<Position>(map.next_value()?),
                     ComponentId::Velocity => entity.add::<Velocity>(map.next_value()?),
                     ComponentId::Health => entity.add::<Health>(map.next_value()?),
-                    ComponentId::Team => entity.add::<Team>(map.next_value()?),
+                    ComponentId::Name => entity.add::<Name>(map.next_value()?),
                 };
             }
             Ok(())
@@ -318,7 +328,7 @@ pub mod with_hecs {
     impl column::SerializeContext for Context {
         fn component_count(&self, archetype: &Archetype) -> usize {
             let saved =
-                [TypeId::of::<Position>(), TypeId::of::<Velocity>(), TypeId::of::<Health>(), TypeId::of::<Team>()];
+                [TypeId::of::<Position>(), TypeId::of::<Velocity>(), TypeId::of::<Health>(), TypeId::of::<Name>()];
             archetype.component_types().filter(|t| saved.contains(t)).count()
         }
 
@@ -330,7 +340,7 @@ pub mod with_hecs {
             column::try_serialize_id::<Position, _, _>(archetype, &ComponentId::Position, &mut out)?;
             column::try_serialize_id::<Velocity, _, _>(archetype, &ComponentId::Velocity, &mut out)?;
             column::try_serialize_id::<Health, _, _>(archetype, &ComponentId::Health, &mut out)?;
-            column::try_serialize_id::<Team, _, _>(archetype, &ComponentId::Team, &mut out)?;
+            column::try_serialize_id::<Name, _, _>(archetype, &ComponentId::Name, &mut out)?;
             out.end()
         }
 
@@ -342,7 +352,7 @@ pub mod with_hecs {
             column::try_serialize::<Position, _>(archetype, &mut out)?;
             column::try_serialize::<Velocity, _>(archetype, &mut out)?;
             column::try_serialize::<Health, _>(archetype, &mut out)?;
-            column::try_serialize::<Team, _>(archetype, &mut out)?;
+            column::try_serialize::<Name, _>(archetype, &mut out)?;
             out.end()
         }
     }
@@ -359,7 +369,7 @@ pub mod with_hecs {
                     ComponentId::Position => batch.add::<Position>(),
                     ComponentId::Velocity => batch.add::<Velocity>(),
                     ComponentId::Health => batch.add::<Health>(),
-                    ComponentId::Team => batch.add::<Team>(),
+                    ComponentId::Name => batch.add::<Name>(),
                 };
                 self.components.push(id);
             }
@@ -377,7 +387,7 @@ pub mod with_hecs {
                     ComponentId::Position => column::deserialize_column::<Position, _>(entity_count, &mut seq, batch)?,
                     ComponentId::Velocity => column::deserialize_column::<Velocity, _>(entity_count, &mut seq, batch)?,
                     ComponentId::Health => column::deserialize_column::<Health, _>(entity_count, &mut seq, batch)?,
-                    ComponentId::Team => column::deserialize_column::<Team, _>(entity_count, &mut seq, batch)?,
+                    ComponentId::Name => column::deserialize_column::<Name, _>(entity_count, &mut seq, batch)?,
                 }
             }
             Ok(())
@@ -407,43 +417,64 @@ pub mod with_hecs {
         world
     }
 
-    /// Saves `world` in `format`: rows for JSON and RON, columns for
-    /// postcard.
+    /// Saves `world` in `format`, in `layout`.
     ///
     /// # Panics
-    /// If serialization fails.
-    pub fn save(world: &World, format: Format) -> Bytes {
+    /// If serialization fails (the row layout in postcard, for one).
+    pub fn save(world: &World, format: Format, layout: HecsLayout) -> Bytes {
+        let layout = Layout { world, columns: layout == HecsLayout::Column };
         match format {
-            Format::Json => serde_json::to_vec(&Layout { world, columns: false }).expect("the world saves"),
-            Format::Ron => ron::to_string(&Layout { world, columns: false }).expect("the world saves").into_bytes(),
-            Format::Binary => postcard::to_allocvec(&Layout { world, columns: true }).expect("the world saves"),
+            Format::Json => serde_json::to_vec(&layout).expect("the world saves"),
+            Format::Ron => ron::to_string(&layout).expect("the world saves").into_bytes(),
+            Format::Binary => postcard::to_allocvec(&layout).expect("the world saves"),
         }
     }
 
-    /// A fresh world holding the save `data`.
+    /// Reads a world in `layout` from `de`.
+    fn read<'de, D: serde::Deserializer<'de>>(layout: HecsLayout, de: D) -> Result<World, D::Error> {
+        let mut context = Context::default();
+        match layout {
+            HecsLayout::Column => column::deserialize(&mut context, de),
+            HecsLayout::Row => row::deserialize(&mut context, de),
+        }
+    }
+
+    /// A fresh world holding the save `data`, written in `layout`.
     ///
     /// # Panics
     /// If the save does not load.
-    pub fn load(format: Format, data: &[u8]) -> World {
-        let mut context = Context::default();
+    pub fn load(format: Format, layout: HecsLayout, data: &[u8]) -> World {
         match format {
             Format::Json => {
                 let mut de = serde_json::Deserializer::from_slice(data);
-                let world = row::deserialize(&mut context, &mut de).expect("the save loads");
+                let world = read(layout, &mut de).expect("the save loads");
                 de.end().expect("nothing follows the save");
                 world
             }
             Format::Ron => {
                 let mut de = ron::Deserializer::from_bytes(data).expect("the save starts well");
-                let world = row::deserialize(&mut context, &mut de).expect("the save loads");
+                let world = read(layout, &mut de).expect("the save loads");
                 de.end().expect("nothing follows the save");
                 world
             }
             Format::Binary => {
                 let mut de = postcard::Deserializer::from_bytes(data);
-                column::deserialize(&mut context, &mut de).expect("the save loads")
+                read(layout, &mut de).expect("the save loads")
             }
         }
+    }
+
+    /// Whether `loaded` holds the entities of `original`, at the same
+    /// handles, every field equal, and nothing else.
+    pub fn same(original: &World, loaded: &World) -> bool {
+        fn equal<T: hecs::Component + PartialEq>(world: &World, entity: hecs::Entity, value: &T) -> bool {
+            world.get::<&T>(entity).is_ok_and(|v| *v == *value)
+        }
+        let mut query = original.query::<(hecs::Entity, &Position, &Velocity, &Health, &Name)>();
+        let all_equal = query.iter().all(|(e, p, v, h, n)| {
+            equal(loaded, e, p) && equal(loaded, e, v) && equal(loaded, e, h) && equal(loaded, e, n)
+        });
+        all_equal && original.len() == loaded.len()
     }
 
     /// Number of entities with all four components, and the sum of their
@@ -451,24 +482,26 @@ pub mod with_hecs {
     pub fn checksum(world: &World) -> (usize, f64) {
         let mut count = 0;
         let mut sum = 0.0;
-        for (p, v, h, t) in world.query::<(&Position, &Velocity, &Health, &Team)>().iter() {
+        for (p, v, h, t) in world.query::<(&Position, &Velocity, &Health, &Name)>().iter() {
             count += 1;
             sum += field_sum(p, v, h, t);
         }
         (count, sum)
     }
 
-    /// Saves or loads [`ENTITIES`](super::ENTITIES) entities in `format`.
-    pub fn routine(format: Format, direction: Direction) -> Box<dyn Routine> {
+    /// Saves or loads [`ENTITIES`](super::ENTITIES) entities in `format`,
+    /// in `layout`.
+    pub fn routine(format: Format, direction: Direction, layout: HecsLayout) -> Box<dyn Routine> {
         let world = world(super::ENTITIES);
         match direction {
             Direction::Save => Box::new(Steady::new(world, move |world: &mut World| {
-                black_box(save(world, format));
+                black_box(save(world, format, layout));
             })),
             Direction::Load => {
-                let data = save(&world, format);
+                let data = save(&world, format, layout);
+                assert!(same(&world, &load(format, layout, &data)), "the load restores every field");
                 drop(world);
-                Box::new(Build::new(move || load(format, &data)))
+                Box::new(Build::new(move || load(format, layout, &data)))
             }
         }
     }

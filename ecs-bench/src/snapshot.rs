@@ -57,7 +57,7 @@ pub fn measure(n: usize, runs: usize) -> Figures {
         assert_eq!(checksum(&copy), expected);
 
         // Change the live world, then put the snapshot back.
-        live.query_mut::<&mut crate::save_load::Health>().for_each(|mut h| h.current = 0);
+        live.query_mut::<&mut crate::save_load::Health>().for_each(|mut h| h.0 = 0);
         let start = Instant::now();
         live = copy.try_clone().expect("every component is cloneable");
         restore.push(start.elapsed());

@@ -2,7 +2,7 @@
 //! that runs it. The criterion benches and the report both read this list.
 
 use crate::par_sweep::HeavyCall;
-use crate::save_load::{self, Direction, Format};
+use crate::save_load::{self, Direction, Format, HecsLayout};
 use crate::{churn, game_loop, hierarchy, inspect, ours, par_sweep, raw, systems, with_bevy, with_hecs, Routine};
 
 /// Who does the work.
@@ -47,8 +47,11 @@ impl Implementation {
 pub enum Section {
     /// The main table: archetable beside the peers and the raw floor.
     Suite,
-    /// "Save and load": a world saved in, or loaded from, one format.
+    /// "Save and load": a world saved in, or loaded from, one format
+    /// (hecs in its column layout).
     SaveLoad(Format, Direction),
+    /// "Save and load", the extra rows: hecs in its row layout only.
+    SaveLoadHecsRows(Format, Direction),
     /// "Parallel iteration": the sweep's loop over `entities`, in parallel
     /// or serially.
     Parallel {
@@ -73,7 +76,7 @@ impl Section {
     pub fn name(self) -> Option<&'static str> {
         match self {
             Section::Suite => None,
-            Section::SaveLoad(..) => Some("save_load"),
+            Section::SaveLoad(..) | Section::SaveLoadHecsRows(..) => Some("save_load"),
             Section::Parallel { .. } => Some("par"),
             Section::Heavy { .. } => Some("heavy"),
         }
@@ -109,7 +112,7 @@ impl std::fmt::Debug for Workload {
 }
 
 /// The workload `$name` that saves (or loads) a world in one format, on archetable
-/// and hecs.
+/// and hecs (its column layout); with `rows`, on hecs in its row layout only.
 macro_rules! save_load {
     ($name:literal, $format:ident, $direction:ident, $about:literal) => {
         Workload {
@@ -120,6 +123,20 @@ macro_rules! save_load {
             section: Section::SaveLoad(Format::$format, Direction::$direction),
             baseline: None,
             routine: |i| save_load_routine(i, Format::$format, Direction::$direction),
+        }
+    };
+    (rows $name:literal, $format:ident, $direction:ident, $about:literal) => {
+        Workload {
+            name: $name,
+            about: $about,
+            iteration: false,
+            parallel: false,
+            section: Section::SaveLoadHecsRows(Format::$format, Direction::$direction),
+            baseline: None,
+            routine: |i| {
+                (i == Implementation::Hecs)
+                    .then(|| save_load::with_hecs::routine(Format::$format, Direction::$direction, HecsLayout::Row))
+            },
         }
     };
 }
@@ -675,19 +692,23 @@ fn suite() -> Vec<Workload> {
 }
 
 /// The save and load workloads.
-fn save_and_load() -> [Workload; 6] {
+fn save_and_load() -> [Workload; 10] {
     [
         save_load!(
             "save_load_json_save",
             Json,
             Save,
-            "save 100,000 entities of 4 components (positions, velocities, health, team) as JSON"
+            "save 100,000 entities of 4 components (positions, velocities, health, an 8-letter name) as JSON"
         ),
         save_load!("save_load_json_load", Json, Load, "load that JSON save into a fresh world"),
         save_load!("save_load_ron_save", Ron, Save, "save the same world as RON"),
         save_load!("save_load_ron_load", Ron, Load, "load that RON save into a fresh world"),
         save_load!("save_load_binary_save", Binary, Save, "save the same world in binary (postcard)"),
         save_load!("save_load_binary_load", Binary, Load, "load that binary save into a fresh world"),
+        save_load!(rows "save_load_json_save_hecs_rows", Json, Save, "save the same world as JSON, hecs's row layout"),
+        save_load!(rows "save_load_json_load_hecs_rows", Json, Load, "load that row-layout JSON save (hecs)"),
+        save_load!(rows "save_load_ron_save_hecs_rows", Ron, Save, "save the same world as RON, hecs's row layout"),
+        save_load!(rows "save_load_ron_load_hecs_rows", Ron, Load, "load that row-layout RON save (hecs)"),
     ]
 }
 
@@ -696,7 +717,7 @@ fn save_and_load() -> [Workload; 6] {
 fn save_load_routine(which: Implementation, format: Format, direction: Direction) -> Option<Box<dyn Routine>> {
     match which {
         Implementation::Ours => Some(save_load::ours::routine(format, direction)),
-        Implementation::Hecs => Some(save_load::with_hecs::routine(format, direction)),
+        Implementation::Hecs => Some(save_load::with_hecs::routine(format, direction, HecsLayout::Column)),
         Implementation::Bevy | Implementation::Raw => None,
     }
 }

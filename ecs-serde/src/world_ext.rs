@@ -149,9 +149,28 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// [`Saved::skipped`]. JSON cannot hold NaN or infinite numbers: a
     /// component holding one fails the save (RON and binary keep them).
     ///
-    /// Values are written straight from the tables, the text the same as
-    /// the pretty save's but for the spaces and line breaks; every loader
-    /// reads both.
+    /// Values are written straight from the tables, table by table
+    /// (layout version 3): each table's entities, then one array of values
+    /// per component, each value written as in the pretty save. An entity
+    /// is written as its index when its generation is 1, else as its
+    /// handle (`"2v3"`). Components in sparse storage, which only some of
+    /// a table's entities may have, list the rows they cover. Every loader
+    /// reads this layout and the entity-by-entity one of earlier saves and
+    /// of pretty saves.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Component, Serialize, Deserialize, Default)]
+    /// struct Hp(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_serde::<Hp>("Hp");
+    /// world.spawn_batch([Hp(3), Hp(4)]).for_each(drop);
+    /// let tables = r#""tables":[{"entities":[0,1],"columns":{"Hp":[3,4]}}]"#;
+    /// assert!(world.save_json()?.data.contains(tables));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn save_json(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_json`] does, with one line per
@@ -168,15 +187,19 @@ pub trait SerdeWorldExt: sealed::Sealed {
     /// world.spawn(Hp(3));
     /// let pretty = world.save_json_pretty()?.data;
     /// assert!(pretty.contains("\"entities\": {\n    \"0v1\": {\n      \"Hp\": 3\n    }\n  }"));
-    /// assert!(world.save_json()?.data.contains(r#""entities":{"0v1":{"Hp":3}}"#));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// Pretty saves keep the entity-by-entity layout (version 1), easier
+    /// to read and to compare line by line.
     fn save_json_pretty(&self) -> Result<Saved<String>, SaveError>;
 
-    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON. Each
-    /// entity names its components by their index in the save's
-    /// `components` list (`"0v1": {0: (x: 1.0)}`, layout version 2),
-    /// which RON tells from names; the loaders read both.
+    /// Saves as [`SerdeWorldExt::save_json`] does, as compact RON, in the
+    /// same columnar layout (version 3:
+    /// `tables:[(entities:[0],columns:{"Position":[(x:1.0)]})]`). The
+    /// loaders also read the layouts of earlier RON saves: version 1,
+    /// entity by entity, and version 2, entity by entity with components
+    /// named by their index in the save's `components` list.
     fn save_ron(&self) -> Result<Saved<String>, SaveError>;
 
     /// Saves as [`SerdeWorldExt::save_ron`] does, with one line per entity

@@ -100,10 +100,16 @@ fn main() -> ExitCode {
     }
 
     // Sizes are not timings: measured here, once.
-    let sizes = if selected.iter().any(|w| matches!(w.section, Section::SaveLoad(..))) {
+    let sizes = if selected.iter().any(|w| matches!(w.section, Section::SaveLoad(..) | Section::SaveLoadHecsRows(..))) {
         let sizes = save_load::sizes();
         for s in &sizes {
-            eprintln!("size {:<18} archetable {:>10} B   hecs {:>10} B", s.format.name(), s.ours, s.hecs);
+            eprintln!(
+                "size {:<18} archetable {:>10} B   hecs column {:>10} B   hecs row {:>10?} B",
+                s.format.name(),
+                s.ours,
+                s.hecs,
+                s.hecs_rows
+            );
         }
         sizes
     } else {

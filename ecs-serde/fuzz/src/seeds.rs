@@ -1,5 +1,7 @@
-//! Writes the starting corpus: saves of the fixture world in every format,
-//! and a prefab file.
+//! Writes the starting corpus: saves of the fixture world in every format
+//! (compact text saves in the columnar layout, version 3; pretty ones entity
+//! by entity), saves of the earlier layouts (the files the crate's
+//! `old_saves` test loads), and prefab files.
 
 use archetable::prelude::*;
 
@@ -14,6 +16,12 @@ fn main() {
     std::fs::write(dir.join("save-pretty.json"), world.save_json_pretty().unwrap().data).unwrap();
     std::fs::write(dir.join("save-pretty.ron"), world.save_ron_pretty().unwrap().data).unwrap();
     std::fs::write(dir.join("save.bin"), world.save_binary().unwrap().data).unwrap();
+    // The layouts older saves use: entity by entity (JSON version 1, RON
+    // versions 1 and 2).
+    let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/saves");
+    for name in ["compact.json", "pretty.json", "compact.ron", "pretty.ron", "binary.bin"] {
+        std::fs::copy(old.join(name), dir.join(format!("old-{name}"))).unwrap();
+    }
     let prefabs = r#"{
   "Ball": { "Position": {"x": 1.0}, "Shape": {"Circle": {"r": 2.0}}, "Marker": {} },
   "Red": { "extends": "Ball", "Name": "red", "Inventory": {"items": [["a", 1]], "gold": 3} }

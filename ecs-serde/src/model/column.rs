@@ -93,6 +93,13 @@ pub(crate) struct ColumnFns {
     pub read_json: fn(&str, &mut Boxed) -> Option<usize>,
     /// The same, from RON text.
     pub read_ron: fn(&str, &mut Boxed) -> Option<usize>,
+    /// Reads a whole list of values from the JSON text at the start of the
+    /// `&str` (`[v, v, ..]`) through [`Strictly`], pushes them and returns
+    /// the bytes it took and how many values; `None` (nothing pushed) if
+    /// one of them must be read through its tree.
+    pub read_json_list: fn(&str, &mut Boxed) -> Option<(usize, usize)>,
+    /// The same, from RON text.
+    pub read_ron_list: fn(&str, &mut Boxed) -> Option<(usize, usize)>,
     /// Builds a value from its tree (handles kept) and pushes it.
     pub push_tree: fn(&Value, &mut Boxed) -> Result<(), FromValueError>,
     /// Deals the values out to tables: `tables[i]` is the table of value
@@ -119,6 +126,8 @@ impl ColumnFns {
             new_values: || Box::new(Vec::<T>::new()),
             read_json: read_json::<T>,
             read_ron: read_ron::<T>,
+            read_json_list: read_json_list::<T>,
+            read_ron_list: read_ron_list::<T>,
             push_tree: |tree, values| {
                 let value = from_value::<T>(tree, &Context::new(EntityMapping::Keep))?;
                 values_of::<T>(values).push(value);
@@ -151,6 +160,55 @@ fn read_ron<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> 
     let Strictly(value) = Strictly::<T, true, MAX_RON_DEPTH>::deserialize(&mut deserializer).ok()?;
     values_of::<T>(values).push(value);
     Some(text.len() - deserializer.remainder().len())
+}
+
+/// A list of `T`, each read through [`Strictly`].
+struct StrictList<T, const RON: bool, const LIMIT: usize>(Vec<T>);
+
+impl<'de, T: DeserializeOwned, const RON: bool, const LIMIT: usize> Deserialize<'de> for StrictList<T, RON, LIMIT> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<T, const RON: bool, const LIMIT: usize>(std::marker::PhantomData<T>);
+        impl<'de, T: DeserializeOwned, const RON: bool, const LIMIT: usize> serde::de::Visitor<'de> for V<T, RON, LIMIT> {
+            type Value = StrictList<T, RON, LIMIT>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of values")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                // Text: the list holds at most one value per two bytes,
+                // so a hint is never far off; still, keep it modest.
+                let mut values = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                while let Some(Strictly(value)) = seq.next_element::<Strictly<T, RON, LIMIT>>()? {
+                    values.push(value);
+                }
+                Ok(StrictList(values))
+            }
+        }
+        deserializer.deserialize_seq(V::<T, RON, LIMIT>(std::marker::PhantomData))
+    }
+}
+
+/// Appends `read` to the `Vec<T>` in `values`; returns how many.
+fn push_all<T: Any>(values: &mut Boxed, read: Vec<T>) -> usize {
+    let count = read.len();
+    let values = values_of::<T>(values);
+    if values.is_empty() {
+        *values = read;
+    } else {
+        values.extend(read);
+    }
+    count
+}
+
+fn read_json_list<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<(usize, usize)> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<StrictList<T, false, MAX_DEPTH>>();
+    let Some(Ok(StrictList(read))) = stream.next() else { return None };
+    Some((stream.byte_offset(), push_all(values, read)))
+}
+
+fn read_ron_list<T: Component + DeserializeOwned>(text: &str, values: &mut Boxed) -> Option<(usize, usize)> {
+    let mut deserializer = ron::Deserializer::from_str(text).ok()?;
+    let StrictList(read) = StrictList::<T, true, MAX_RON_DEPTH>::deserialize(&mut deserializer).ok()?;
+    Some((text.len() - deserializer.remainder().len(), push_all(values, read)))
 }
 
 fn deal<T: Component>(values: Boxed, tables: &[u32], count: usize) -> Vec<Boxed> {

@@ -19,7 +19,7 @@ use crate::model::column::Boxed;
 use crate::model::error::{strip_position, Format, LoadError};
 use crate::model::from_value::{Context, EntityMapping, FromValueError};
 use crate::model::registry::{ComponentEntry, ResourceEntry, SerdeRegistry};
-use crate::model::save::{newest_version, reads_version, FORMAT_TAG};
+use crate::model::save::{newest_version, reads_version, COLUMNS_VERSION, FORMAT_TAG};
 use crate::model::value::{Limited, Value, ValueSeed};
 
 /// The most slots a save may hold beyond its live and free entities. Such
@@ -100,8 +100,9 @@ impl<'de, const L: usize> Deserialize<'de> for HeaderOf<L> {
                     match key.as_str() {
                         "format" => format = Some(map.next_value()?),
                         "version" => version = Some(map.next_value()?),
-                        // `entities` holds maps of maps of values.
-                        _ => drop(map.next_value_seed(ValueSeed::new(L).with_outer_levels(2))?),
+                        // `entities` holds maps of maps of values;
+                        // `tables` lists maps of maps of lists of values.
+                        _ => drop(map.next_value_seed(ValueSeed::new(L).with_outer_levels(4))?),
                     }
                 }
                 let format = format.ok_or_else(|| de::Error::missing_field("format"))?;
@@ -142,6 +143,292 @@ pub(crate) struct Document<const L: usize> {
     /// The format it was read from.
     #[serde(skip)]
     read_from: Option<Format>,
+}
+
+/// A JSON or RON save as read: entity by entity (layout versions 1 and 2)
+/// or table by table (version 3). Binary saves of version 1 are read as
+/// [`Document`] directly: postcard's structs are positional.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename = "Document")]
+struct TextDocument<const L: usize> {
+    format: String,
+    version: u32,
+    allocator: Allocator,
+    #[serde(default)]
+    components: Vec<String>,
+    #[serde(default)]
+    entities: Given<EntityList<L>>,
+    #[serde(default)]
+    tables: Given<Vec<Table<L>>>,
+    #[serde(default)]
+    resources: NamedValues<L>,
+    #[serde(default)]
+    skipped: Vec<SkippedEntry>,
+}
+
+/// A field that may be left out, without RON's `Some(..)` around it.
+struct Given<T>(Option<T>);
+
+impl<T> Default for Given<T> {
+    fn default() -> Self {
+        Given(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Given<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(|value| Given(Some(value)))
+    }
+}
+
+/// One table of a columnar save (layout version 3): its entities, one
+/// column of values per component, and the rows of the columns that cover
+/// only some entities. Checked as read: every column as long as the rows it
+/// covers, rows in order and in the table.
+struct Table<const L: usize> {
+    entities: Vec<Entity>,
+    columns: Vec<(String, Vec<Value>)>,
+    rows: Vec<(String, Vec<u32>)>,
+}
+
+/// An entity of a table: its index (generation 1) or its handle's text.
+struct TableEntity(Entity);
+
+impl<'de> Deserialize<'de> for TableEntity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = TableEntity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an entity index, or a handle such as \"3v2\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<TableEntity, E> {
+                Entity::parse(v).map(TableEntity).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<TableEntity, E> {
+                u32::try_from(v)
+                    .ok()
+                    .and_then(|index| Entity::from_bits((1 << 32) | u64::from(index)))
+                    .map(TableEntity)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<TableEntity, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::invalid_value(de::Unexpected::Signed(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// A table's entities.
+struct TableEntities(Vec<Entity>);
+
+impl<'de> Deserialize<'de> for TableEntities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TableEntities;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of entities")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TableEntities, A::Error> {
+                let mut list = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(TableEntity(entity)) = seq.next_element()? {
+                    list.push(entity);
+                }
+                Ok(TableEntities(list))
+            }
+        }
+        deserializer.deserialize_seq(V)
+    }
+}
+
+/// A table's columns: names, each with its values (that may nest `L`
+/// levels).
+struct Columns<const L: usize>(Vec<(String, Vec<Value>)>);
+
+impl<'de, const L: usize> Deserialize<'de> for Columns<L> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Values<const L: usize>(Vec<Value>);
+        impl<'de, const L: usize> Deserialize<'de> for Values<L> {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct V<const L: usize>;
+                impl<'de, const L: usize> Visitor<'de> for V<L> {
+                    type Value = Values<L>;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a list of component values")
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Values<L>, A::Error> {
+                        let mut list = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                        while let Some(Limited(value)) = seq.next_element::<Limited<L>>()? {
+                            list.push(value);
+                        }
+                        Ok(Values(list))
+                    }
+                }
+                deserializer.deserialize_seq(V::<L>)
+            }
+        }
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = Columns<L>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from component names to lists of values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Columns<L>, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(name) = map.next_key::<String>()? {
+                    list.push((name, map.next_value::<Values<L>>()?.0));
+                }
+                Ok(Columns(list))
+            }
+        }
+        deserializer.deserialize_map(V::<L>)
+    }
+}
+
+/// The rows each partial column covers.
+struct Rows(Vec<(String, Vec<u32>)>);
+
+impl<'de> Deserialize<'de> for Rows {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Rows;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from component names to lists of rows")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Rows, A::Error> {
+                let mut list = Vec::with_capacity(map.size_hint().unwrap_or(0).min(CAUTIOUS_CAPACITY));
+                while let Some(name) = map.next_key::<String>()? {
+                    list.push((name, map.next_value()?));
+                }
+                Ok(Rows(list))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+impl<'de, const L: usize> Deserialize<'de> for Table<L> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["entities", "columns", "rows"];
+        struct V<const L: usize>;
+        impl<'de, const L: usize> Visitor<'de> for V<L> {
+            type Value = Table<L>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a table: its entities, columns and rows")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Table<L>, A::Error> {
+                let (mut entities, mut columns, mut rows) = (None, None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let fresh = match key.as_str() {
+                        "entities" => entities.replace(map.next_value::<TableEntities>()?.0).is_none(),
+                        "columns" => columns.replace(map.next_value::<Columns<L>>()?.0).is_none(),
+                        "rows" => rows.replace(map.next_value::<Rows>()?.0).is_none(),
+                        other => return Err(de::Error::unknown_field(other, FIELDS)),
+                    };
+                    if !fresh {
+                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                }
+                let entities: Vec<Entity> = entities.ok_or_else(|| de::Error::missing_field("entities"))?;
+                let (columns, rows) = (columns.unwrap_or_default(), rows.unwrap_or_default());
+                table_problem(&entities, &columns, &rows)
+                    .map_or(Ok(Table { entities, columns, rows }), |problem| Err(de::Error::custom(problem)))
+            }
+        }
+        deserializer.deserialize_struct("Table", FIELDS, V::<L>)
+    }
+}
+
+/// What is wrong with the shape of a table, if anything: a column longer
+/// or shorter than the rows it covers, rows out of order or past the
+/// table, rows of a component without a column.
+pub(crate) fn table_problem(
+    entities: &[Entity],
+    columns: &[(String, Vec<Value>)],
+    rows: &[(String, Vec<u32>)],
+) -> Option<String> {
+    for (name, rows) in rows {
+        if !columns.iter().any(|(n, _)| n == name) {
+            return Some(format!("rows are listed for `{name}`, which has no column"));
+        }
+        if rows.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Some(format!("the rows of `{name}` are not in increasing order"));
+        }
+        if let Some(&last) = rows.last().filter(|&&last| last as usize >= entities.len()) {
+            return Some(format!("the rows of `{name}` reach row {last} of a table of {}", entities.len()));
+        }
+    }
+    for (name, values) in columns {
+        // The first list of rows of that name (a second is refused with
+        // the column listed twice, entity by entity).
+        let covered = rows.iter().find(|(n, _)| n == name).map_or(entities.len(), |(_, rows)| rows.len());
+        if values.len() != covered {
+            return Some(format!("the column of `{name}` holds {} values for {covered} rows", values.len()));
+        }
+    }
+    None
+}
+
+impl<const L: usize> TextDocument<L> {
+    /// The document entity by entity: a columnar save's tables turned
+    /// into each entity's list of components, in table order.
+    fn into_document(self, format: Format) -> Result<Document<L>, LoadError> {
+        let entities = match (self.version, self.entities.0, self.tables.0) {
+            (COLUMNS_VERSION, None, Some(tables)) => EntityList(entities_of_tables(tables)),
+            (COLUMNS_VERSION, _, _) => {
+                return Err(misplaced(format, "a version 3 save lists `tables`, not `entities`"))
+            }
+            (_, Some(entities), None) => entities,
+            (version, _, _) => {
+                return Err(misplaced(format, &format!("a version {version} save lists `entities`, not `tables`")))
+            }
+        };
+        Ok(Document {
+            format: self.format,
+            version: self.version,
+            allocator: self.allocator,
+            components: self.components,
+            entities,
+            resources: self.resources,
+            skipped: self.skipped,
+            read_from: Some(format),
+        })
+    }
+}
+
+fn misplaced(format: Format, message: &str) -> LoadError {
+    LoadError::Syntax { format, line: 1, column: 1, message: message.to_owned() }
+}
+
+/// Each entity of `tables` with its components, table by table.
+fn entities_of_tables<const L: usize>(tables: Vec<Table<L>>) -> Vec<(Entity, Components<L>)> {
+    let mut list = Vec::with_capacity(tables.iter().map(|t| t.entities.len()).sum());
+    for Table { entities, columns, rows } in tables {
+        let start = list.len();
+        list.extend(entities.into_iter().map(|e| (e, Components(Vec::with_capacity(columns.len())))));
+        let table = &mut list[start..];
+        for (name, values) in columns {
+            match rows.iter().find(|(n, _)| *n == name) {
+                Some((_, rows)) => {
+                    for (&row, value) in rows.iter().zip(values) {
+                        table[row as usize].1 .0.push((ComponentKey::Name(name.clone()), value));
+                    }
+                }
+                None => {
+                    for ((_, components), value) in table.iter_mut().zip(values) {
+                        components.0.push((ComponentKey::Name(name.clone()), value));
+                    }
+                }
+            }
+        }
+    }
+    list
 }
 
 /// An entry of a save's `skipped` list (read, to be checked, and dropped).
@@ -300,32 +587,43 @@ impl<'de, const L: usize> Deserialize<'de> for NamedValues<L> {
 /// Parses a save whose values may nest `L` levels, failing on syntax and
 /// on a foreign or newer file.
 pub(crate) fn parse<const L: usize>(format: Format, data: &[u8]) -> Result<Document<L>, LoadError> {
+    let checked = |document: TextDocument<L>| {
+        let header = Header { format: document.format.clone(), version: document.version };
+        match header_error(format, Some(header)) {
+            Some(error) => Err(error),
+            None => document.into_document(format),
+        }
+    };
     let document = match format {
         Format::Json => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
-            serde_json::from_str::<Document<L>>(text).map_err(|e| {
-                header_error(format, serde_json::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
-                    LoadError::Syntax {
-                        format,
-                        line: e.line(),
-                        column: e.column(),
-                        message: strip_position(&e.to_string()),
-                    }
+            serde_json::from_str::<TextDocument<L>>(text)
+                .map_err(|e| {
+                    header_error(format, serde_json::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(
+                        || LoadError::Syntax {
+                            format,
+                            line: e.line(),
+                            column: e.column(),
+                            message: strip_position(&e.to_string()),
+                        },
+                    )
                 })
-            })?
+                .and_then(checked)?
         }
         Format::Ron => {
             let text = std::str::from_utf8(data).map_err(|e| utf8_error(format, data, e))?;
-            ron::from_str::<Document<L>>(text).map_err(|e| {
-                header_error(format, ron::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
-                    LoadError::Syntax {
-                        format,
-                        line: e.span.start.line,
-                        column: e.span.start.col,
-                        message: e.code.to_string(),
-                    }
+            ron::from_str::<TextDocument<L>>(text)
+                .map_err(|e| {
+                    header_error(format, ron::from_str::<HeaderOf<L>>(text).ok().map(|h| h.0)).unwrap_or_else(|| {
+                        LoadError::Syntax {
+                            format,
+                            line: e.span.start.line,
+                            column: e.span.start.col,
+                            message: e.code.to_string(),
+                        }
+                    })
                 })
-            })?
+                .and_then(checked)?
         }
         Format::Binary => postcard::from_bytes::<Document<L>>(data).map_err(|e| {
             let header = postcard::take_from_bytes::<HeaderOf<L>>(data).ok().map(|(h, _)| h.0);

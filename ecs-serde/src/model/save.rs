@@ -6,22 +6,37 @@
 //! The save is written straight from the world, one component value at a
 //! time, without building the whole document in memory first.
 //!
-//! Layout (JSON shown; RON holds the same fields in this order; binary
-//! saves are written column by column, see `format/binary.rs`):
+//! Layout of compact saves, version 3 (JSON shown; RON holds the same
+//! fields in this order; binary saves are written column by column too,
+//! see `format/binary.rs`):
 //!
 //! ```text
-//! { "format": "ecs-save", "version": 1,
+//! { "format": "ecs-save", "version": 3,
 //!   "allocator": { "generations": [[count, generation], ..], "free": [index, ..] },
-//!   "components": ["Position", ..],
-//!   "entities": { "0v1": { "Position": { "x": 0.0, "y": 1.0 }, .. }, .. },
+//!   "components": ["Position", "Stunned", ..],
+//!   "tables": [
+//!     { "entities": [0, 1, "2v3", ..],
+//!       "columns": { "Position": [{ "x": 0.0, "y": 1.0 }, ..], "Stunned": [4], .. },
+//!       "rows": { "Stunned": [1] } },
+//!     .. ],
 //!   "resources": { "Score": 10 },
 //!   "skipped": [ { "component": "game::Particle", "entities": 12 } ] }
 //! ```
 //!
+//! A table's entities are written as their index when their generation is
+//! 1, else as their handle (`"2v3"`). Each column holds one value per
+//! entity, in the order of `entities`; a component in sparse storage, which
+//! only some of the table's entities have, holds one value per row listed
+//! in `rows` (a table without such a column has no `rows`).
+//!
+//! Pretty saves keep layout version 1, entity by entity, for people to
+//! read: `"entities": { "0v1": { "Position": { "x": 0.0, "y": 1.0 }, .. }, .. }`
+//! in place of `tables`.
+//!
 //! `generations` is run-length encoded over the slots (a fresh world's
 //! slots all have generation 1). `components` lists the component names
-//! the save uses; binary saves of version 1, and compact RON saves (layout
-//! version 2: `{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
+//! the save uses; binary saves of version 1, and compact RON saves of
+//! layout version 2 (`{"0v1": {0: (x: 0.0, y: 1.0)}}`), name each entity's
 //! components by their index in that list instead of repeating the names.
 //! Compact JSON and RON saves are written by `format/text/save.rs`, pretty
 //! ones (and checks) through this document.
@@ -32,7 +47,7 @@ use std::num::NonZeroU32;
 
 use archetable_core::storage::Archetype;
 use archetable_core::{ComponentId, Entity, World};
-use serde::ser::{self, SerializeMap, SerializeStruct};
+use serde::ser::{self, SerializeMap, SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use crate::model::error::{Format, SaveError};
@@ -42,34 +57,47 @@ use crate::model::writable::unwritable;
 
 /// The `format` tag of every save.
 pub(crate) const FORMAT_TAG: &str = "ecs-save";
-/// The layout version of JSON saves and pretty RON saves: components named
-/// by their names.
+/// The layout version of pretty JSON and RON saves (and of binary saves
+/// read as trees): a map from each entity to its components, named by
+/// their names.
 pub(crate) const VERSION: u32 = 1;
-/// The layout version of compact RON saves: each entity names its
-/// components by their index in `components` (`{"0v1": {0: (x: 1.0)}}`),
-/// as RON tells numbers from strings. RON loads read versions 1 and 2.
-pub(crate) const RON_VERSION: u32 = 2;
+// Layout version 2, compact RON saves before version 3: each entity
+// names its components by their index in `components`
+// (`{"0v1": {0: (x: 1.0)}}`), as RON tells numbers from strings. RON loads
+// still read it; nothing writes it.
+/// The layout version of compact JSON and RON saves: columnar. `tables`
+/// lists each table of the world: its entities, then one array of values
+/// per component (`{"entities": [0, 1, "2v3"], "columns": {"Position":
+/// [{"x": 1.0}, ..]}}`), and, for components only some of its entities
+/// have (sparse storage), the rows they cover (`"rows": {"Stunned": [1]}`).
+pub(crate) const COLUMNS_VERSION: u32 = 3;
 
-/// The newest layout version loads of `format` read.
+/// The newest layout version loads of `format` read (binary saves of
+/// version 2 and up are read by `format/binary.rs`, not as trees).
 pub(crate) fn newest_version(format: Format) -> u32 {
     match format {
-        Format::Ron => RON_VERSION,
-        _ => VERSION,
+        Format::Json | Format::Ron => COLUMNS_VERSION,
+        Format::Binary => VERSION,
     }
 }
 
-/// Whether loads of `format` read layout `version`.
+/// Whether the tree loader reads layout `version` of `format`.
 pub(crate) fn reads_version(format: Format, version: u32) -> bool {
-    version == VERSION || version == newest_version(format)
+    match format {
+        Format::Json => version == VERSION || version == COLUMNS_VERSION,
+        Format::Ron => (VERSION..=COLUMNS_VERSION).contains(&version),
+        Format::Binary => version == VERSION,
+    }
 }
 
-/// How a text save names each entity's components.
+/// How a text save lays out its entities and names their components.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keys {
-    /// By name: layout version 1.
+    /// Entity by entity, components by name: layout version 1.
     Names,
-    /// By index in `components`: RON's layout version 2.
-    Indices,
+    /// Table by table, one array per component: layout version 3.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Columns,
 }
 
 /// A save and what it had to leave out.
@@ -245,11 +273,18 @@ impl Serialize for SaveDocument<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut doc = serializer.serialize_struct("Save", 7)?;
         doc.serialize_field("format", FORMAT_TAG)?;
-        let version = if self.keys == Keys::Indices { RON_VERSION } else { VERSION };
+        let version = match self.keys {
+            Keys::Names => VERSION,
+            Keys::Columns => COLUMNS_VERSION,
+        };
         doc.serialize_field("version", &version)?;
         doc.serialize_field("allocator", &Allocator::of(self.world))?;
         doc.serialize_field("components", &self.plan.names)?;
-        doc.serialize_field("entities", &Entities(self))?;
+        if self.keys == Keys::Columns {
+            doc.serialize_field("tables", &Tables(self))?;
+        } else {
+            doc.serialize_field("entities", &Entities(self))?;
+        }
         doc.serialize_field("resources", &Resources(self))?;
         doc.serialize_field("skipped", &Skipped(&self.plan.skipped))?;
         doc.end()
@@ -325,7 +360,7 @@ impl Serialize for Components<'_> {
         // sparse components the count is known only once written.
         let len = self.doc.plan.sparse.is_empty().then_some(self.entries.len());
         let mut map = serializer.serialize_map(len)?;
-        for &(entry, index) in self.entries {
+        for &(entry, _) in self.entries {
             let error = |field: String, message: String| SaveError::Component {
                 entity: self.entity,
                 component: entry.name.clone(),
@@ -337,16 +372,132 @@ impl Serialize for Components<'_> {
                     if let Err((field, message)) = self.doc.check(&value) {
                         return Err(self.doc.fail(error(field, message)));
                     }
-                    match self.doc.keys {
-                        Keys::Names => map.serialize_entry(&entry.name, &value)?,
-                        Keys::Indices => map.serialize_entry(&index, &value)?,
-                    }
+                    map.serialize_entry(&entry.name, &value)?;
                 }
                 Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
                 None => {}
             }
         }
         map.end()
+    }
+}
+
+/// An entity in a table of a columnar save: its index if its generation
+/// is 1, else its text form (`"2v3"`).
+pub(crate) struct TableEntity(pub Entity);
+
+impl Serialize for TableEntity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0.generation() == 1 {
+            serializer.serialize_u32(self.0.index())
+        } else {
+            serializer.collect_str(&self.0)
+        }
+    }
+}
+
+/// The tables of a columnar save.
+struct Tables<'a>(&'a SaveDocument<'a>);
+
+impl Serialize for Tables<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc = self.0;
+        let archetypes = doc.world.archetypes().as_slice();
+        serializer.collect_seq(doc.plan.archetypes.iter().map(|(a, entries)| Table {
+            doc,
+            table: &archetypes[*a],
+            entries,
+        }))
+    }
+}
+
+/// One table of a columnar save.
+struct Table<'a> {
+    doc: &'a SaveDocument<'a>,
+    table: &'a Archetype,
+    entries: &'a [(&'a ComponentEntry, u32)],
+}
+
+impl Serialize for Table<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (doc, table) = (self.doc, self.table);
+        let entities: Vec<Entity> = doc.world.table_entities(table).collect();
+        // Each column with the rows it covers (`None`: all); a sparse
+        // component no entity here has is left out.
+        let columns: Vec<(&ComponentEntry, Option<Vec<u32>>)> = self
+            .entries
+            .iter()
+            .filter_map(|&(entry, _)| match doc.plan.sparse_rows(doc.world, table, entry) {
+                None => Some((entry, None)),
+                Some(rows) if rows.is_empty() => None,
+                Some(rows) => Some((entry, Some(rows))),
+            })
+            .collect();
+        let partial = columns.iter().any(|(_, rows)| rows.is_some());
+        let mut out = serializer.serialize_struct("Table", 2 + usize::from(partial))?;
+        out.serialize_field("entities", &Seq(entities.iter().map(|&e| TableEntity(e))))?;
+        let values = columns.iter().map(|(entry, rows)| {
+            let rows: Vec<u32> = rows.clone().unwrap_or_else(|| (0..entities.len() as u32).collect());
+            (&entry.name, Column { doc, entry, entities: &entities, rows })
+        });
+        out.serialize_field("columns", &Map(values))?;
+        if partial {
+            let rows = columns.iter().filter_map(|(entry, rows)| Some((&entry.name, rows.as_ref()?)));
+            out.serialize_field("rows", &Map(rows))?;
+        }
+        out.end()
+    }
+}
+
+/// The values of one column of a columnar save, row by row.
+struct Column<'a> {
+    doc: &'a SaveDocument<'a>,
+    entry: &'a ComponentEntry,
+    entities: &'a [Entity],
+    rows: Vec<u32>,
+}
+
+impl Serialize for Column<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
+        for &row in &self.rows {
+            let entity = self.entities[row as usize];
+            let error = |field: String, message: String| SaveError::Component {
+                entity,
+                component: self.entry.name.clone(),
+                field,
+                message,
+            };
+            match (self.entry.save)(self.doc.world, entity) {
+                Some(Ok(value)) => {
+                    if let Err((field, message)) = self.doc.check(&value) {
+                        return Err(self.doc.fail(error(field, message)));
+                    }
+                    seq.serialize_element(&value)?;
+                }
+                Some(Err(e)) => return Err(self.doc.fail(error(String::new(), e.0))),
+                None => unreachable!("the rows of a column have the component"),
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Serializes the items of an iterator, once, as a sequence.
+struct Seq<I>(I);
+
+impl<I: Iterator<Item = T> + Clone, T: Serialize> Serialize for Seq<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.clone())
+    }
+}
+
+/// Serializes the pairs of an iterator, once, as a map.
+struct Map<I>(I);
+
+impl<I: Iterator<Item = (K, V)> + Clone, K: Serialize, V: Serialize> Serialize for Map<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.clone())
     }
 }
 

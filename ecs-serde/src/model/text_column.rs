@@ -21,14 +21,43 @@ pub(crate) trait TextColumn {
     /// Appends row `row`'s value, compact, through [`Plain`]; false if it
     /// must be written through its tree instead (what was appended is for
     /// the caller to cut).
+    #[cfg(test)]
     fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool;
+
+    /// Appends the values of items `from..` of `rows` (every row of the
+    /// table if `None`), each after a comma but the first item's, through
+    /// [`Plain`]. Pauses once `out` holds `pause_at` bytes: returns the
+    /// next item (`None` once every item is written). Stops at a value
+    /// that must be written through its tree: returns its item and where
+    /// its text starts (what was appended from there is for the caller to
+    /// cut).
+    fn write_list(
+        &self,
+        rows: Option<&[u32]>,
+        from: usize,
+        text: Text,
+        out: &mut Vec<u8>,
+        pause_at: usize,
+    ) -> Result<Option<usize>, (usize, usize)>;
 
     /// Row `row`'s value as a tree.
     fn tree(&self, row: usize) -> Result<Value, ToValueError>;
+}
 
-    /// Whether row `row` has a value: always for a table column; for a
-    /// component in sparse storage, whether the row's entity has one.
-    fn has(&self, row: usize) -> bool;
+/// Appends `value` through [`Plain`]; false if it must be written through
+/// its tree.
+#[inline]
+fn write_plain<T: Serialize>(value: &T, text: Text, out: &mut Vec<u8>) -> bool {
+    match text {
+        Text::Json => {
+            let mut serializer = serde_json::Serializer::new(out);
+            value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+        }
+        Text::Ron => match ron::Serializer::new(Utf8(out), None) {
+            Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
+            Err(_) => false,
+        },
+    }
 }
 
 /// The column of `T` in `table`, for a text save.
@@ -62,26 +91,50 @@ impl<T: Component> Rows<'_, T> {
 }
 
 impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
+    #[cfg(test)]
     fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool {
-        let value = self.value(row);
-        match text {
-            Text::Json => {
-                let mut serializer = serde_json::Serializer::new(out);
-                value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+        write_plain(self.value(row), text, out)
+    }
+
+    fn write_list(
+        &self,
+        rows: Option<&[u32]>,
+        from: usize,
+        text: Text,
+        out: &mut Vec<u8>,
+        pause_at: usize,
+    ) -> Result<Option<usize>, (usize, usize)> {
+        use std::ops::ControlFlow;
+        // Each item: `Continue`, or `Break` with a pause or a stop.
+        let mut item = |i: usize, value: &T| -> ControlFlow<Result<Option<usize>, (usize, usize)>> {
+            if i > 0 {
+                out.push(b',');
             }
-            Text::Ron => match ron::Serializer::new(Utf8(out), None) {
-                Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
-                Err(_) => false,
-            },
+            let start = out.len();
+            if !write_plain(value, text, out) {
+                return ControlFlow::Break(Err((i, start)));
+            }
+            if out.len() >= pause_at {
+                return ControlFlow::Break(Ok(Some(i + 1)));
+            }
+            ControlFlow::Continue(())
+        };
+        let flow = match (self.values, rows) {
+            // The usual case: the table's whole column, as a slice.
+            (Some(values), None) => values.iter().enumerate().skip(from).try_for_each(|(i, value)| item(i, value)),
+            (_, None) => (from..self.table.len()).try_for_each(|i| item(i, self.value(i))),
+            (_, Some(rows)) => {
+                rows.iter().enumerate().skip(from).try_for_each(|(i, &row)| item(i, self.value(row as usize)))
+            }
+        };
+        match flow {
+            ControlFlow::Continue(()) => Ok(None),
+            ControlFlow::Break(result) => result,
         }
     }
 
     fn tree(&self, row: usize) -> Result<Value, ToValueError> {
         to_value(self.value(row))
-    }
-
-    fn has(&self, row: usize) -> bool {
-        self.values.is_some() || self.world.has::<T>(self.world.table_entity(self.table, row))
     }
 }
 

@@ -36,7 +36,7 @@ use crate::model::from_value::{Context, EntityMapping, FromValueError};
 use crate::model::load::{self, EntityMap, Mode, NamedValues};
 use crate::model::place::{self, Arrival, LoadedTable};
 use crate::model::registry::{ComponentEntry, SerdeRegistry};
-use crate::model::save::{reads_version, FORMAT_TAG};
+use crate::model::save::{reads_version, COLUMNS_VERSION, FORMAT_TAG};
 use crate::model::text_column::Text;
 use crate::model::value::Limited;
 
@@ -131,6 +131,56 @@ impl<'a> Cursor<'a> {
         }
         self.pos = start + len + 1;
         Some(&self.text[start..start + len])
+    }
+
+    /// An entity of a columnar save's table: its index (generation 1), or
+    /// its handle as a string.
+    #[inline]
+    fn table_entity(&mut self) -> Option<Entity> {
+        if self.peek()? == b'"' {
+            return Entity::parse(self.string()?);
+        }
+        let start = self.pos;
+        let mut index: u64 = 0;
+        while let Some(&b) = self.bytes().get(self.pos).filter(|b| b.is_ascii_digit()) {
+            index = index * 10 + u64::from(b - b'0');
+            if index > u64::from(u32::MAX) {
+                return None;
+            }
+            self.pos += 1;
+        }
+        // Digits only, as the format writes them (no sign, no leading zero).
+        let digits = &self.bytes()[start..self.pos];
+        if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+            return None;
+        }
+        Entity::from_bits((1 << 32) | index)
+    }
+
+    /// A column's values, read into `values`; returns how many. The whole
+    /// list is read by one deserializer; should one value need its tree,
+    /// the list is read again value by value.
+    #[inline]
+    fn column<const L: usize>(&mut self, entry: &ComponentEntry, values: &mut Boxed) -> Option<usize> {
+        self.skip_space();
+        let rest = &self.text[self.pos..];
+        let read = if self.ron { entry.column.read_ron_list } else { entry.column.read_json_list };
+        if let Some((used, count)) = read(rest, values) {
+            self.pos += used;
+            return Some(count);
+        }
+        self.eat(b'[')?;
+        if self.closes(b']')? {
+            return Some(0);
+        }
+        let mut count = 0;
+        loop {
+            self.component::<L>(entry, values)?;
+            count += 1;
+            if !self.more(b']')? {
+                return Some(count);
+            }
+        }
     }
 
     /// A field name of the document: a string in JSON, an identifier in
@@ -267,7 +317,7 @@ impl<'r, const L: usize> Scan<'r, L> {
         at.eat(if ron { b'(' } else { b'{' })?;
         let (mut format, mut version, mut allocator, mut components, mut resources, mut skipped) =
             (None, None, None, None, None, None);
-        let mut entities = None;
+        let (mut entities, mut tables) = (None, None);
         if at.closes(close)? {
             return None;
         }
@@ -282,6 +332,7 @@ impl<'r, const L: usize> Scan<'r, L> {
                 "resources" => resources.replace(at.value::<NamedValues<L>>()?).is_none(),
                 "skipped" => skipped.replace(at.value::<Vec<load::SkippedEntry>>()?).is_none(),
                 "entities" => entities.replace(Self::entities(&mut at, registry, components.as_deref())?).is_none(),
+                "tables" => tables.replace(Self::tables(&mut at, registry)?).is_none(),
                 _ => false,
             };
             if !fresh || !at.more(close)? {
@@ -294,7 +345,12 @@ impl<'r, const L: usize> Scan<'r, L> {
         if at.pos != data.len() || format? != FORMAT_TAG || !reads_version(read, version?) {
             return None;
         }
-        let (saved, table_of, tables, types) = entities?;
+        // Tables in a columnar save, the entity map in the others.
+        let (saved, table_of, tables, types) = match (version?, entities, tables) {
+            (COLUMNS_VERSION, None, Some(tables)) => tables,
+            (COLUMNS_VERSION, _, _) | (_, _, Some(_)) => return None,
+            (_, entities, None) => entities?,
+        };
         Some(Scan { allocator: allocator?, resources: resources.unwrap_or_default(), saved, table_of, tables, types })
     }
 
@@ -354,6 +410,128 @@ impl<'r, const L: usize> Scan<'r, L> {
             saved.push(entity);
             table_of.push(table);
             if !at.more(b'}')? {
+                return Some((saved, table_of, tables, types));
+            }
+        }
+    }
+}
+
+impl<'r, const L: usize> Scan<'r, L> {
+    /// The tables of a columnar save: each column's values read into
+    /// `types`, and each entity given the table of its component set.
+    #[allow(clippy::type_complexity)]
+    fn tables(
+        at: &mut Cursor<'_>,
+        registry: &'r SerdeRegistry,
+    ) -> Option<(Vec<Entity>, Vec<u32>, Vec<Vec<u16>>, Types<'r>)> {
+        let mut types = Types { entries: Vec::new(), values: Vec::new(), names: Vec::new() };
+        let (mut saved, mut table_of) = (Vec::new(), Vec::new());
+        let mut tables: Vec<Vec<u16>> = Vec::new();
+        let mut by_set: HashMap<Vec<u16>, u32> = HashMap::new();
+        let (open, close) = if at.ron { (b'(', b')') } else { (b'{', b'}') };
+        at.eat(b'[')?;
+        if at.closes(b']')? {
+            return Some((saved, table_of, tables, types));
+        }
+        // This table's columns: the type, and how many values it read.
+        let mut columns: Vec<(u16, usize)> = Vec::new();
+        loop {
+            at.eat(open)?;
+            // The fields in the order saves write them.
+            (at.field()? == "entities").then_some(())?;
+            at.eat(b':')?;
+            let first = saved.len();
+            at.eat(b'[')?;
+            if !at.closes(b']')? {
+                loop {
+                    saved.push(at.table_entity()?);
+                    if !at.more(b']')? {
+                        break;
+                    }
+                }
+            }
+            let count = saved.len() - first;
+            at.more(close)?.then_some(())?;
+            (at.field()? == "columns").then_some(())?;
+            at.eat(b':')?;
+            at.eat(b'{')?;
+            columns.clear();
+            if !at.closes(b'}')? {
+                loop {
+                    let name = at.string()?;
+                    let hint = tables.last().and_then(|t| t.get(columns.len()).copied());
+                    let i = types.index(registry, name, hint)?;
+                    if columns.iter().any(|&(c, _)| c == i) {
+                        return None;
+                    }
+                    at.eat(b':')?;
+                    let (entry, values) = (types.entries[i as usize], &mut types.values[i as usize]);
+                    let read = at.column::<L>(entry, values)?;
+                    columns.push((i, read));
+                    if !at.more(b'}')? {
+                        break;
+                    }
+                }
+            }
+            let mut rows: Vec<(u16, Vec<u32>)> = Vec::new();
+            if at.more(close)? {
+                (at.field()? == "rows").then_some(())?;
+                at.eat(b':')?;
+                at.eat(b'{')?;
+                if !at.closes(b'}')? {
+                    loop {
+                        let name = at.string()?;
+                        let &(i, _) = columns.iter().find(|&&(c, _)| types.names[c as usize].0 == name)?;
+                        if rows.iter().any(|&(r, _)| r == i) {
+                            return None;
+                        }
+                        at.eat(b':')?;
+                        rows.push((i, at.value::<Vec<u32>>()?));
+                        if !at.more(b'}')? {
+                            break;
+                        }
+                    }
+                }
+                at.eat(close)?;
+            }
+            // The shape the tree loader checks: every column as long as the
+            // rows it covers, rows in order and in the table.
+            for &(i, read) in &columns {
+                let covered = match rows.iter().find(|&&(r, _)| r == i) {
+                    Some((_, rows)) => {
+                        let ordered = rows.windows(2).all(|pair| pair[0] < pair[1]);
+                        (ordered && rows.last().is_none_or(|&last| (last as usize) < count)).then_some(rows.len())?
+                    }
+                    None => count,
+                };
+                (read == covered).then_some(())?;
+            }
+            // Each entity's table: that of its component set.
+            let mut table_for = |set: Vec<u16>| -> u32 {
+                let mut key = set.clone();
+                key.sort_unstable();
+                *by_set.entry(key).or_insert_with(|| {
+                    tables.push(set);
+                    (tables.len() - 1) as u32
+                })
+            };
+            if rows.is_empty() {
+                let t = table_for(columns.iter().map(|&(i, _)| i).collect());
+                table_of.extend(std::iter::repeat_n(t, count));
+            } else {
+                for row in 0..count as u32 {
+                    let set = columns
+                        .iter()
+                        .filter(|&&(i, _)| match rows.iter().find(|&&(r, _)| r == i) {
+                            Some((_, rows)) => rows.binary_search(&row).is_ok(),
+                            None => true,
+                        })
+                        .map(|&(i, _)| i)
+                        .collect();
+                    table_of.push(table_for(set));
+                }
+            }
+            if !at.more(b']')? {
                 return Some((saved, table_of, tables, types));
             }
         }
@@ -534,6 +712,10 @@ mod tests {
     struct Keyed(BTreeMap<u8, Hp>);
 
     #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
+    #[component(storage = "sparse")]
+    struct Stunned(u8);
+
+    #[derive(Component, Serialize, Deserialize, Default, Clone, PartialEq, Debug)]
     #[serde(untagged)]
     enum Loose {
         #[default]
@@ -551,7 +733,8 @@ mod tests {
             .register_serde::<Mood>("Mood")
             .register_serde::<Links>("Links")
             .register_serde::<Keyed>("Keyed")
-            .register_serde::<Loose>("Loose");
+            .register_serde::<Loose>("Loose")
+            .register_serde::<Stunned>("Stunned");
         world
     }
 
@@ -576,6 +759,9 @@ mod tests {
         world.spawn(Links::default());
         world.spawn((Loose::Number(4), Hp(4)));
         world.spawn(());
+        // Some entities of two tables in sparse storage too.
+        world.insert(a, Stunned(1)).unwrap();
+        world.insert(b, Stunned(2)).unwrap();
         if nan {
             // Numbers as map keys: JSON writes them as strings, which trees
             // do not read back as numbers.
@@ -780,6 +966,7 @@ mod tests {
             (2, r#""Hp""#, r#""0v1": {1: 3}, "1v1": {}"#, false),
             (2, r#""Helth""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
             (2, r#""Hp", "Hp""#, r#""0v1": {0: 3, 1: 4}, "1v1": {}"#, false),
+            (4, r#""Hp""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
             (3, r#""Hp""#, r#""0v1": {0: 3}, "1v1": {}"#, false),
         ];
         for (version, components, entities, swapped) in cases {
@@ -797,19 +984,142 @@ mod tests {
             Some(LoadError::UnknownComponent { entity: two, component: "1".into(), suggestion: None })
         );
         assert_eq!(
+            load(&registry, Text::Ron, &doc(4, r#""Hp""#, "", false)).err(),
+            Some(LoadError::UnsupportedVersion { found: 4, supported: 3 })
+        );
+        assert_eq!(
             load(&registry, Text::Ron, &doc(3, r#""Hp""#, "", false)).err(),
-            Some(LoadError::UnsupportedVersion { found: 3, supported: 2 })
+            Some(LoadError::Syntax {
+                format: Format::Ron,
+                line: 1,
+                column: 1,
+                message: "a version 3 save lists `tables`, not `entities`".into()
+            })
         );
         let json = json(0, "").replace("\"version\": 1", "\"version\": 2");
         assert_eq!(
             load(&registry, Text::Json, &json).err(),
-            Some(LoadError::UnsupportedVersion { found: 2, supported: 1 })
+            Some(LoadError::UnsupportedVersion { found: 2, supported: 3 })
         );
         let world = scene(true);
         let compact = world.save_ron().unwrap().data;
-        assert!(compact.starts_with(r#"(format:"ecs-save",version:2,"#), "{compact}");
+        assert!(compact.starts_with(r#"(format:"ecs-save",version:3,"#), "{compact}");
         let pretty = world.save_ron_pretty().unwrap().data;
         assert!(pretty.contains("version: 1,") && pretty.contains(r#""Position": "#), "{pretty}");
+    }
+
+    /// A columnar JSON save holding `tables` (the list's inside).
+    fn json_tables(slots: u32, tables: &str) -> String {
+        format!(
+            r#"{{"format": "ecs-save", "version": 3, "allocator": {{"generations": [[{slots}, 1], [1, 2]], "free": []}},
+                "tables": [{tables}], "resources": {{}}, "skipped": []}}"#
+        )
+    }
+
+    /// A columnar RON save holding `tables`.
+    fn ron_tables(slots: u32, tables: &str) -> String {
+        format!(
+            r#"(format: "ecs-save", version: 3, allocator: (generations: [({slots}, 1), (1, 2)], free: []),
+                tables: [{tables}], resources: {{}}, skipped: [])"#
+        )
+    }
+
+    #[test]
+    fn odd_columnar_files_load_or_fail_as_through_trees() {
+        let registry = registered().serde_registry();
+        let json_cases = [
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2]}}"#,
+            r#"{"entities": [0, "3v2"], "columns": {"Hp": [1, 2], "Marker": [null, null]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2, 3]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, "2"]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Hp": [3, 4]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Helth": [1, 2]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Position": [{"x": 1, "y": 2}, {"x": 1e39, "y": 0}]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Stunned": [5]}, "rows": {"Stunned": [1]}}"#,
+            r#"{"entities": [0, 1, 2], "columns": {"Hp": [1, 2, 3], "Stunned": [5, 6]}, "rows": {"Stunned": [2, 0]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Stunned": [5]}, "rows": {"Stunned": [2]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Stunned": [5]}, "rows": {"Marker": [1]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Stunned": [5, 6]}, "rows": {"Stunned": [1]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2]}, "rows": {}}"#,
+            r#"{"entities": [0, 1], "columns": {}}"#,
+            r#"{"entities": [], "columns": {"Hp": []}}"#,
+            r#"{"entities": [0], "columns": {"Hp": [1]}}, {"entities": [1], "columns": {"Hp": [2], "Marker": [null]}}"#,
+            r#"{"entities": [0], "columns": {"Hp": [1]}}, {"entities": [0], "columns": {"Marker": [null]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Hp": [1, 2], "Mood": ["Calm", {"Angry": 3}]}}"#,
+            r#"{"columns": {"Hp": [1]}, "entities": [0]}"#,
+            r#"{"entities": [0]}"#,
+            r#"{"columns": {"Hp": [1]}}"#,
+            r#"{"entities": [0], "columns": {"Hp": [1]}, "extra": 1}"#,
+            r#"{"entities": [1.0], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": [-1], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": [01], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": [4294967296], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": ["zero"], "columns": {"Hp": [1]}}"#,
+            r#"{"entities": [0, 1], "columns": {"Links": [{"leader": "1v1", "all": ["0v1"], "weights": {}, "letter": "a"}, {"leader": null, "all": [], "weights": {}, "letter": "b"}]}}"#,
+        ];
+        for tables in json_cases {
+            let data = json_tables(3, tables);
+            let fast = load(&registry, Text::Json, &data);
+            let slow = through_trees(&registry, Text::Json, &data);
+            match (&fast, &slow) {
+                (Ok(fast), Ok(slow)) => assert_same_world(fast, slow),
+                _ => assert_eq!(fast.as_ref().err(), slow.as_ref().err(), "{tables}"),
+            }
+        }
+        let ron_cases = [
+            r#"(entities: [0, 1], columns: {"Hp": [1, 2]})"#,
+            r#"(entities: [0, "3v2"], columns: {"Hp": [1, 2], "Marker": [(), ()]},)"#,
+            r#"(entities: [0, 1], columns: {"Hp": [1]})"#,
+            r#"(entities: [0, 1], columns: {"Position": [(x: NaN, y: inf), (x: 1e39, y: 0)]})"#,
+            r#"(entities: [0, 1], columns: {"Hp": [1, 2], "Stunned": [5]}, rows: {"Stunned": [1]})"#,
+            r#"(entities: [0, 1], columns: {"Hp": [1, 2], "Stunned": [5]}, rows: {"Stunned": [3]})"#,
+            r#"(entities: [0, 1], columns: {"Hp": [1, 2], "Mood": [Calm, {"Angry": 3}]})"#,
+            r#"(entities: [0], columns: {"Hp": [1]}), (entities: [1], columns: {"Hp": [2]}),"#,
+            r#"(entities: [0], columns: {"Hp": [1,]},)"#,
+        ];
+        for tables in ron_cases {
+            let data = ron_tables(3, tables);
+            let fast = load(&registry, Text::Ron, &data);
+            let slow = through_trees(&registry, Text::Ron, &data);
+            match (&fast, &slow) {
+                (Ok(fast), Ok(slow)) => assert_same_world(fast, slow),
+                _ => assert_eq!(fast.as_ref().err(), slow.as_ref().err(), "{tables}"),
+            }
+        }
+    }
+
+    #[test]
+    fn columnar_errors_name_the_entity_component_and_field() {
+        let registry = registered().serde_registry();
+        let e = |bits: u64| Entity::from_bits(bits).unwrap();
+        let data = json_tables(
+            3,
+            r#"{"entities": [0, "3v2"], "columns": {"Position": [{"x": 1, "y": 2}, {"x": 1e39, "y": 0}]}}"#,
+        );
+        match load(&registry, Text::Json, &data).err() {
+            Some(LoadError::Component { entity, component, field, .. }) => {
+                assert_eq!((entity, component.as_str(), field.as_str()), (e((2 << 32) | 3), "Position", "x"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let data = json_tables(3, r#"{"entities": [0, 2], "columns": {"Hp": [1, 2], "Helth": [3, 4]}}"#);
+        assert_eq!(
+            load(&registry, Text::Json, &data).err(),
+            Some(LoadError::UnknownComponent { entity: e(1 << 32), component: "Helth".into(), suggestion: None })
+        );
+        let data = json_tables(
+            3,
+            r#"{"entities": [0], "columns": {"Hp": [1]}}, {"entities": [0], "columns": {"Marker": [null]}}"#,
+        );
+        assert_eq!(load(&registry, Text::Json, &data).err(), Some(LoadError::DuplicateEntity { entity: e(1 << 32) }));
+        let data = json_tables(3, r#"{"entities": [0, 1], "columns": {"Hp": [1]}}"#);
+        match load(&registry, Text::Json, &data).err() {
+            Some(LoadError::Syntax { format: Format::Json, message, .. }) => {
+                assert_eq!(message, "the column of `Hp` holds 1 values for 2 rows")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A JSON save holding `entities` (the entity map's inside).

@@ -1,25 +1,25 @@
 //! Compact JSON and RON saves (format layer, text).
 //!
-//! Compact JSON and RON saves, written straight from the tables: the same
-//! text as serializing the whole document (`model/save.rs`) with the
-//! format's compact serializer, byte for byte, without a
-//! [`Value`](crate::model::value::Value) tree per component. RON saves
-//! name components by their index in the document's `components` list
-//! (layout version 2), JSON saves by their names. Each value goes through
+//! Compact JSON and RON saves, written straight from the tables in the
+//! columnar layout (version 3, see `model/save.rs`): the same text as
+//! serializing the whole document (`model/save.rs`) with the format's
+//! compact serializer, byte for byte, without a
+//! [`Value`](crate::model::value::Value) tree per component. Each value goes through
 //! [`Plain`](crate::model::plain::Plain), which writes what its tree
 //! would; a value `Plain` refuses (see `model/plain.rs`) is written through
 //! its tree, which also gives the error a save reports.
 //!
 //! The document's own fields (allocator, names, resources, ...) are written
-//! by the format's serializer; only the punctuation around them and the
-//! entity map are written here.
+//! by the format's serializer; only the punctuation around them, the
+//! entity lists and the columns' brackets are written here.
 
-use archetable_core::World;
+use archetable_core::{Entity, World};
 use serde::Serialize;
 
 use crate::model::error::SaveError;
-use crate::model::save::{self, Allocator, ResourceMap, Saved, Skipped, FORMAT_TAG, RON_VERSION, VERSION};
-use crate::model::text_column::{Text, TextColumn, Utf8};
+use crate::model::registry::ComponentEntry;
+use crate::model::save::{self, Allocator, ResourceMap, Saved, Skipped, COLUMNS_VERSION, FORMAT_TAG};
+use crate::model::text_column::{Text, Utf8};
 use crate::model::writable::unwritable;
 
 /// Writing the document's own fields.
@@ -98,60 +98,78 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     text.field(&mut out, "format", true);
     text.write(FORMAT_TAG, &mut out)?;
     text.field(&mut out, "version", false);
-    // RON names components by their index (layout version 2), JSON, whose
-    // keys are strings, by their names.
-    text.write(if text == Text::Ron { &RON_VERSION } else { &VERSION }, &mut out)?;
+    text.write(&COLUMNS_VERSION, &mut out)?;
     text.field(&mut out, "allocator", false);
     text.write(&Allocator::of(world), &mut out)?;
     text.field(&mut out, "components", false);
     text.write(&plan.names, &mut out)?;
-    text.field(&mut out, "entities", false);
-    out.push(b'{');
-    let mut first = true;
-    for (a, entries) in &plan.archetypes {
+    text.field(&mut out, "tables", false);
+    out.push(b'[');
+    let (open, close) = if text == Text::Json { (b'{', b'}') } else { (b'(', b')') };
+    for (t, (a, entries)) in plan.archetypes.iter().enumerate() {
         let table = &archetypes[*a];
-        // Each component's key as the format writes it.
-        let mut keys = Vec::with_capacity(entries.len());
-        for &(entry, index) in entries {
-            let mut key = Vec::new();
-            match text {
-                Text::Json => text.write(entry.name.as_str(), &mut key)?,
-                Text::Ron => text.write(&index, &mut key)?,
-            }
-            key.push(b':');
-            keys.push(key);
+        if t > 0 {
+            out.push(b',');
         }
-        let columns: Vec<Box<dyn TextColumn + '_>> =
-            entries.iter().map(|&(entry, _)| (entry.text_column)(world, table)).collect();
-        for (row, entity) in world.table_entities(table).enumerate() {
-            if !first {
+        out.push(open);
+        text.field(&mut out, "entities", true);
+        out.push(b'[');
+        let handles: Vec<Entity> = world.table_entities(table).collect();
+        for (i, entity) in handles.iter().enumerate() {
+            if i > 0 {
                 out.push(b',');
             }
-            first = false;
-            out.push(b'"');
-            push_decimal(&mut out, entity.index());
-            out.push(b'v');
-            push_decimal(&mut out, entity.generation());
-            out.extend_from_slice(b"\":{");
-            let mut written = 0;
-            for ((column, key), &(entry, _)) in columns.iter().zip(&keys).zip(entries) {
-                // A sparse component's entry is listed with every table;
-                // entities without one write nothing for it.
-                if !column.has(row) {
-                    continue;
-                }
-                if written > 0 {
-                    out.push(b',');
-                }
-                written += 1;
-                out.extend_from_slice(key);
-                let start = out.len();
-                if column.write(row, text, &mut out) {
-                    continue;
-                }
+            if out.len() >= PIECE {
+                move_text(&mut out, &mut data);
+            }
+            // The index alone for generation 1, else the handle's text.
+            if entity.generation() == 1 {
+                push_decimal(&mut out, entity.index());
+            } else {
+                out.push(b'"');
+                push_decimal(&mut out, entity.index());
+                out.push(b'v');
+                push_decimal(&mut out, entity.generation());
+                out.push(b'"');
+            }
+        }
+        out.push(b']');
+        // Each column with the rows it covers (`None`: all of them); a
+        // sparse component no entity here has is left out.
+        let columns: Vec<(&ComponentEntry, Option<Vec<u32>>)> = entries
+            .iter()
+            .filter_map(|&(entry, _)| match plan.sparse_rows(world, table, entry) {
+                None => Some((entry, None)),
+                Some(rows) if rows.is_empty() => None,
+                Some(rows) => Some((entry, Some(rows))),
+            })
+            .collect();
+        text.field(&mut out, "columns", false);
+        out.push(b'{');
+        for (c, (entry, rows)) in columns.iter().enumerate() {
+            if c > 0 {
+                out.push(b',');
+            }
+            text.write(entry.name.as_str(), &mut out)?;
+            out.extend_from_slice(b":[");
+            let column = (entry.text_column)(world, table);
+            // The whole list at once; a value written through its tree
+            // where the list stops, then the rest.
+            let mut from = 0;
+            loop {
+                let (item, start) = match column.write_list(rows.as_deref(), from, text, &mut out, PIECE) {
+                    Ok(None) => break,
+                    Ok(Some(next)) => {
+                        move_text(&mut out, &mut data);
+                        from = next;
+                        continue;
+                    }
+                    Err(stop) => stop,
+                };
                 out.truncate(start);
+                let row = rows.as_ref().map_or(item, |rows| rows[item] as usize);
                 let error = |field: String, message: String| SaveError::Component {
-                    entity,
+                    entity: handles[row],
                     component: entry.name.clone(),
                     field,
                     message,
@@ -161,14 +179,28 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                     return Err(error(field, message));
                 }
                 text.write(&tree, &mut out)?;
+                from = item + 1;
+            }
+            out.push(b']');
+        }
+        out.push(b'}');
+        if columns.iter().any(|(_, rows)| rows.is_some()) {
+            text.field(&mut out, "rows", false);
+            out.push(b'{');
+            let partial = columns.iter().filter_map(|(entry, rows)| Some((entry, rows.as_ref()?)));
+            for (c, (entry, rows)) in partial.enumerate() {
+                if c > 0 {
+                    out.push(b',');
+                }
+                text.write(entry.name.as_str(), &mut out)?;
+                out.push(b':');
+                text.write(rows, &mut out)?;
             }
             out.push(b'}');
-            if out.len() >= PIECE {
-                move_text(&mut out, &mut data);
-            }
         }
+        out.push(close);
     }
-    out.push(b'}');
+    out.push(b']');
     let resources = save::resource_trees(world, &registry, text.format())?;
     text.field(&mut out, "resources", false);
     text.write(&ResourceMap(&resources), &mut out)?;
@@ -263,10 +295,10 @@ mod tests {
     /// The save as the whole document's compact serializer writes it.
     fn whole(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
         match text {
-            Text::Json => save::save(world, Format::Json, save::Keys::Names, |doc| {
+            Text::Json => save::save(world, Format::Json, save::Keys::Columns, |doc| {
                 serde_json::to_string(doc).map_err(|e| e.to_string())
             }),
-            Text::Ron => save::save(world, Format::Ron, save::Keys::Indices, |doc| {
+            Text::Ron => save::save(world, Format::Ron, save::Keys::Columns, |doc| {
                 ron::ser::to_string(doc).map_err(|e| e.to_string())
             }),
         }
@@ -304,7 +336,7 @@ mod tests {
         world.spawn(deep(5));
         assert_same(&world);
         let json = world.save_json().unwrap().data;
-        assert!(json.starts_with(r#"{"format":"ecs-save","version":1,"allocator":"#), "{json}");
+        assert!(json.starts_with(r#"{"format":"ecs-save","version":3,"allocator":"#), "{json}");
         assert!(!json.contains(['\n', ' ']), "{json}");
     }
 

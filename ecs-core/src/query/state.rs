@@ -172,18 +172,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// The loop of `for_each`: each matched table's rows in a plain loop,
-    /// with the next table's fetches made before this table's rows run.
-    /// Reaching a column is a chain of dependent loads (the matched entry,
-    /// the table, its column); started one table ahead, the chain overlaps
-    /// the rows instead of stalling the next table's first row, which
-    /// matters over many small tables.
+    /// which the compiler can vectorize.
+    ///
+    /// The next table is opened only when this one's rows are done: opening
+    /// it ahead (to start its chain of dependent loads early) was measured
+    /// slower over 26 tables of 20 rows, 1.22x-1.34x the nested `Vec` loop
+    /// against 0.99x-1.09x for this plain form, since the extra fetch kept
+    /// alive across the rows costs more than the out-of-order core already
+    /// hides of the chain.
     ///
     /// # Safety
     /// As for [`QueryState::iter_unchecked`].
     #[inline]
     unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
         let archetypes = world.archetypes().as_slice();
-        let open = |&(id, cache): &(ArchetypeId, Q::Cache)| {
+        for &(id, cache) in &self.matched {
             // SAFETY: `matched` lists archetypes of this world, which never
             // removes one (`update` checked the world).
             let archetype = unsafe { archetypes.get_unchecked(id.index()) };
@@ -191,20 +194,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // SAFETY: `cache` is `match_archetype`'s for this archetype of
             // this world, which passes `F` (`update` ran); the access is the
             // caller's.
-            let fetches = unsafe {
+            let (mut fetch, mut filter) = unsafe {
                 (
                     Q::init_fetch(&self.q_state, cache, table, self.ticks),
                     F::init_fetch(&self.f_state, table, self.ticks),
                 )
             };
-            (archetype.len(), fetches)
-        };
-        let mut tables = self.matched.iter();
-        let Some(mut table) = tables.next().map(open) else { return };
-        loop {
-            let next = tables.next().map(open);
-            let (len, (mut fetch, mut filter)) = table;
-            for row in 0..len {
+            for row in 0..archetype.len() {
                 // SAFETY: `row` is below the table's length, which the
                 // world's borrow keeps unchanged; each row is fetched once.
                 unsafe {
@@ -214,10 +210,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }
-            }
-            match next {
-                Some(next) => table = next,
-                None => return,
             }
         }
     }

@@ -628,16 +628,11 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
     let _ = writeln!(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let find =
         |entities: usize, parallel: bool| rows.iter().find(|r| r.section == Section::Parallel { entities, parallel });
-    let mut counts: Vec<usize> = rows
-        .iter()
-        .filter_map(|r| match r.section {
-            Section::Parallel { entities, .. } => Some(entities),
-            _ => None,
-        })
-        .collect();
-    counts.sort_unstable();
-    counts.dedup();
-    let mut worst: Option<(f64, usize)> = None;
+    let counts = sweep_counts(rows, |section| match section {
+        Section::Parallel { entities, .. } => Some(entities),
+        _ => None,
+    });
+    let mut worst = Worst::default();
     for &n in &counts {
         let (par, serial) = (find(n, true), find(n, false));
         let time = |row: Option<&Row>, which| row.and_then(|r| r.time(which));
@@ -645,10 +640,8 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
         for which in [Implementation::Ours, Implementation::Hecs, Implementation::Bevy] {
             let (p, s) = (time(par, which), time(serial, which));
             let ratio = p.zip(s).map(|(p, s)| p.as_secs_f64() / s.as_secs_f64());
-            if let (Implementation::Ours, Some(r)) = (which, ratio) {
-                if worst.is_none_or(|(w, _)| r > w) {
-                    worst = Some((r, n));
-                }
+            if which == Implementation::Ours {
+                worst.see(ratio, n);
             }
             cells.push(p.map_or_else(|| "–".to_owned(), format_duration));
             cells.push(s.map_or_else(|| "–".to_owned(), format_duration));
@@ -656,18 +649,43 @@ fn parallel_section(w: &mut String, rows: &[Row], cores: usize) {
         }
         let _ = writeln!(w, "| {} |", cells.join(" | "));
     }
-    match worst {
-        Some((r, n)) => {
-            let verdict = if r <= PARALLEL_GOAL { "met" } else { "missed" };
-            let _ = writeln!(
-                w,
-                "\n- worst archetable par / serial: {r:.2}x, at {} entities (goal: at most {PARALLEL_GOAL}x, {verdict}).\n",
-                thousands(n)
-            );
+    worst.write(w, "archetable par / serial", PARALLEL_GOAL);
+}
+
+/// The entity counts of the sweep rows that `count` picks out, in order.
+fn sweep_counts(rows: &[Row], count: impl Fn(Section) -> Option<usize>) -> Vec<usize> {
+    let mut counts: Vec<usize> = rows.iter().filter_map(|r| count(r.section)).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}
+
+/// The largest ratio of a sweep and the entity count it was seen at.
+#[derive(Default)]
+struct Worst(Option<(f64, usize)>);
+
+impl Worst {
+    fn see(&mut self, ratio: Option<f64>, entities: usize) {
+        if let Some(r) = ratio {
+            if self.0.is_none_or(|(w, _)| r > w) {
+                self.0 = Some((r, entities));
+            }
         }
-        None => {
-            let _ = writeln!(w, "\n- archetable par / serial: not measured together.\n");
-        }
+    }
+
+    /// The sweep's verdict line against `goal`.
+    fn write(&self, w: &mut String, what: &str, goal: f64) {
+        let _ = match self.0 {
+            Some((r, n)) => {
+                let verdict = if r <= goal { "met" } else { "missed" };
+                writeln!(
+                    w,
+                    "\n- worst {what}: {r:.2}x, at {} entities (goal: at most {goal}x, {verdict}).\n",
+                    thousands(n)
+                )
+            }
+            None => writeln!(w, "\n- {what}: not measured together.\n"),
+        };
     }
 }
 
@@ -699,27 +717,18 @@ fn heavy_section(w: &mut String, rows: &[Row], cores: usize) {
     let time = |entities: usize, call: HeavyCall| {
         rows.iter().find(|r| r.section == Section::Heavy { entities, call }).and_then(|r| r.time(Implementation::Ours))
     };
-    let mut counts: Vec<usize> = rows
-        .iter()
-        .filter_map(|r| match r.section {
-            Section::Heavy { entities, .. } => Some(entities),
-            _ => None,
-        })
-        .collect();
-    counts.sort_unstable();
-    counts.dedup();
-    let mut worst: Option<(f64, usize)> = None;
+    let counts = sweep_counts(rows, |section| match section {
+        Section::Heavy { entities, .. } => Some(entities),
+        _ => None,
+    });
+    let mut worst = Worst::default();
     for &n in &counts {
         let (default, serial, batched) =
             (time(n, HeavyCall::Default), time(n, HeavyCall::Serial), time(n, HeavyCall::Batched));
         let best = serial.into_iter().chain(batched).min();
         let ratio = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| a.as_secs_f64() / b.as_secs_f64());
         let vs_best = ratio(default, best);
-        if let Some(r) = vs_best {
-            if worst.is_none_or(|(w, _)| r > w) {
-                worst = Some((r, n));
-            }
-        }
+        worst.see(vs_best, n);
         let cell = |t: Option<Duration>| t.map_or_else(|| "–".to_owned(), format_duration);
         let _ = writeln!(
             w,
@@ -732,19 +741,7 @@ fn heavy_section(w: &mut String, rows: &[Row], cores: usize) {
             format_ratio(vs_best)
         );
     }
-    match worst {
-        Some((r, n)) => {
-            let verdict = if r <= HEAVY_GOAL { "met" } else { "missed" };
-            let _ = writeln!(
-                w,
-                "\n- worst default / best: {r:.2}x, at {} entities (goal: at most {HEAVY_GOAL}x, {verdict}).\n",
-                thousands(n)
-            );
-        }
-        None => {
-            let _ = writeln!(w, "\n- default / best: not measured together.\n");
-        }
-    }
+    worst.write(w, "default / best", HEAVY_GOAL);
 }
 
 /// How the implementations are driven, for the report's readers.

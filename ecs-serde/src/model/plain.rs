@@ -48,10 +48,19 @@ impl<S> Plain<S> {
 }
 
 /// A value to hand to the format, written through [`Plain`] at `level`.
-struct At<'v, T: ?Sized> {
+pub(crate) struct At<'v, T: ?Sized> {
     value: &'v T,
     rules: Rules,
     level: usize,
+}
+
+impl<'v, T: ?Sized> At<'v, T> {
+    /// `value` at level 0: an item of a column, handed to the format's
+    /// own list (whose brackets and commas are the tree's too).
+    #[inline]
+    pub(crate) fn top(value: &'v T, rules: Rules) -> Self {
+        At { value, rules, level: 0 }
+    }
 }
 
 impl<T: Serialize + ?Sized> Serialize for At<'_, T> {

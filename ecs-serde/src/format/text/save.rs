@@ -13,7 +13,7 @@
 //! by the format's serializer; only the punctuation around them, the
 //! entity lists and the columns' brackets are written here.
 
-use archetable_core::{Entity, World};
+use archetable_core::World;
 use serde::Serialize;
 
 use crate::model::error::SaveError;
@@ -70,15 +70,6 @@ fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// How much text is written before it is moved to the save.
-const PIECE: usize = 8 << 10;
-
-/// Appends the text of `out` to `data`, emptying `out`.
-fn move_text(out: &mut Vec<u8>, data: &mut String) {
-    data.push_str(std::str::from_utf8(out).expect("saves are UTF-8"));
-    out.clear();
-}
-
 /// Writes `world` as a compact `text` save.
 pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError> {
     let registry = crate::model::registry::registry_of(world);
@@ -87,13 +78,11 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
     // About what a component takes, to grow the text once or twice.
     let components: usize = plan.archetypes.iter().map(|(a, e)| archetypes[*a].len() * e.len()).sum();
-    // The text is written a few kilobytes at a time into `out`, then moved
-    // to `data` once checked to be UTF-8 (it is: the serializers write
-    // UTF-8, and so does everything written here), while it is still in
-    // the cache.
-    let mut data =
-        String::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
-    let mut out = Vec::with_capacity(2 * PIECE);
+    // The text is written straight into the save's bytes, which are
+    // checked to be UTF-8 once, at the end (they are: the serializers write
+    // UTF-8, and so does everything written here).
+    let mut out =
+        Vec::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
     out.push(if text == Text::Json { b'{' } else { b'(' });
     text.field(&mut out, "format", true);
     text.write(FORMAT_TAG, &mut out)?;
@@ -114,13 +103,9 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
         out.push(open);
         text.field(&mut out, "entities", true);
         out.push(b'[');
-        let handles: Vec<Entity> = world.table_entities(table).collect();
-        for (i, entity) in handles.iter().enumerate() {
+        for (i, entity) in world.table_entities(table).enumerate() {
             if i > 0 {
                 out.push(b',');
-            }
-            if out.len() >= PIECE {
-                move_text(&mut out, &mut data);
             }
             // The index alone for generation 1, else the handle's text.
             if entity.generation() == 1 {
@@ -151,25 +136,22 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                 out.push(b',');
             }
             text.write(entry.name.as_str(), &mut out)?;
-            out.extend_from_slice(b":[");
+            out.push(b':');
             let column = (entry.text_column)(world, table);
-            // The whole list at once; a value written through its tree
-            // where the list stops, then the rest.
+            // The whole column by the format's own list, as a rule.
+            let start = out.len();
+            if rows.is_none() && column.write_all(text, &mut out) {
+                continue;
+            }
+            out.truncate(start);
+            out.push(b'[');
+            // Else value by value, each through its tree where it must be.
             let mut from = 0;
-            loop {
-                let (item, start) = match column.write_list(rows.as_deref(), from, text, &mut out, PIECE) {
-                    Ok(None) => break,
-                    Ok(Some(next)) => {
-                        move_text(&mut out, &mut data);
-                        from = next;
-                        continue;
-                    }
-                    Err(stop) => stop,
-                };
+            while let Err((item, start)) = column.write_list(rows.as_deref(), from, text, &mut out) {
                 out.truncate(start);
                 let row = rows.as_ref().map_or(item, |rows| rows[item] as usize);
                 let error = |field: String, message: String| SaveError::Component {
-                    entity: handles[row],
+                    entity: world.table_entity(table, row),
                     component: entry.name.clone(),
                     field,
                     message,
@@ -207,7 +189,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     text.field(&mut out, "skipped", false);
     text.write(&Skipped(&plan.skipped), &mut out)?;
     out.push(if text == Text::Json { b'}' } else { b')' });
-    move_text(&mut out, &mut data);
+    let data = String::from_utf8(out).expect("saves are UTF-8");
     Ok(Saved { data, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 
@@ -338,6 +320,48 @@ mod tests {
         let json = world.save_json().unwrap().data;
         assert!(json.starts_with(r#"{"format":"ecs-save","version":3,"allocator":"#), "{json}");
         assert!(!json.contains(['\n', ' ']), "{json}");
+    }
+
+    #[test]
+    fn columns_with_values_written_through_trees_midway_are_the_whole_documents_text() {
+        let mut world = world();
+        // One table of `Mood`: values its column writes as a list, then
+        // some each through its tree (variants with several fields), at
+        // the start, midway and at the end.
+        let moods = [
+            Mood::Torn(1, "a".into()),
+            Mood::Calm,
+            Mood::Angry(2),
+            Mood::Scared { of: "b".into(), level: 3 },
+            Mood::Calm,
+            Mood::Torn(-4, "c".into()),
+            Mood::Angry(5),
+            Mood::Scared { of: "d".into(), level: -6 },
+        ];
+        for mood in moods.iter().cloned() {
+            world.spawn((mood, Hp(1)));
+        }
+        assert_same(&world);
+        let ron = world.save_ron().unwrap().data;
+        let json = world.save_json().unwrap().data;
+        assert!(json.contains(r#"{"Angry":2},{"Scared":{"of":"b","level":3}},"Calm""#), "{json}");
+        assert!(ron.contains(r#"{"Angry":2},{"Scared":(of:"b",level:3)},"Calm""#), "{ron}");
+        let loaded = World::load_json(&world.serde_registry(), &json).unwrap();
+        let mut read: Vec<Mood> = loaded.query::<&Mood>().cloned().collect();
+        read.sort_by_key(|m| format!("{m:?}"));
+        let mut expected = moods.to_vec();
+        expected.sort_by_key(|m| format!("{m:?}"));
+        assert_eq!(read, expected);
+        // Columns where a later value nests deeper than RON (then JSON)
+        // loads allow: it is written through its tree, or fails as the
+        // document does.
+        for levels in [crate::MAX_RON_DEPTH + 1, crate::MAX_DEPTH + 1] {
+            let mut world = self::world();
+            world.spawn((deep(2), Pair(1, 2)));
+            world.spawn((deep(levels), Pair(3, 4)));
+            world.spawn((deep(3), Pair(5, 6)));
+            assert_same(&world);
+        }
     }
 
     #[test]

@@ -10,9 +10,8 @@ use archetable_core::storage::Archetype;
 use archetable_core::{Component, World};
 use serde::Serialize;
 
-use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::model::error::Format;
-use crate::model::plain::{At, Plain, Rules};
+use crate::model::plain::{At, JsonRules, Plain, RonRules};
 use crate::model::to_value::{to_value, ToValueError};
 use crate::model::value::Value;
 
@@ -55,10 +54,10 @@ fn write_plain<T: Serialize>(value: &T, text: Text, out: &mut Vec<u8>) -> bool {
     match text {
         Text::Json => {
             let mut serializer = serde_json::Serializer::new(out);
-            value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+            value.serialize(Plain::new(&mut serializer, JsonRules)).is_ok()
         }
         Text::Ron => match ron::Serializer::new(Utf8(out), None) {
-            Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
+            Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, RonRules)).is_ok(),
             Err(_) => false,
         },
     }
@@ -103,12 +102,15 @@ impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
     fn write_all(&self, text: Text, out: &mut Vec<u8>) -> bool {
         use serde::Serializer;
         let Some(values) = self.values else { return false };
-        let rules = text.rules();
-        let items = values.iter().map(|value| At::top(value, rules));
         match text {
-            Text::Json => serde_json::Serializer::new(out).collect_seq(items).is_ok(),
+            Text::Json => {
+                let items = values.iter().map(|value| At::top(value, JsonRules));
+                serde_json::Serializer::new(out).collect_seq(items).is_ok()
+            }
             Text::Ron => match ron::Serializer::new(Utf8(out), None) {
-                Ok(mut serializer) => (&mut serializer).collect_seq(items).is_ok(),
+                Ok(mut serializer) => {
+                    (&mut serializer).collect_seq(values.iter().map(|value| At::top(value, RonRules))).is_ok()
+                }
                 Err(_) => false,
             },
         }
@@ -159,13 +161,6 @@ impl Text {
         match self {
             Text::Json => Format::Json,
             Text::Ron => Format::Ron,
-        }
-    }
-
-    pub(crate) fn rules(self) -> Rules {
-        match self {
-            Text::Json => Rules { json: true, limit: MAX_DEPTH },
-            Text::Ron => Rules { json: false, limit: MAX_RON_DEPTH },
         }
     }
 }

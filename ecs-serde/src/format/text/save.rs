@@ -54,20 +54,45 @@ impl Text {
     }
 }
 
-/// Appends the decimal digits of `n`.
-#[inline]
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// The digits of 0 to 99, two by two.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
     }
-    out.extend_from_slice(&digits[at..]);
+    pairs
+};
+
+/// Appends a comma if `comma`, then the decimal digits of `n`.
+#[inline(always)]
+fn push_decimal(out: &mut Vec<u8>, n: u32, comma: bool) {
+    // Written backwards to end at `END` in a buffer, then the `END` bytes
+    // from the first one appended (a copy of known size, without a call)
+    // and cut to length.
+    const END: usize = 11;
+    let mut buf = [b','; 2 * END];
+    let (mut n, mut at) = (n as usize, END);
+    while n >= 100 {
+        let pair = 2 * (n % 100);
+        n /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[2 * n..2 * n + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + n as u8;
+    }
+    // The byte before the digits is a comma already.
+    at -= usize::from(comma);
+    let len = out.len();
+    out.extend_from_slice(&buf[at..at + END]);
+    out.truncate(len + END - at);
 }
 
 /// Writes `world` as a compact `text` save.
@@ -104,17 +129,17 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
         text.field(&mut out, "entities", true);
         out.push(b'[');
         for (i, entity) in world.table_entities(table).enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
             // The index alone for generation 1, else the handle's text.
             if entity.generation() == 1 {
-                push_decimal(&mut out, entity.index());
+                push_decimal(&mut out, entity.index(), i > 0);
             } else {
+                if i > 0 {
+                    out.push(b',');
+                }
                 out.push(b'"');
-                push_decimal(&mut out, entity.index());
+                push_decimal(&mut out, entity.index(), false);
                 out.push(b'v');
-                push_decimal(&mut out, entity.generation());
+                push_decimal(&mut out, entity.generation(), false);
                 out.push(b'"');
             }
         }
@@ -289,6 +314,24 @@ mod tests {
     fn assert_same(world: &World) {
         for text in [Text::Json, Text::Ron] {
             assert_eq!(super::save(world, text), whole(world, text));
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_integers_display() {
+        let mut cases: Vec<u32> = (0..1_000).collect();
+        for digits in 1..=9 {
+            let power = 10u32.pow(digits);
+            cases.extend([power - 1, power, power + 1, 2 * power + 37]);
+        }
+        cases.extend([u32::MAX - 1, u32::MAX]);
+        for n in cases {
+            for comma in [false, true] {
+                let mut out = b"x".to_vec();
+                super::push_decimal(&mut out, n, comma);
+                let expected = format!("x{}{n}", if comma { "," } else { "" });
+                assert_eq!(String::from_utf8(out).unwrap(), expected);
+            }
         }
     }
 

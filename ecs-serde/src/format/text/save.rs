@@ -66,33 +66,95 @@ const PAIRS: [u8; 200] = {
     pairs
 };
 
-/// Appends a comma if `comma`, then the decimal digits of `n`.
-#[inline(always)]
-fn push_decimal(out: &mut Vec<u8>, n: u32, comma: bool) {
-    // Written backwards to end at `END` in a buffer, then the `END` bytes
-    // from the first one appended (a copy of known size, without a call)
-    // and cut to length.
-    const END: usize = 11;
-    let mut buf = [b','; 2 * END];
-    let (mut n, mut at) = (n as usize, END);
-    while n >= 100 {
-        let pair = 2 * (n % 100);
-        n /= 100;
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+/// Where the digits of a number end in a buffer of [`Digits`]: the most
+/// a `u32` has.
+const END: usize = 10;
+
+/// The decimal digits of a number, ending at [`END`], from `at`; the
+/// buffer is twice as long, so that [`END`] bytes from any digit are in it.
+struct Digits {
+    buf: [u8; 2 * END],
+    at: usize,
+}
+
+impl Digits {
+    /// The digits of `n`.
+    #[inline(always)]
+    fn of(n: u32) -> Digits {
+        let (mut buf, mut at, mut n) = ([0u8; 2 * END], END, n as usize);
+        while n >= 100 {
+            let pair = 2 * (n % 100);
+            n /= 100;
+            at -= 2;
+            buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            at -= 2;
+            buf[at..at + 2].copy_from_slice(&PAIRS[2 * n..2 * n + 2]);
+        } else {
+            at -= 1;
+            buf[at] = b'0' + n as u8;
+        }
+        Digits { buf, at }
     }
-    if n >= 10 {
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&PAIRS[2 * n..2 * n + 2]);
-    } else {
-        at -= 1;
-        buf[at] = b'0' + n as u8;
+
+    /// Counts up by one. The number must be below `u32::MAX`.
+    #[inline(always)]
+    fn count_up(&mut self) {
+        let mut k = END;
+        loop {
+            k -= 1;
+            if self.buf[k] != b'9' {
+                self.buf[k] += 1;
+                return;
+            }
+            self.buf[k] = b'0';
+            if k == self.at {
+                self.at -= 1;
+                self.buf[self.at] = b'1';
+                return;
+            }
+        }
     }
-    // The byte before the digits is a comma already.
-    at -= usize::from(comma);
-    let len = out.len();
-    out.extend_from_slice(&buf[at..at + END]);
-    out.truncate(len + END - at);
+
+    /// Appends the digits: [`END`] bytes from the first (a copy of known
+    /// size, without a call), cut to length.
+    #[inline(always)]
+    fn push_to(&self, out: &mut Vec<u8>) {
+        let len = out.len();
+        out.extend_from_slice(&self.buf[self.at..self.at + END]);
+        out.truncate(len + END - self.at);
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
+    Digits::of(n).push_to(out);
+}
+
+/// Appends the indices of a table's entities one after another: an index
+/// one past the previous one (as in most tables) by counting the previous
+/// one's digits up, others afresh.
+struct Indices {
+    last: Option<(u32, Digits)>,
+}
+
+impl Indices {
+    #[inline(always)]
+    fn push(&mut self, out: &mut Vec<u8>, index: u32) {
+        match &mut self.last {
+            Some((last, digits)) if last.checked_add(1) == Some(index) => {
+                digits.count_up();
+                *last = index;
+                digits.push_to(out);
+            }
+            _ => {
+                let digits = Digits::of(index);
+                digits.push_to(out);
+                self.last = Some((index, digits));
+            }
+        }
+    }
 }
 
 /// Writes `world` as a compact `text` save.
@@ -128,18 +190,19 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
         out.push(open);
         text.field(&mut out, "entities", true);
         out.push(b'[');
+        let mut indices = Indices { last: None };
         for (i, entity) in world.table_entities(table).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
             // The index alone for generation 1, else the handle's text.
             if entity.generation() == 1 {
-                push_decimal(&mut out, entity.index(), i > 0);
+                indices.push(&mut out, entity.index());
             } else {
-                if i > 0 {
-                    out.push(b',');
-                }
                 out.push(b'"');
-                push_decimal(&mut out, entity.index(), false);
+                push_decimal(&mut out, entity.index());
                 out.push(b'v');
-                push_decimal(&mut out, entity.generation(), false);
+                push_decimal(&mut out, entity.generation());
                 out.push(b'"');
             }
         }
@@ -325,14 +388,26 @@ mod tests {
             cases.extend([power - 1, power, power + 1, 2 * power + 37]);
         }
         cases.extend([u32::MAX - 1, u32::MAX]);
-        for n in cases {
-            for comma in [false, true] {
-                let mut out = b"x".to_vec();
-                super::push_decimal(&mut out, n, comma);
-                let expected = format!("x{}{n}", if comma { "," } else { "" });
-                assert_eq!(String::from_utf8(out).unwrap(), expected);
-            }
+        for &n in &cases {
+            let mut out = b"x".to_vec();
+            super::push_decimal(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{n}"));
         }
+        // Runs counted up across every carry, and jumps between them.
+        let mut runs: Vec<u32> = Vec::new();
+        for n in cases.iter().copied().chain([u32::MAX - 2]) {
+            runs.extend(n.saturating_sub(2)..=n.saturating_add(2));
+            runs.push(n / 3);
+        }
+        let mut indices = super::Indices { last: None };
+        let mut out = Vec::new();
+        let mut expected = String::new();
+        for &n in &runs {
+            indices.push(&mut out, n);
+            out.push(b',');
+            expected.push_str(&format!("{n},"));
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
     #[test]

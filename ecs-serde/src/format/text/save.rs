@@ -545,6 +545,9 @@ mod plain_route {
         },
     }
 
+    #[derive(Component, Serialize, Deserialize, Default)]
+    struct Marker;
+
     /// Whether each entity's `T` is written without its tree, in `text`.
     fn plain<T: Component>(world: &World, text: Text) -> Vec<bool> {
         let registry = world.serde_registry();
@@ -555,6 +558,39 @@ mod plain_route {
             written.extend((0..table.len()).map(|row| column.write(row, text, &mut Vec::new())));
         }
         written
+    }
+
+    /// The text of each table's column of `T` written as one list, or
+    /// `None` where the column is written value by value.
+    fn whole_lists<T: Component>(world: &World, text: Text) -> Vec<Option<String>> {
+        let registry = world.serde_registry();
+        let entry = registry.component_by_type(std::any::TypeId::of::<T>()).unwrap();
+        let tables = world.archetypes().as_slice().iter().filter(|t| !t.is_empty());
+        let tables = tables.filter(|t| world.components().id::<T>().is_some_and(|id| t.contains(id)));
+        tables
+            .map(|table| {
+                let mut out = Vec::new();
+                let whole = (entry.text_column)(world, table).write_all(text, &mut out);
+                whole.then(|| String::from_utf8(out).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ordinary_columns_are_written_as_one_list() {
+        let mut world = World::new();
+        world.register_serde::<Position>("Position").register_serde::<Mood>("Mood");
+        world.spawn((Position { x: 1.0, y: 2.0 }, Mood::Calm));
+        world.spawn((Position { x: 3.5, y: -4.0 }, Mood::Angry(1)));
+        world.spawn(Position { x: f32::NAN, y: 0.0 });
+        world.spawn((Position::default(), Mood::Scared { level: 1 }, Marker));
+        assert_eq!(
+            whole_lists::<Position>(&world, Text::Json),
+            [Some(r#"[{"x":1.0,"y":2.0},{"x":3.5,"y":-4.0}]"#.into()), None, Some(r#"[{"x":0.0,"y":0.0}]"#.into())],
+            "JSON has no NaN"
+        );
+        assert_eq!(whole_lists::<Position>(&world, Text::Ron)[1].as_deref(), Some("[(x:NaN,y:0.0)]"));
+        assert_eq!(whole_lists::<Mood>(&world, Text::Json), [Some(r#"["Calm",{"Angry":1}]"#.into()), None]);
     }
 
     #[test]

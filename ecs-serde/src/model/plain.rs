@@ -22,39 +22,68 @@ use serde::ser::{
     Serializer,
 };
 
-/// How deep and what a value may be written as.
-#[derive(Clone, Copy)]
-pub(crate) struct Rules {
+use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
+
+/// How deep and what a value may be written as: known when the code is
+/// compiled, so the checks cost a comparison with a constant.
+pub(crate) trait Rules: Copy {
     /// JSON: no NaN or infinity.
-    pub json: bool,
+    const JSON: bool;
     /// The deepest level loads read.
-    pub limit: usize,
+    const LIMIT: usize;
+}
+
+/// The rules of JSON saves.
+#[derive(Clone, Copy)]
+pub(crate) struct JsonRules;
+
+impl Rules for JsonRules {
+    const JSON: bool = true;
+    const LIMIT: usize = MAX_DEPTH;
+}
+
+/// The rules of RON saves.
+#[derive(Clone, Copy)]
+pub(crate) struct RonRules;
+
+impl Rules for RonRules {
+    const JSON: bool = false;
+    const LIMIT: usize = MAX_RON_DEPTH;
 }
 
 /// A format's serializer, fed the calls a value's tree would make.
-pub(crate) struct Plain<S> {
+pub(crate) struct Plain<S, R> {
     inner: S,
-    rules: Rules,
+    rules: R,
     /// The level of the value being written (counted so as never to be
     /// lower than the tree's: a `Some` adds one even in JSON).
     level: usize,
 }
 
-impl<S> Plain<S> {
+impl<S, R> Plain<S, R> {
     /// Wraps `inner` for a value at level 0.
-    pub(crate) fn new(inner: S, rules: Rules) -> Self {
+    pub(crate) fn new(inner: S, rules: R) -> Self {
         Plain { inner, rules, level: 0 }
     }
 }
 
 /// A value to hand to the format, written through [`Plain`] at `level`.
-struct At<'v, T: ?Sized> {
+pub(crate) struct At<'v, T: ?Sized, R> {
     value: &'v T,
-    rules: Rules,
+    rules: R,
     level: usize,
 }
 
-impl<T: Serialize + ?Sized> Serialize for At<'_, T> {
+impl<'v, T: ?Sized, R> At<'v, T, R> {
+    /// `value` at level 0: an item of a column, handed to the format's
+    /// own list (whose brackets and commas are the tree's too).
+    #[inline]
+    pub(crate) fn top(value: &'v T, rules: R) -> Self {
+        At { value, rules, level: 0 }
+    }
+}
+
+impl<T: Serialize + ?Sized, R: Rules> Serialize for At<'_, T, R> {
     #[inline]
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.value.serialize(Plain { inner: serializer, rules: self.rules, level: self.level })
@@ -63,9 +92,9 @@ impl<T: Serialize + ?Sized> Serialize for At<'_, T> {
 
 /// A list, map or struct of the format's, whose items are written through
 /// [`Plain`] one level down.
-pub(crate) struct Items<C> {
+pub(crate) struct Items<C, R> {
     inner: C,
-    rules: Rules,
+    rules: R,
     level: usize,
 }
 
@@ -73,33 +102,33 @@ fn refused<E: ser::Error>() -> E {
     E::custom("written through its tree")
 }
 
-impl<S: Serializer> Plain<S> {
+impl<S: Serializer, R: Rules> Plain<S, R> {
     /// The level of the items of a container written here.
     #[inline]
     fn child<E: ser::Error>(&self) -> Result<usize, E> {
         // Loads count a level past the limit as too deep; stay clear of it
         // and let the tree decide.
-        if self.level + 1 >= self.rules.limit {
+        if self.level + 1 >= R::LIMIT {
             return Err(refused());
         }
         Ok(self.level + 1)
     }
 
     #[inline]
-    fn at<'v, T: ?Sized>(&self, value: &'v T, level: usize) -> At<'v, T> {
+    fn at<'v, T: ?Sized>(&self, value: &'v T, level: usize) -> At<'v, T, R> {
         At { value, rules: self.rules, level }
     }
 }
 
-impl<S: Serializer> Serializer for Plain<S> {
+impl<S: Serializer, R: Rules> Serializer for Plain<S, R> {
     type Ok = S::Ok;
     type Error = S::Error;
-    type SerializeSeq = Items<S::SerializeSeq>;
-    type SerializeTuple = Items<S::SerializeSeq>;
-    type SerializeTupleStruct = Items<S::SerializeSeq>;
+    type SerializeSeq = Items<S::SerializeSeq, R>;
+    type SerializeTuple = Items<S::SerializeSeq, R>;
+    type SerializeTupleStruct = Items<S::SerializeSeq, R>;
     type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
-    type SerializeMap = Items<S::SerializeMap>;
-    type SerializeStruct = Items<S::SerializeStruct>;
+    type SerializeMap = Items<S::SerializeMap, R>;
+    type SerializeStruct = Items<S::SerializeStruct, R>;
     type SerializeStructVariant = Impossible<S::Ok, S::Error>;
 
     #[inline]
@@ -146,14 +175,14 @@ impl<S: Serializer> Serializer for Plain<S> {
     }
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<S::Ok, S::Error> {
-        if self.rules.json && !v.is_finite() {
+        if R::JSON && !v.is_finite() {
             return Err(refused());
         }
         self.inner.serialize_f32(v)
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<S::Ok, S::Error> {
-        if self.rules.json && !v.is_finite() {
+        if R::JSON && !v.is_finite() {
             return Err(refused());
         }
         self.inner.serialize_f64(v)
@@ -271,14 +300,14 @@ impl<S: Serializer> Serializer for Plain<S> {
     }
 }
 
-impl<C> Items<C> {
+impl<C, R: Rules> Items<C, R> {
     #[inline]
-    fn at<'v, T: ?Sized>(&self, value: &'v T) -> At<'v, T> {
+    fn at<'v, T: ?Sized>(&self, value: &'v T) -> At<'v, T, R> {
         At { value, rules: self.rules, level: self.level }
     }
 }
 
-impl<C: SerializeSeq> SerializeSeq for Items<C> {
+impl<C: SerializeSeq, R: Rules> SerializeSeq for Items<C, R> {
     type Ok = C::Ok;
     type Error = C::Error;
     #[inline]
@@ -292,7 +321,7 @@ impl<C: SerializeSeq> SerializeSeq for Items<C> {
     }
 }
 
-impl<C: SerializeSeq> SerializeTuple for Items<C> {
+impl<C: SerializeSeq, R: Rules> SerializeTuple for Items<C, R> {
     type Ok = C::Ok;
     type Error = C::Error;
     #[inline]
@@ -305,7 +334,7 @@ impl<C: SerializeSeq> SerializeTuple for Items<C> {
     }
 }
 
-impl<C: SerializeSeq> SerializeTupleStruct for Items<C> {
+impl<C: SerializeSeq, R: Rules> SerializeTupleStruct for Items<C, R> {
     type Ok = C::Ok;
     type Error = C::Error;
     #[inline]
@@ -318,7 +347,7 @@ impl<C: SerializeSeq> SerializeTupleStruct for Items<C> {
     }
 }
 
-impl<C: SerializeMap> SerializeMap for Items<C> {
+impl<C: SerializeMap, R: Rules> SerializeMap for Items<C, R> {
     type Ok = C::Ok;
     type Error = C::Error;
     #[inline]
@@ -337,7 +366,7 @@ impl<C: SerializeMap> SerializeMap for Items<C> {
     }
 }
 
-impl<C: SerializeStruct> SerializeStruct for Items<C> {
+impl<C: SerializeStruct, R: Rules> SerializeStruct for Items<C, R> {
     type Ok = C::Ok;
     type Error = C::Error;
     #[inline]

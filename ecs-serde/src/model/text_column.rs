@@ -10,9 +10,8 @@ use archetable_core::storage::Archetype;
 use archetable_core::{Component, World};
 use serde::Serialize;
 
-use crate::model::depth::{MAX_DEPTH, MAX_RON_DEPTH};
 use crate::model::error::Format;
-use crate::model::plain::{Plain, Rules};
+use crate::model::plain::{At, JsonRules, Plain, RonRules};
 use crate::model::to_value::{to_value, ToValueError};
 use crate::model::value::Value;
 
@@ -24,21 +23,25 @@ pub(crate) trait TextColumn {
     #[cfg(test)]
     fn write(&self, row: usize, text: Text, out: &mut Vec<u8>) -> bool;
 
+    /// Appends the table's whole column as one list (`[v,v,..]`), written
+    /// by the format's own list with each value through [`Plain`]: the
+    /// usual case, a column stored as a slice whose values [`Plain`]
+    /// writes. False if it is not that case (what was appended is for the
+    /// caller to cut, and [`TextColumn::write_list`] to write).
+    fn write_all(&self, text: Text, out: &mut Vec<u8>) -> bool;
+
     /// Appends the values of items `from..` of `rows` (every row of the
     /// table if `None`), each after a comma but the first item's, through
-    /// [`Plain`]. Pauses once `out` holds `pause_at` bytes: returns the
-    /// next item (`None` once every item is written). Stops at a value
-    /// that must be written through its tree: returns its item and where
-    /// its text starts (what was appended from there is for the caller to
-    /// cut).
+    /// [`Plain`]. Stops at a value that must be written through its tree:
+    /// returns its item and where its text starts (what was appended from
+    /// there is for the caller to cut).
     fn write_list(
         &self,
         rows: Option<&[u32]>,
         from: usize,
         text: Text,
         out: &mut Vec<u8>,
-        pause_at: usize,
-    ) -> Result<Option<usize>, (usize, usize)>;
+    ) -> Result<(), (usize, usize)>;
 
     /// Row `row`'s value as a tree.
     fn tree(&self, row: usize) -> Result<Value, ToValueError>;
@@ -51,10 +54,10 @@ fn write_plain<T: Serialize>(value: &T, text: Text, out: &mut Vec<u8>) -> bool {
     match text {
         Text::Json => {
             let mut serializer = serde_json::Serializer::new(out);
-            value.serialize(Plain::new(&mut serializer, text.rules())).is_ok()
+            value.serialize(Plain::new(&mut serializer, JsonRules)).is_ok()
         }
         Text::Ron => match ron::Serializer::new(Utf8(out), None) {
-            Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, text.rules())).is_ok(),
+            Ok(mut serializer) => value.serialize(Plain::new(&mut serializer, RonRules)).is_ok(),
             Err(_) => false,
         },
     }
@@ -96,40 +99,48 @@ impl<T: Component + Serialize> TextColumn for Rows<'_, T> {
         write_plain(self.value(row), text, out)
     }
 
+    fn write_all(&self, text: Text, out: &mut Vec<u8>) -> bool {
+        use serde::Serializer;
+        let Some(values) = self.values else { return false };
+        match text {
+            Text::Json => {
+                let items = values.iter().map(|value| At::top(value, JsonRules));
+                serde_json::Serializer::new(out).collect_seq(items).is_ok()
+            }
+            Text::Ron => match ron::Serializer::new(Utf8(out), None) {
+                Ok(mut serializer) => {
+                    (&mut serializer).collect_seq(values.iter().map(|value| At::top(value, RonRules))).is_ok()
+                }
+                Err(_) => false,
+            },
+        }
+    }
+
     fn write_list(
         &self,
         rows: Option<&[u32]>,
         from: usize,
         text: Text,
         out: &mut Vec<u8>,
-        pause_at: usize,
-    ) -> Result<Option<usize>, (usize, usize)> {
-        use std::ops::ControlFlow;
-        // Each item: `Continue`, or `Break` with a pause or a stop.
-        let mut item = |i: usize, value: &T| -> ControlFlow<Result<Option<usize>, (usize, usize)>> {
+    ) -> Result<(), (usize, usize)> {
+        // Each item: `Ok`, or `Err` with where a value to write through its
+        // tree starts.
+        let mut item = |i: usize, value: &T| -> Result<(), (usize, usize)> {
             if i > 0 {
                 out.push(b',');
             }
             let start = out.len();
             if !write_plain(value, text, out) {
-                return ControlFlow::Break(Err((i, start)));
+                return Err((i, start));
             }
-            if out.len() >= pause_at {
-                return ControlFlow::Break(Ok(Some(i + 1)));
-            }
-            ControlFlow::Continue(())
+            Ok(())
         };
-        let flow = match (self.values, rows) {
-            // The usual case: the table's whole column, as a slice.
+        match (self.values, rows) {
             (Some(values), None) => values.iter().enumerate().skip(from).try_for_each(|(i, value)| item(i, value)),
             (_, None) => (from..self.table.len()).try_for_each(|i| item(i, self.value(i))),
             (_, Some(rows)) => {
                 rows.iter().enumerate().skip(from).try_for_each(|(i, &row)| item(i, self.value(row as usize)))
             }
-        };
-        match flow {
-            ControlFlow::Continue(()) => Ok(None),
-            ControlFlow::Break(result) => result,
         }
     }
 
@@ -150,13 +161,6 @@ impl Text {
         match self {
             Text::Json => Format::Json,
             Text::Ron => Format::Ron,
-        }
-    }
-
-    pub(crate) fn rules(self) -> Rules {
-        match self {
-            Text::Json => Rules { json: true, limit: MAX_DEPTH },
-            Text::Ron => Rules { json: false, limit: MAX_RON_DEPTH },
         }
     }
 }

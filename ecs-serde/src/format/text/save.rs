@@ -13,7 +13,7 @@
 //! by the format's serializer; only the punctuation around them, the
 //! entity lists and the columns' brackets are written here.
 
-use archetable_core::{Entity, World};
+use archetable_core::World;
 use serde::Serialize;
 
 use crate::model::error::SaveError;
@@ -54,29 +54,107 @@ impl Text {
     }
 }
 
-/// Appends the decimal digits of `n`.
-#[inline]
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// The digits of 0 to 99, two by two.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
     }
-    out.extend_from_slice(&digits[at..]);
+    pairs
+};
+
+/// Where the digits of a number end in a buffer of [`Digits`]: the most
+/// a `u32` has.
+const END: usize = 10;
+
+/// The decimal digits of a number, ending at [`END`], from `at`; the
+/// buffer is twice as long, so that [`END`] bytes from any digit are in it.
+struct Digits {
+    buf: [u8; 2 * END],
+    at: usize,
 }
 
-/// How much text is written before it is moved to the save.
-const PIECE: usize = 8 << 10;
+impl Digits {
+    /// The digits of `n`.
+    #[inline(always)]
+    fn of(n: u32) -> Digits {
+        let (mut buf, mut at, mut n) = ([0u8; 2 * END], END, n as usize);
+        while n >= 100 {
+            let pair = 2 * (n % 100);
+            n /= 100;
+            at -= 2;
+            buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            at -= 2;
+            buf[at..at + 2].copy_from_slice(&PAIRS[2 * n..2 * n + 2]);
+        } else {
+            at -= 1;
+            buf[at] = b'0' + n as u8;
+        }
+        Digits { buf, at }
+    }
 
-/// Appends the text of `out` to `data`, emptying `out`.
-fn move_text(out: &mut Vec<u8>, data: &mut String) {
-    data.push_str(std::str::from_utf8(out).expect("saves are UTF-8"));
-    out.clear();
+    /// Counts up by one. The number must be below `u32::MAX`.
+    #[inline(always)]
+    fn count_up(&mut self) {
+        let mut k = END;
+        loop {
+            k -= 1;
+            if self.buf[k] != b'9' {
+                self.buf[k] += 1;
+                return;
+            }
+            self.buf[k] = b'0';
+            if k == self.at {
+                self.at -= 1;
+                self.buf[self.at] = b'1';
+                return;
+            }
+        }
+    }
+
+    /// Appends the digits: [`END`] bytes from the first (a copy of known
+    /// size, without a call), cut to length.
+    #[inline(always)]
+    fn push_to(&self, out: &mut Vec<u8>) {
+        let len = out.len();
+        out.extend_from_slice(&self.buf[self.at..self.at + END]);
+        out.truncate(len + END - self.at);
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
+    Digits::of(n).push_to(out);
+}
+
+/// Appends the indices of a table's entities one after another: an index
+/// one past the previous one (as in most tables) by counting the previous
+/// one's digits up, others afresh.
+struct Indices {
+    last: Option<(u32, Digits)>,
+}
+
+impl Indices {
+    #[inline(always)]
+    fn push(&mut self, out: &mut Vec<u8>, index: u32) {
+        match &mut self.last {
+            Some((last, digits)) if last.checked_add(1) == Some(index) => {
+                digits.count_up();
+                *last = index;
+                digits.push_to(out);
+            }
+            _ => {
+                let digits = Digits::of(index);
+                digits.push_to(out);
+                self.last = Some((index, digits));
+            }
+        }
+    }
 }
 
 /// Writes `world` as a compact `text` save.
@@ -87,13 +165,11 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     let entities: usize = plan.archetypes.iter().map(|&(a, _)| archetypes[a].len()).sum();
     // About what a component takes, to grow the text once or twice.
     let components: usize = plan.archetypes.iter().map(|(a, e)| archetypes[*a].len() * e.len()).sum();
-    // The text is written a few kilobytes at a time into `out`, then moved
-    // to `data` once checked to be UTF-8 (it is: the serializers write
-    // UTF-8, and so does everything written here), while it is still in
-    // the cache.
-    let mut data =
-        String::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
-    let mut out = Vec::with_capacity(2 * PIECE);
+    // The text is written straight into the save's bytes, which are
+    // checked to be UTF-8 once, at the end (they are: the serializers write
+    // UTF-8, and so does everything written here).
+    let mut out =
+        Vec::with_capacity((16 * entities + 48 * components).min(crate::model::column::PREALLOCATE_BYTES) + 256);
     out.push(if text == Text::Json { b'{' } else { b'(' });
     text.field(&mut out, "format", true);
     text.write(FORMAT_TAG, &mut out)?;
@@ -114,17 +190,14 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
         out.push(open);
         text.field(&mut out, "entities", true);
         out.push(b'[');
-        let handles: Vec<Entity> = world.table_entities(table).collect();
-        for (i, entity) in handles.iter().enumerate() {
+        let mut indices = Indices { last: None };
+        for (i, entity) in world.table_entities(table).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            if out.len() >= PIECE {
-                move_text(&mut out, &mut data);
-            }
             // The index alone for generation 1, else the handle's text.
             if entity.generation() == 1 {
-                push_decimal(&mut out, entity.index());
+                indices.push(&mut out, entity.index());
             } else {
                 out.push(b'"');
                 push_decimal(&mut out, entity.index());
@@ -151,25 +224,22 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
                 out.push(b',');
             }
             text.write(entry.name.as_str(), &mut out)?;
-            out.extend_from_slice(b":[");
+            out.push(b':');
             let column = (entry.text_column)(world, table);
-            // The whole list at once; a value written through its tree
-            // where the list stops, then the rest.
+            // The whole column by the format's own list, as a rule.
+            let start = out.len();
+            if rows.is_none() && column.write_all(text, &mut out) {
+                continue;
+            }
+            out.truncate(start);
+            out.push(b'[');
+            // Else value by value, each through its tree where it must be.
             let mut from = 0;
-            loop {
-                let (item, start) = match column.write_list(rows.as_deref(), from, text, &mut out, PIECE) {
-                    Ok(None) => break,
-                    Ok(Some(next)) => {
-                        move_text(&mut out, &mut data);
-                        from = next;
-                        continue;
-                    }
-                    Err(stop) => stop,
-                };
+            while let Err((item, start)) = column.write_list(rows.as_deref(), from, text, &mut out) {
                 out.truncate(start);
                 let row = rows.as_ref().map_or(item, |rows| rows[item] as usize);
                 let error = |field: String, message: String| SaveError::Component {
-                    entity: handles[row],
+                    entity: world.table_entity(table, row),
                     component: entry.name.clone(),
                     field,
                     message,
@@ -207,7 +277,7 @@ pub(crate) fn save(world: &World, text: Text) -> Result<Saved<String>, SaveError
     text.field(&mut out, "skipped", false);
     text.write(&Skipped(&plan.skipped), &mut out)?;
     out.push(if text == Text::Json { b'}' } else { b')' });
-    move_text(&mut out, &mut data);
+    let data = String::from_utf8(out).expect("saves are UTF-8");
     Ok(Saved { data, skipped: plan.skipped, skipped_resources: plan.skipped_resources })
 }
 
@@ -311,6 +381,36 @@ mod tests {
     }
 
     #[test]
+    fn decimals_are_written_as_integers_display() {
+        let mut cases: Vec<u32> = (0..1_000).collect();
+        for digits in 1..=9 {
+            let power = 10u32.pow(digits);
+            cases.extend([power - 1, power, power + 1, 2 * power + 37]);
+        }
+        cases.extend([u32::MAX - 1, u32::MAX]);
+        for &n in &cases {
+            let mut out = b"x".to_vec();
+            super::push_decimal(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{n}"));
+        }
+        // Runs counted up across every carry, and jumps between them.
+        let mut runs: Vec<u32> = Vec::new();
+        for n in cases.iter().copied().chain([u32::MAX - 2]) {
+            runs.extend(n.saturating_sub(2)..=n.saturating_add(2));
+            runs.push(n / 3);
+        }
+        let mut indices = super::Indices { last: None };
+        let mut out = Vec::new();
+        let mut expected = String::new();
+        for &n in &runs {
+            indices.push(&mut out, n);
+            out.push(b',');
+            expected.push_str(&format!("{n},"));
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+
+    #[test]
     fn compact_saves_are_the_whole_documents_text() {
         let mut world = world();
         assert_same(&world);
@@ -338,6 +438,48 @@ mod tests {
         let json = world.save_json().unwrap().data;
         assert!(json.starts_with(r#"{"format":"ecs-save","version":3,"allocator":"#), "{json}");
         assert!(!json.contains(['\n', ' ']), "{json}");
+    }
+
+    #[test]
+    fn columns_with_values_written_through_trees_midway_are_the_whole_documents_text() {
+        let mut world = world();
+        // One table of `Mood`: values its column writes as a list, then
+        // some each through its tree (variants with several fields), at
+        // the start, midway and at the end.
+        let moods = [
+            Mood::Torn(1, "a".into()),
+            Mood::Calm,
+            Mood::Angry(2),
+            Mood::Scared { of: "b".into(), level: 3 },
+            Mood::Calm,
+            Mood::Torn(-4, "c".into()),
+            Mood::Angry(5),
+            Mood::Scared { of: "d".into(), level: -6 },
+        ];
+        for mood in moods.iter().cloned() {
+            world.spawn((mood, Hp(1)));
+        }
+        assert_same(&world);
+        let ron = world.save_ron().unwrap().data;
+        let json = world.save_json().unwrap().data;
+        assert!(json.contains(r#"{"Angry":2},{"Scared":{"of":"b","level":3}},"Calm""#), "{json}");
+        assert!(ron.contains(r#"{"Angry":2},{"Scared":(of:"b",level:3)},"Calm""#), "{ron}");
+        let loaded = World::load_json(&world.serde_registry(), &json).unwrap();
+        let mut read: Vec<Mood> = loaded.query::<&Mood>().cloned().collect();
+        read.sort_by_key(|m| format!("{m:?}"));
+        let mut expected = moods.to_vec();
+        expected.sort_by_key(|m| format!("{m:?}"));
+        assert_eq!(read, expected);
+        // Columns where a later value nests deeper than RON (then JSON)
+        // loads allow: it is written through its tree, or fails as the
+        // document does.
+        for levels in [crate::MAX_RON_DEPTH + 1, crate::MAX_DEPTH + 1] {
+            let mut world = self::world();
+            world.spawn((deep(2), Pair(1, 2)));
+            world.spawn((deep(levels), Pair(3, 4)));
+            world.spawn((deep(3), Pair(5, 6)));
+            assert_same(&world);
+        }
     }
 
     #[test]
@@ -403,6 +545,9 @@ mod plain_route {
         },
     }
 
+    #[derive(Component, Serialize, Deserialize, Default)]
+    struct Marker;
+
     /// Whether each entity's `T` is written without its tree, in `text`.
     fn plain<T: Component>(world: &World, text: Text) -> Vec<bool> {
         let registry = world.serde_registry();
@@ -413,6 +558,39 @@ mod plain_route {
             written.extend((0..table.len()).map(|row| column.write(row, text, &mut Vec::new())));
         }
         written
+    }
+
+    /// The text of each table's column of `T` written as one list, or
+    /// `None` where the column is written value by value.
+    fn whole_lists<T: Component>(world: &World, text: Text) -> Vec<Option<String>> {
+        let registry = world.serde_registry();
+        let entry = registry.component_by_type(std::any::TypeId::of::<T>()).unwrap();
+        let tables = world.archetypes().as_slice().iter().filter(|t| !t.is_empty());
+        let tables = tables.filter(|t| world.components().id::<T>().is_some_and(|id| t.contains(id)));
+        tables
+            .map(|table| {
+                let mut out = Vec::new();
+                let whole = (entry.text_column)(world, table).write_all(text, &mut out);
+                whole.then(|| String::from_utf8(out).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ordinary_columns_are_written_as_one_list() {
+        let mut world = World::new();
+        world.register_serde::<Position>("Position").register_serde::<Mood>("Mood");
+        world.spawn((Position { x: 1.0, y: 2.0 }, Mood::Calm));
+        world.spawn((Position { x: 3.5, y: -4.0 }, Mood::Angry(1)));
+        world.spawn(Position { x: f32::NAN, y: 0.0 });
+        world.spawn((Position::default(), Mood::Scared { level: 1 }, Marker));
+        assert_eq!(
+            whole_lists::<Position>(&world, Text::Json),
+            [Some(r#"[{"x":1.0,"y":2.0},{"x":3.5,"y":-4.0}]"#.into()), None, Some(r#"[{"x":0.0,"y":0.0}]"#.into())],
+            "JSON has no NaN"
+        );
+        assert_eq!(whole_lists::<Position>(&world, Text::Ron)[1].as_deref(), Some("[(x:NaN,y:0.0)]"));
+        assert_eq!(whole_lists::<Mood>(&world, Text::Json), [Some(r#"["Calm",{"Angry":1}]"#.into()), None]);
     }
 
     #[test]

@@ -531,3 +531,57 @@ fn a_restore_inside_all_or_nothing_is_taken_back_whole() {
     copy.check_invariants().unwrap();
     assert_eq!(copy.spawn(Hp(7)), World::new().spawn(Hp(7)));
 }
+
+#[test]
+fn a_table_filled_from_empty_by_one_batch_takes_over_its_buffers() {
+    let mut world = World::new();
+    let hp: Vec<Hp> = (0..100).map(Hp).collect();
+    let names: Vec<Name> = (0..100).map(|i| Name(format!("n{i}"))).collect();
+    let (hp_buffer, name_buffer) = (hp.as_ptr(), names.as_ptr());
+    let mut batch = ColumnBatch::new(100);
+    batch.add(hp).add(names).add(vec![Marker; 100]);
+    let spawned = world.spawn_column_batch(batch);
+    // The values were not copied: the table's columns are the batch's own
+    // buffers.
+    assert!(std::ptr::eq(world.get::<Hp>(spawned[0]).unwrap(), hp_buffer));
+    assert!(std::ptr::eq(world.get::<Name>(spawned[0]).unwrap(), name_buffer));
+    assert_eq!(world.get::<Name>(spawned[99]), Some(&Name("n99".into())));
+    world.check_invariants().unwrap();
+
+    // The table grows, shrinks and takes a second batch as any other.
+    let more: Vec<Entity> = (100..1_100).map(|i| world.spawn((Hp(i), Name(format!("n{i}")), Marker))).collect();
+    for &e in spawned.iter().step_by(2) {
+        world.despawn(e).unwrap();
+    }
+    let mut batch = ColumnBatch::new(2);
+    batch.add(vec![Hp(7), Hp(8)]).add(vec![Name("a".into()), Name("b".into())]).add(vec![Marker, Marker]);
+    let last = world.spawn_column_batch(batch);
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Hp>(more[999]), Some(&Hp(1_099)));
+    assert_eq!(world.get::<Hp>(spawned[1]), Some(&Hp(1)));
+    assert_eq!(world.get::<Name>(last[1]), Some(&Name("b".into())));
+    let total: u64 = world.query::<&Hp>().map(|hp| u64::from(hp.0)).sum();
+    let expected: u64 = (0..1_100u64).filter(|i| *i >= 100 || i % 2 == 1).sum::<u64>() + 15;
+    assert_eq!(total, expected);
+}
+
+#[test]
+fn a_table_two_batches_fill_at_once_copies_them_in() {
+    let mut world = World::new();
+    let restore = |world: &mut World| {
+        let first: Vec<Hp> = (0..10).map(Hp).collect();
+        let pointer = first.as_ptr();
+        let mut a = ColumnBatch::new(10);
+        a.add(first);
+        let mut b = ColumnBatch::new(5);
+        b.add((10..15).map(Hp).collect::<Vec<_>>());
+        let entities: Vec<Entity> = (0..15).map(|_| world.spawn(())).collect();
+        world.insert_column_batches([(&entities[..10], a), (&entities[10..], b)]).expect("both batches fit");
+        (entities, pointer)
+    };
+    let (entities, pointer) = restore(&mut world);
+    assert!(!std::ptr::eq(world.get::<Hp>(entities[0]).unwrap(), pointer));
+    let values: Vec<u32> = entities.iter().map(|&e| world.get::<Hp>(e).unwrap().0).collect();
+    assert_eq!(values, (0..15).collect::<Vec<_>>());
+    world.check_invariants().unwrap();
+}

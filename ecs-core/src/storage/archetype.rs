@@ -315,6 +315,26 @@ impl Archetype {
         self.capacity = capacity;
     }
 
+    /// Readies a table that has never had room for a row to be filled by
+    /// taking over buffers ([`Column::adopt`]): its columns leave the
+    /// (never allocated) block and own their memory from then on, as after
+    /// a split, and the entity column gets room for `rows`. Returns false,
+    /// changing nothing, if the table has rows or room already.
+    pub(crate) fn own_columns_for_adoption(&mut self, rows: usize) -> bool {
+        if self.split || self.block.rows != 0 || !self.entities.is_empty() {
+            return false;
+        }
+        self.entities.reserve(rows);
+        for column in self.columns.iter_mut() {
+            // SAFETY: a table column with no room and no values (the table
+            // never allocated its block): zero values are copied to an
+            // allocation of zero bytes, and there is no block to free.
+            unsafe { column.detach(0) };
+        }
+        self.split = true;
+        true
+    }
+
     /// The table's first reservation: one block of `rows` rows for every
     /// column.
     fn alloc_block(&mut self, rows: usize) {

@@ -493,12 +493,18 @@ impl World {
             // A table that one batch fills from empty takes over the
             // batch's own buffers: no copy, no second allocation.
             let sole = planned.iter().filter(|p| p.target == target).count() == 1;
-            // The table grows as a whole (its columns share one block).
-            table.reserve(rows);
-            for column in table.columns_mut() {
-                if sole && column.can_adopt() {
-                    column.reserve_ticks(rows);
+            if sole && table.own_columns_for_adoption(rows) {
+                for column in table.columns_mut() {
+                    if column.can_adopt() {
+                        column.reserve_ticks(rows);
+                    } else {
+                        // A zero-sized type: room without memory.
+                        column.reserve(rows);
+                    }
                 }
+            } else {
+                // The table grows as a whole (its columns share one block).
+                table.reserve(rows);
             }
         }
     }

@@ -23,7 +23,7 @@ struct CrewOf(Entity);
 
 #[derive(Component, Debug)]
 #[component(relationship_target(source = CrewOf))]
-struct Crew(Vec<Entity>);
+struct Crew(SourceList);
 
 fn quiet() {
     // The refusals warn through `log`; nothing to print in tests.
@@ -232,7 +232,7 @@ fn a_rollback_orphans_rather_than_despawns_old_sources_of_a_new_target() {
     struct LoadedOn(Entity);
     #[derive(Component, Debug)]
     #[component(relationship_target(source = LoadedOn, despawn_sources))]
-    struct Cargo(Vec<Entity>);
+    struct Cargo(SourceList);
 
     let mut world = World::new();
     let crate_ = world.spawn(Name("crate"));

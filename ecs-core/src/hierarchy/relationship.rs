@@ -30,7 +30,7 @@
 
 use std::any::TypeId;
 
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 
 use crate::component::Component;
 use crate::entity::Entity;
@@ -203,6 +203,10 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
 /// is removed once the operation is over (unless something joined again).
 fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
+    if !world.world().relations().txn_marks.is_empty() {
+        // A rollback may have to bring the source back here.
+        world.relations_mut().left.push((TypeId::of::<R>(), source, target));
+    }
     let Some(mut list) = world.get_mut::<R::Target>(target) else {
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
@@ -255,7 +259,9 @@ fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Enti
 /// Cuts `R`'s links between the entities of `going` (about to be
 /// despawned without hooks, by a rollback) and those that stay: a staying
 /// target's list forgets its going sources (and goes if emptied), a staying
-/// source of a going target loses its relationship. Linear in the entities
+/// source of a going target goes back to the last target it left in the
+/// transaction that stays (at the end of its list), or else loses its
+/// relationship. Linear in the entities
 /// going and the lists they touch.
 fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     let mut lists: HashSet<Entity> = HashSet::new();
@@ -295,10 +301,24 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
             let _ = world.remove::<R::Target>(target);
         }
     }
+    // The last target each source left in the transaction that stays.
+    let mut earlier: HashMap<Entity, Entity> = HashMap::new();
+    for &(k, source, target) in world.left_in_txn() {
+        if k == kind && !going.contains(&target) && world.contains(target) {
+            earlier.insert(source, target);
+        }
+    }
     for source in orphans {
         // The going target's list loses the source through the hook; the
         // target goes right after, without hooks.
-        let _ = world.remove::<R>(source);
+        match earlier.get(&source) {
+            Some(&target) if refusal::<R>(world, source, target).is_none() => {
+                let _ = world.insert(source, R::from_target(target));
+            }
+            _ => {
+                let _ = world.remove::<R>(source);
+            }
+        }
     }
 }
 

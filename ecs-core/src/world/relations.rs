@@ -46,6 +46,14 @@ pub(crate) struct Relations {
     /// lists included (loads, prefabs, column batches): a joining source
     /// may already be in its target's list.
     pub(crate) placed_lists: bool,
+    /// Per open transaction (`all_or_nothing`), innermost last: where its
+    /// part of `left` starts.
+    pub(crate) txn_marks: Vec<usize>,
+    /// While a transaction is open: each target a source left, as
+    /// (relationship type, source, target), in order. A rollback gives a
+    /// staying source that points at an entity taken back the last target
+    /// it left that stays.
+    pub(crate) left: Vec<(TypeId, Entity, Entity)>,
 }
 
 impl Relations {
@@ -105,5 +113,27 @@ impl World {
             let detach = self.relations.detach[i];
             detach(self, going);
         }
+    }
+
+    /// A transaction opens: the targets sources leave are logged from now.
+    pub(crate) fn begin_relations_txn(&mut self) {
+        self.relations.txn_marks.push(self.relations.left.len());
+    }
+
+    /// The innermost transaction ends. Its log is kept for an outer one
+    /// (which may still roll back) and dropped with the outermost; after a
+    /// rollback it is dropped at once.
+    pub(crate) fn end_relations_txn(&mut self, rolled_back: bool) {
+        let mark = self.relations.txn_marks.pop().unwrap_or(0);
+        if rolled_back || self.relations.txn_marks.is_empty() {
+            self.relations.left.truncate(mark);
+        }
+    }
+
+    /// The targets sources left since the innermost transaction opened.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn left_in_txn(&self) -> &[(TypeId, Entity, Entity)] {
+        let mark = self.relations.txn_marks.last().copied().unwrap_or(self.relations.left.len());
+        &self.relations.left[mark..]
     }
 }

@@ -439,3 +439,46 @@ mod loads_and_prefabs {
         assert_restored(&world, old_parent, old_child);
     }
 }
+
+// Found by the relationship model (ecs-tests/tests/hierarchy_model.rs).
+
+#[test]
+fn a_refused_link_goes_even_when_an_on_remove_observer_panics() {
+    let mut world = World::new();
+    let lone = world.spawn(Name("lone"));
+    world.observe(|_: Trigger<OnRemove<CrewOf>>| panic!("user observer"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert(lone, CrewOf(lone)))).is_err());
+    assert_forest(&world);
+    assert_eq!(world.get::<CrewOf>(lone), None, "the refused link is cut without hooks");
+}
+
+#[test]
+fn a_despawned_target_orphans_every_source_even_when_an_on_remove_observer_panics() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    let child = world.spawn((Name("child"), ChildOf(parent)));
+    let sailor = world.spawn((Name("sailor"), CrewOf(parent)));
+    world.observe(|_: Trigger<OnRemove<ChildOf>>| panic!("user observer"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.despawn(parent))).is_err());
+    assert_forest(&world);
+    assert!(!world.contains(parent));
+    assert_eq!(world.parent(child), None, "its removal panicked: cut without hooks");
+    assert_eq!(world.get::<CrewOf>(sailor), None, "the other relationship's cut is not lost to the panic");
+}
+
+#[test]
+fn a_rollback_cuts_every_relationship_even_when_a_removal_hook_panics() {
+    let mut world = World::new();
+    let old = world.spawn(Name("old"));
+    world.register_component_hooks::<ChildOf>().on_remove(|_, _| panic!("user hook"));
+    let failed: Result<(), ()> = world.all_or_nothing(|world| {
+        let (raft, camp) = (world.spawn(Name("raft")), world.spawn(Name("camp")));
+        world.insert(old, CrewOf(raft)).unwrap();
+        world.set_parent(old, camp).unwrap();
+        Err(())
+    });
+    assert_eq!(failed, Err(()), "the error of the step, not the panic of the hook during the rollback");
+    assert_forest(&world);
+    assert_eq!(world.len(), 1);
+    assert_eq!((world.parent(old), world.get::<CrewOf>(old)), (None, None));
+}

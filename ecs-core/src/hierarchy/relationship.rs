@@ -34,8 +34,9 @@ use hashbrown::{HashMap, HashSet};
 
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::storage::column::Panics;
 use crate::world::hooks::{HookKind, HookWorld};
-use crate::world::relations::Waiting;
+use crate::world::relations::{Cut, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -136,11 +137,7 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
             "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
             short::<R>()
         ));
-        world.commands().add(move |world| {
-            if world.get::<R>(source).map(R::target) == Some(target) {
-                let _ = world.remove::<R>(source);
-            }
-        });
+        queue_cut(world, Cut { source, target, run: orphan::<R> });
         return;
     }
     // A batch placed whole (a load) may have put the source in the list
@@ -233,11 +230,7 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Ent
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
-        world.commands().add(move |world| {
-            if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
-                let _ = world.despawn(source);
-            }
-        });
+        queue_cut(world, Cut { source, target, run: despawn_source::<T::Relationship> });
     }
 }
 
@@ -248,11 +241,52 @@ fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Enti
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
-        world.commands().add(move |world| {
-            if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
-                let _ = world.remove::<T::Relationship>(source);
-            }
+        queue_cut(world, Cut { source, target, run: orphan::<T::Relationship> });
+    }
+}
+
+/// Queues `cut` for the end of the operation (one command applies every
+/// cut waiting; the operation's end settles them if a command panics).
+fn queue_cut(world: &mut HookWorld<'_>, cut: Cut) {
+    let cuts = &mut world.relations_mut().cuts;
+    cuts.push(cut);
+    if cuts.len() == 1 {
+        world.commands().add(World::settle_cuts);
+    }
+}
+
+/// A [`Cut`]: `source` loses its relationship to `target`.
+fn orphan<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if world.get::<R>(source).map(R::target) == Some(target) {
+        cut::<R>(world, source, target, |world| {
+            let _ = world.remove::<R>(source);
         });
+    }
+}
+
+/// A [`Cut`]: `source` goes with `target` (`despawn_sources`).
+fn despawn_source<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if world.get::<R>(source).map(R::target) == Some(target) {
+        cut::<R>(world, source, target, |world| {
+            let _ = world.despawn(source);
+        });
+    }
+}
+
+/// Runs `change`, which removes `source`'s link to `target` (a removal or
+/// a despawn, with hooks). If a user hook or observer panics before the
+/// change is done and `source` still points at `target` without being in
+/// its list (the list went, or never took it), the link is cut without
+/// hooks; then the panic goes on. So no source is left pointing at a
+/// target that does not list it, whatever user code does.
+fn cut<R: Relationship>(world: &mut World, source: Entity, target: Entity, change: impl FnOnce(&mut World)) {
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| change(world)));
+    if let Err(payload) = done {
+        let listed = world.get::<R::Target>(target).is_some_and(|list| list.sources().contains(source));
+        if world.get::<R>(source).map(R::target) == Some(target) && !listed {
+            let _ = world.remove_unhooked::<R>(source);
+        }
+        std::panic::resume_unwind(payload);
     }
 }
 
@@ -289,6 +323,10 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
         .collect();
     orphans.extend(waiting.into_iter().filter(|&s| world.get::<R>(s).is_some_and(|r| going.contains(&r.target()))));
     world.relations_mut().pending.retain(|(k, target), _| *k != kind || !going.contains(target));
+    // A user hook or observer that panics here does not stop the rest:
+    // the first panic goes on once every link is cut, and whatever a
+    // panicking removal left is taken out without hooks.
+    let mut panics = Panics::default();
     for target in lists {
         let emptied = match world.get_mut::<R::Target>(target) {
             Some(mut list) => {
@@ -298,7 +336,12 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
             None => false,
         };
         if emptied {
-            let _ = world.remove::<R::Target>(target);
+            panics.run(|| {
+                let _ = world.remove::<R::Target>(target);
+            });
+            if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
+                let _ = world.remove_unhooked::<R::Target>(target);
+            }
         }
     }
     // The last target each source left in the transaction that stays.
@@ -311,15 +354,22 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     for source in orphans {
         // The going target's list loses the source through the hook; the
         // target goes right after, without hooks.
-        match earlier.get(&source) {
+        panics.run(|| match earlier.get(&source) {
             Some(&target) if refusal::<R>(world, source, target).is_none() => {
                 let _ = world.insert(source, R::from_target(target));
             }
             _ => {
                 let _ = world.remove::<R>(source);
             }
+        });
+        if world.get::<R>(source).is_some_and(|r| going.contains(&r.target())) {
+            // A user hook stopped the change before the engine's upkeep:
+            // the going target's list goes with it, so only the link is
+            // left to cut.
+            let _ = world.remove_unhooked::<R>(source);
         }
     }
+    panics.finish();
 }
 
 /// Why `source` may not point at `target`, if it may not.

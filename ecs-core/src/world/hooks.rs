@@ -748,6 +748,7 @@ impl World {
             world.clear_unhooked();
             world.detach_all_observers();
             world.relations_mut().pending.clear();
+            world.relations_mut().cuts.clear();
         });
     }
 
@@ -904,8 +905,11 @@ impl World {
                     commands.apply(applying.0);
                 }
             }));
-            // Lists whose creating command was lost to a panicking command
-            // before it are created all the same.
+            // Links to cut and lists whose commands were lost to a
+            // panicking command before them are done all the same.
+            if !self.relations().cuts.is_empty() {
+                let _ = catch_unwind(AssertUnwindSafe(|| self.settle_cuts()));
+            }
             if !self.relations().pending.is_empty() {
                 let _ = catch_unwind(AssertUnwindSafe(|| self.settle_relationships()));
             }

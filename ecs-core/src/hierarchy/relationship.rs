@@ -170,6 +170,10 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if !world.contains(target) {
         return;
     }
+    if let Some(mut list) = world.get_mut::<R::Target>(target) {
+        // Each waiting source is looked up in the list.
+        list.sources_mut(EngineAccess::GRANTED).ensure_index();
+    }
     let listed = world.get::<R::Target>(target).map(R::Target::sources);
     let mut joining = SourceList::new();
     for source in waiting {
@@ -415,18 +419,8 @@ pub(crate) fn reaches<R: Relationship>(world: &World, from: Entity, to: Entity) 
 /// source is its own ancestor.
 fn check<R: Relationship>(world: &World) -> Result<(), String> {
     let name = short::<R>();
-    for (source, r) in world.query::<(Entity, &R)>() {
-        let target = r.target();
-        let Some(list) = world.get::<R::Target>(target) else {
-            return Err(format!("{source}'s `{name}` names {target}, which has no list of sources"));
-        };
-        if !list.sources().contains(source) {
-            return Err(format!("{source}'s `{name}` names {target}, whose list does not name it"));
-        }
-        if reaches::<R>(world, target, source) {
-            return Err(format!("{source}'s `{name}` is part of a cycle"));
-        }
-    }
+    // Every source some list names (and which points back at it).
+    let mut listed: HashSet<Entity> = HashSet::new();
     for (target, list) in world.query::<(Entity, &R::Target)>() {
         if list.sources().is_empty() {
             return Err(format!("{target} keeps an empty list of `{name}` sources"));
@@ -436,6 +430,19 @@ fn check<R: Relationship>(world: &World) -> Result<(), String> {
             if world.get::<R>(source).map(R::target) != Some(target) {
                 return Err(format!("{target}'s list names {source}, whose `{name}` does not point back"));
             }
+            listed.insert(source);
+        }
+    }
+    for (source, r) in world.query::<(Entity, &R)>() {
+        let target = r.target();
+        if !world.has::<R::Target>(target) {
+            return Err(format!("{source}'s `{name}` names {target}, which has no list of sources"));
+        }
+        if !listed.contains(&source) {
+            return Err(format!("{source}'s `{name}` names {target}, whose list does not name it"));
+        }
+        if reaches::<R>(world, target, source) {
+            return Err(format!("{source}'s `{name}` is part of a cycle"));
         }
     }
     Ok(())

@@ -4,15 +4,18 @@
 //! ```text
 //!   slots:  [ -, -, a, -, c, d, -, f ]     `-` a hole left by a source that left
 //!            head ^                  ^ never a hole (trailing holes are popped)
-//!   index:  a -> 2, c -> 4, d -> 5, f -> 7 (only once the list is long)
+//!   index:  a -> 2, c -> 4, d -> 5, f -> 7 (long lists, once one left)
 //! ```
 //!
-//! Joining pushes a slot (and an index entry). Leaving finds the slot (the
-//! last one, else the index, else a scan of a short list) and makes it a
-//! hole; when holes outnumber the sources, the slots are compacted in one
-//! pass, which the removals since the last compaction pay for. Short lists
-//! keep no index and no holes: they shift, which for a few entries is
-//! cheaper than hashing.
+//! Joining pushes a slot (and an index entry, once there is an index).
+//! Leaving finds the slot (the last one, else the index, else a scan of a
+//! short list) and makes it a hole; when holes outnumber the sources, the
+//! slots are compacted in one pass, which the removals since the last
+//! compaction pay for. A long list builds its index the first time a
+//! source leaves it other than from its end (one pass, paid for by the
+//! joins before), so that lists that only grow, or shrink from the end as
+//! in a recursive despawn, never hash. Short lists keep no index and no
+//! holes: they shift, which for a few entries is cheaper than hashing.
 
 use std::fmt;
 
@@ -20,7 +23,8 @@ use hashbrown::HashMap;
 
 use crate::entity::Entity;
 
-/// From this many slots on, a list keeps an index from source to slot.
+/// From this many slots on, a list keeps an index from source to slot
+/// (built when a source first leaves from other than the end).
 const INDEXED_FROM: usize = 32;
 /// An indexed list compacted to fewer sources than this drops its index.
 const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
@@ -30,9 +34,10 @@ const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
 /// in the order they joined: a read-only view, kept by the engine.
 ///
 /// Joining and leaving are amortized O(1) whatever the number of
-/// siblings; [`contains`](Self::contains), [`first`](Self::first),
-/// [`last`](Self::last) and [`len`](Self::len) are O(1) (`contains` scans
-/// a list of fewer than 32 entries); [`iter`](Self::iter) visits the
+/// siblings; [`first`](Self::first), [`last`](Self::last) and
+/// [`len`](Self::len) are O(1); [`contains`](Self::contains) is O(1) on a
+/// list that keeps an index (one of 32 entries or more that a source left
+/// from other than its end) and a scan otherwise; [`iter`](Self::iter) visits the
 /// sources in join order. It compares equal to slices, arrays and vectors
 /// of the same entities in the same order, and serializes as that list.
 ///
@@ -153,14 +158,24 @@ impl SourceList {
             Some(index) => {
                 index.insert(source, at);
             }
-            None if self.slots.len() >= INDEXED_FROM => self.build_index(),
             None => {}
+        }
+    }
+
+    /// Builds the index of a long list that has none, so that `contains`
+    /// is O(1) for a run of lookups.
+    pub(crate) fn ensure_index(&mut self) {
+        if self.index.is_none() && self.slots.len() >= INDEXED_FROM {
+            self.build_index();
         }
     }
 
     /// Takes `source` out, keeping the others' order; whether it was
     /// listed. Amortized O(1).
     pub(crate) fn remove(&mut self, source: Entity) -> bool {
+        if self.slots.last() != Some(&Some(source)) {
+            self.ensure_index();
+        }
         let Some(at) = self.position(source) else { return false };
         let Some(index) = &mut self.index else {
             // Short: shift, no holes.
@@ -215,7 +230,7 @@ impl SourceList {
     fn reindex(&mut self) {
         if self.slots.len() < UNINDEXED_BELOW {
             self.index = None;
-        } else if self.slots.len() >= INDEXED_FROM || self.index.is_some() {
+        } else if self.index.is_some() {
             self.build_index();
         }
     }
@@ -223,6 +238,7 @@ impl SourceList {
     fn build_index(&mut self) {
         let index = self.index.get_or_insert_with(HashMap::new);
         index.clear();
+        index.reserve(self.slots.len());
         index.extend(self.slots.iter().enumerate().filter_map(|(at, slot)| slot.map(|source| (source, at))));
     }
 
@@ -354,13 +370,9 @@ impl<'a> Iterator for SourceIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a Entity> {
-        for slot in self.slots.by_ref() {
-            if let Some(source) = slot {
-                self.left -= 1;
-                return Some(source);
-            }
-        }
-        None
+        let source = self.slots.by_ref().flatten().next()?;
+        self.left -= 1;
+        Some(source)
     }
 
     #[inline]

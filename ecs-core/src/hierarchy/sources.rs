@@ -154,11 +154,8 @@ impl SourceList {
     pub(crate) fn push(&mut self, source: Entity) {
         let at = self.slots.len();
         self.slots.push(Some(source));
-        match &mut self.index {
-            Some(index) => {
-                index.insert(source, at);
-            }
-            None => {}
+        if let Some(index) = &mut self.index {
+            index.insert(source, at);
         }
     }
 

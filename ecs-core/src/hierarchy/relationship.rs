@@ -175,27 +175,28 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
         list.sources_mut(EngineAccess::GRANTED).ensure_index();
     }
     let listed = world.get::<R::Target>(target).map(R::Target::sources);
-    let mut joining = SourceList::new();
-    for source in waiting {
-        if world.get::<R>(source).map(R::target) == Some(target)
-            && !listed.is_some_and(|list| list.contains(source))
-            && !joining.contains(source)
-        {
-            joining.push(source);
-        }
-    }
+    let mut seen: HashSet<Entity> = HashSet::with_capacity(waiting.len());
+    let joining: Vec<Entity> = waiting
+        .into_iter()
+        .filter(|&source| {
+            world.get::<R>(source).map(R::target) == Some(target)
+                && !listed.is_some_and(|list| list.contains(source))
+                && seen.insert(source)
+        })
+        .collect();
     if joining.is_empty() {
         return;
     }
     match world.get_mut::<R::Target>(target) {
         Some(mut list) => {
             let list = list.sources_mut(EngineAccess::GRANTED);
-            for source in joining.iter() {
-                list.push(*source);
+            for source in joining {
+                list.push(source);
             }
         }
         None => {
-            let _ = world.insert(target, R::Target::from_sources(joining, EngineAccess::GRANTED));
+            let list = SourceList::from_unique(joining);
+            let _ = world.insert(target, R::Target::from_sources(list, EngineAccess::GRANTED));
         }
     }
 }

@@ -86,14 +86,14 @@ impl SourceList {
     /// A list of `sources` in this order, each kept once (the first time
     /// it appears).
     pub(crate) fn from_vec(sources: Vec<Entity>) -> Self {
-        let mut list = SourceList::new();
-        list.slots.reserve(sources.len());
-        for source in sources {
-            if !list.contains(source) {
-                list.push(source);
-            }
-        }
-        list
+        let mut seen = hashbrown::HashSet::with_capacity(sources.len());
+        SourceList::from_unique(sources.into_iter().filter(|&source| seen.insert(source)).collect())
+    }
+
+    /// A list of `sources` in this order; the caller makes sure no entity
+    /// is named twice.
+    pub(crate) fn from_unique(sources: Vec<Entity>) -> Self {
+        SourceList { slots: sources.into_iter().map(Some).collect(), head: 0, holes: 0, index: None }
     }
 
     /// How many sources.
@@ -286,7 +286,7 @@ impl Default for SourceList {
 
 impl Clone for SourceList {
     fn clone(&self) -> Self {
-        SourceList::from_vec(self.to_vec())
+        SourceList::from_unique(self.to_vec())
     }
 }
 

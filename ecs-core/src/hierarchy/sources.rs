@@ -85,6 +85,7 @@ impl SourceList {
 
     /// A list of `sources` in this order, each kept once (the first time
     /// it appears).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn from_vec(sources: Vec<Entity>) -> Self {
         let mut seen = hashbrown::HashSet::with_capacity(sources.len());
         SourceList::from_unique(sources.into_iter().filter(|&source| seen.insert(source)).collect())

@@ -53,7 +53,9 @@ pub mod prelude {
         SpawnAtError, System, SystemId, SystemParam, Time, With, Without, World,
     };
     #[cfg(feature = "hierarchy")]
-    pub use archetable_core::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
+    pub use archetable_core::{
+        ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget, SourceList,
+    };
     #[cfg(feature = "observers")]
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use archetable_macros::QueryFilter;

@@ -230,7 +230,7 @@ struct InInventory(Entity);
 #[derive(Component, Debug)]
 #[component(relationship_target(source = InInventory, despawn_sources))]
 struct Inventory {
-    items: Vec<Entity>,
+    items: SourceList,
 }
 
 /// A looser relationship whose sources survive their target.
@@ -242,7 +242,7 @@ struct Follows {
 
 #[derive(Component, Debug)]
 #[component(relationship_target(source = Follows))]
-struct Followers(Vec<Entity>);
+struct Followers(SourceList);
 
 #[test]
 fn user_relationships_use_the_same_machinery() {
@@ -272,7 +272,7 @@ struct CrewOf(Entity);
 /// A list that keeps change ticks: joining and leaving are changes.
 #[derive(Component, Debug)]
 #[component(relationship_target(source = CrewOf), track_changes)]
-struct Crew(Vec<Entity>);
+struct Crew(SourceList);
 
 #[test]
 fn a_tracked_target_list_reports_joins_and_leaves_as_changes() {

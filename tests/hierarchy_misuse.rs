@@ -23,7 +23,7 @@ struct CrewOf(Entity);
 
 #[derive(Component, Debug)]
 #[component(relationship_target(source = CrewOf))]
-struct Crew(Vec<Entity>);
+struct Crew(SourceList);
 
 fn quiet() {
     // The refusals warn through `log`; nothing to print in tests.
@@ -206,7 +206,7 @@ fn a_rollback_takes_a_new_child_out_of_its_parents_list() {
 }
 
 #[test]
-fn a_rollback_cuts_the_link_of_an_old_entity_to_a_new_parent() {
+fn a_rollback_gives_an_old_entity_moved_under_a_new_parent_its_old_parent_back() {
     let mut world = World::new();
     let old_parent = world.spawn(Name("old parent"));
     let child = world.spawn((Name("child"), ChildOf(old_parent)));
@@ -220,9 +220,104 @@ fn a_rollback_cuts_the_link_of_an_old_entity_to_a_new_parent() {
     }));
     assert!(result.is_err());
     assert_forest(&world);
-    assert_eq!(world.parent(child), None, "the new parent was taken back: the link is cut, not left dangling");
-    assert_eq!(world.children(old_parent), [stays]);
+    assert_eq!(world.parent(child), Some(old_parent), "the new parent was taken back: the old one is back");
+    assert_eq!(world.children(old_parent), [stays, child], "at the end of the old parent's list");
     assert_eq!(world.len(), 3);
+
+    // An entity that had no parent before is orphaned instead.
+    let lone = world.spawn(Name("lone"));
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let new_parent = world.spawn(Name("new parent"));
+        world.set_parent(lone, new_parent).unwrap();
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.parent(lone), None);
+    assert_eq!(world.len(), 4);
+}
+
+#[test]
+fn a_rollback_brings_back_the_last_parent_that_stays() {
+    let mut world = World::new();
+    let first = world.spawn(Name("first"));
+    let second = world.spawn(Name("second"));
+    let child = world.spawn((Name("child"), ChildOf(first)));
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let a = world.spawn(Name("new a"));
+        let b = world.spawn(Name("new b"));
+        world.set_parent(child, a).unwrap();
+        world.set_parent(child, second).unwrap();
+        world.set_parent(child, b).unwrap();
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.parent(child), Some(second), "what f did to old entities stays, but for links to new ones");
+    assert_eq!(world.children(second), [child]);
+    assert!(!world.has::<Children>(first));
+
+    // Two new parents in a row: back to the one before them.
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let a = world.spawn(Name("new a"));
+        let b = world.spawn(ChildOf(a));
+        world.set_parent(child, a).unwrap();
+        world.set_parent(child, b).unwrap();
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.parent(child), Some(second));
+
+    // The old parent was despawned meanwhile: orphaned.
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let a = world.spawn(Name("new a"));
+        world.set_parent(child, a).unwrap();
+        world.despawn(second).unwrap();
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.parent(child), None);
+}
+
+#[test]
+fn a_rollback_of_an_inner_step_keeps_what_the_outer_step_did() {
+    let mut world = World::new();
+    let old = world.spawn(Name("old"));
+    let child = world.spawn((Name("child"), ChildOf(old)));
+    let mut outer_parent = None;
+    let done: Result<(), ()> = world.all_or_nothing(|world| {
+        let outer = world.spawn(Name("outer"));
+        outer_parent = Some(outer);
+        world.set_parent(child, outer).unwrap();
+        let inner: Result<(), ()> = world.all_or_nothing(|world| {
+            let inner = world.spawn(Name("inner"));
+            world.set_parent(child, inner).unwrap();
+            Err(())
+        });
+        assert!(inner.is_err());
+        assert_eq!(world.parent(child), Some(outer), "the inner rollback goes back to the outer step's parent");
+        world.check_invariants().unwrap();
+        Err(())
+    });
+    assert!(done.is_err());
+    assert_forest(&world);
+    assert!(!world.contains(outer_parent.unwrap()));
+    assert_eq!(world.parent(child), Some(old), "the outer rollback goes back to the parent from before");
+    assert_eq!(world.children(old), [child]);
+}
+
+#[test]
+fn a_rollback_gives_a_user_relationship_its_old_target_back() {
+    let mut world = World::new();
+    let ship = world.spawn(Name("ship"));
+    let sailor = world.spawn((Name("sailor"), CrewOf(ship)));
+    let cook = world.spawn((Name("cook"), CrewOf(ship)));
+    let _ = world.all_or_nothing(|world| -> Result<(), ()> {
+        let raft = world.spawn(Name("raft"));
+        world.insert(sailor, CrewOf(raft)).unwrap();
+        Err(())
+    });
+    assert_forest(&world);
+    assert_eq!(world.get::<CrewOf>(sailor), Some(&CrewOf(ship)));
+    assert_eq!(world.get::<Crew>(ship).unwrap().0, [cook, sailor]);
 }
 
 #[test]
@@ -232,7 +327,7 @@ fn a_rollback_orphans_rather_than_despawns_old_sources_of_a_new_target() {
     struct LoadedOn(Entity);
     #[derive(Component, Debug)]
     #[component(relationship_target(source = LoadedOn, despawn_sources))]
-    struct Cargo(Vec<Entity>);
+    struct Cargo(SourceList);
 
     let mut world = World::new();
     let crate_ = world.spawn(Name("crate"));
@@ -315,23 +410,23 @@ mod loads_and_prefabs {
         (world, old_parent, old_child)
     }
 
-    fn assert_cut(world: &World, old_parent: Entity, old_child: Entity) {
+    fn assert_restored(world: &World, old_parent: Entity, old_child: Entity) {
         world.check_invariants().unwrap();
         assert_eq!(world.len(), 2);
-        assert_eq!(world.parent(old_child), None, "the new parent was taken back: the link is cut");
-        assert!(world.children(old_parent).is_empty());
+        assert_eq!(world.parent(old_child), Some(old_parent), "the new parent was taken back: the old one is back");
+        assert_eq!(world.children(old_parent), [old_child]);
     }
 
     #[test]
-    fn a_failed_prefab_spawn_cuts_the_links_it_made() {
+    fn a_failed_prefab_spawn_gives_back_the_old_parent() {
         let (mut world, old_parent, old_child) = world_with_traps();
         let prefabs = Prefabs::from_json_str(r#"{ "Lich": { "Hp": 9, "Cursed": null } }"#).unwrap();
         assert!(catch_unwind(AssertUnwindSafe(|| world.spawn_prefab(&prefabs, "Lich"))).is_err());
-        assert_cut(&world, old_parent, old_child);
+        assert_restored(&world, old_parent, old_child);
     }
 
     #[test]
-    fn a_failed_merge_load_cuts_the_links_it_made_and_the_lists_it_touched() {
+    fn a_failed_merge_load_gives_back_the_old_parent_and_the_lists_it_touched() {
         let mut source = World::new();
         source.register_serde::<Hp>("Hp");
         source.register_serde::<Cursed>("Cursed");
@@ -341,6 +436,49 @@ mod loads_and_prefabs {
         let text = source.save_json().unwrap().data;
         let (mut world, old_parent, old_child) = world_with_traps();
         assert!(catch_unwind(AssertUnwindSafe(|| world.load_into_json(&text))).is_err());
-        assert_cut(&world, old_parent, old_child);
+        assert_restored(&world, old_parent, old_child);
     }
+}
+
+// Found by the relationship model (ecs-tests/tests/hierarchy_model.rs).
+
+#[test]
+fn a_refused_link_goes_even_when_an_on_remove_observer_panics() {
+    let mut world = World::new();
+    let lone = world.spawn(Name("lone"));
+    world.observe(|_: Trigger<OnRemove<CrewOf>>| panic!("user observer"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.insert(lone, CrewOf(lone)))).is_err());
+    assert_forest(&world);
+    assert_eq!(world.get::<CrewOf>(lone), None, "the refused link is cut without hooks");
+}
+
+#[test]
+fn a_despawned_target_orphans_every_source_even_when_an_on_remove_observer_panics() {
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    let child = world.spawn((Name("child"), ChildOf(parent)));
+    let sailor = world.spawn((Name("sailor"), CrewOf(parent)));
+    world.observe(|_: Trigger<OnRemove<ChildOf>>| panic!("user observer"));
+    assert!(catch_unwind(AssertUnwindSafe(|| world.despawn(parent))).is_err());
+    assert_forest(&world);
+    assert!(!world.contains(parent));
+    assert_eq!(world.parent(child), None, "its removal panicked: cut without hooks");
+    assert_eq!(world.get::<CrewOf>(sailor), None, "the other relationship's cut is not lost to the panic");
+}
+
+#[test]
+fn a_rollback_cuts_every_relationship_even_when_a_removal_hook_panics() {
+    let mut world = World::new();
+    let old = world.spawn(Name("old"));
+    world.register_component_hooks::<ChildOf>().on_remove(|_, _| panic!("user hook"));
+    let failed: Result<(), ()> = world.all_or_nothing(|world| {
+        let (raft, camp) = (world.spawn(Name("raft")), world.spawn(Name("camp")));
+        world.insert(old, CrewOf(raft)).unwrap();
+        world.set_parent(old, camp).unwrap();
+        Err(())
+    });
+    assert_eq!(failed, Err(()), "the error of the step, not the panic of the hook during the rollback");
+    assert_forest(&world);
+    assert_eq!(world.len(), 1);
+    assert_eq!((world.parent(old), world.get::<CrewOf>(old)), (None, None));
 }

@@ -325,7 +325,7 @@ struct MooredAt(Entity);
 /// The boats moored at a harbour.
 #[derive(Component, Debug)]
 #[component(relationship_target(source = MooredAt))]
-struct Berths(Vec<Entity>);
+struct Berths(SourceList);
 
 /// Every boat starts moored at the first entity of the world.
 #[derive(Component, Debug)]
@@ -339,6 +339,6 @@ fn a_required_relationship_runs_its_engine_hooks_on_the_first_spawn_of_a_fresh_w
     assert_eq!(harbour.to_bits(), 1 << 32);
     let boat = world.spawn(Boat);
     assert_eq!(world.get::<MooredAt>(boat), Some(&MooredAt(harbour)));
-    assert_eq!(world.get::<Berths>(harbour).map(|b| b.0.clone()), Some(vec![boat]));
+    assert_eq!(world.get::<Berths>(harbour).map(|b| b.0.to_vec()), Some(vec![boat]));
     world.check_invariants().unwrap();
 }

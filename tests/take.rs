@@ -207,7 +207,7 @@ struct InInventory(Entity);
 /// The items in an entity's inventory; kept by the engine.
 #[derive(Component, Debug)]
 #[component(relationship_target(source = InInventory))]
-struct Inventory(Vec<Entity>);
+struct Inventory(SourceList);
 
 #[test]
 fn relationship_lists_are_left_behind_and_sources_rechecked() {

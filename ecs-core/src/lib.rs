@@ -78,7 +78,9 @@ pub use entity::{AllocatorState, Entity};
 #[cfg(feature = "game-loop")]
 pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
 #[cfg(feature = "hierarchy")]
-pub use hierarchy::{ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget};
+pub use hierarchy::{
+    ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget, SourceIter, SourceList,
+};
 #[cfg(feature = "observers")]
 pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger, TriggerTargets};
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
@@ -111,6 +113,6 @@ pub use world::{SpawnBatch, SpawnBundle, World, WorldId};
 pub mod __private {
     pub use crate::component::erased::PoolFns;
     #[cfg(feature = "hierarchy")]
-    pub use crate::hierarchy::{install_relationship, install_target};
+    pub use crate::hierarchy::{install_relationship, install_target, EngineAccess};
     pub use crate::query::{ColumnFetch, MutRef};
 }

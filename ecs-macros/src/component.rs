@@ -263,7 +263,7 @@ fn relationship(input: &DeriveInput, options: &Options, engine: &TokenStream) ->
     let (Some(field), None) = (fields.next(), fields.next()) else {
         return Err(Error::new_spanned(
             name,
-            "a relationship component has exactly one field: the target `Entity`, or the `Vec<Entity>` of sources",
+            "a relationship component has exactly one field: the target `Entity`, or the `SourceList` of sources",
         ));
     };
     let (access, build) = match &field.ident {
@@ -288,13 +288,13 @@ fn relationship(input: &DeriveInput, options: &Options, engine: &TokenStream) ->
             impl #engine::RelationshipTarget for #name {
                 type Relationship = #source;
                 const DESPAWN_SOURCES: bool = #despawn;
-                fn sources(&self) -> &[#engine::Entity] {
+                fn sources(&self) -> &#engine::SourceList {
                     &self.#access
                 }
-                fn sources_mut(&mut self) -> &mut ::std::vec::Vec<#engine::Entity> {
+                fn sources_mut(&mut self, _: #engine::__private::EngineAccess) -> &mut #engine::SourceList {
                     &mut self.#access
                 }
-                fn from_sources(value: ::std::vec::Vec<#engine::Entity>) -> Self {
+                fn from_sources(value: #engine::SourceList, _: #engine::__private::EngineAccess) -> Self {
                     #build
                 }
             }

@@ -6,7 +6,7 @@
 //!
 //! | operation | cost |
 //! |---|---|
-//! | set, change or remove a parent | the row move of inserting or removing `ChildOf`, one push onto the new parent's list, one search of the old parent's list (its length); `set_parent` also walks the new parent's ancestors to refuse a cycle |
+//! | set, change or remove a parent | the row move of inserting or removing `ChildOf`, and amortized O(1) list upkeep whatever the number of siblings (see [`SourceList`]); `set_parent` also walks the new parent's ancestors to refuse a cycle, unless the child has no children |
 //! | `parent`, `children` | one component lookup |
 //! | `despawn_recursive` | each descendant once |
 //!
@@ -16,6 +16,7 @@
 
 mod commands;
 mod relationship;
+mod sources;
 
 use std::fmt;
 use std::ops::Deref;
@@ -24,6 +25,9 @@ pub use commands::ChildSpawner;
 #[doc(hidden)]
 pub use relationship::{install_relationship, install_target};
 pub use relationship::{Relationship, RelationshipTarget};
+#[doc(hidden)]
+pub use sources::EngineAccess;
+pub use sources::{SourceIter, SourceList};
 
 use crate::component::Component;
 use crate::entity::error::EntityError;
@@ -74,20 +78,22 @@ impl Relationship for ChildOf {
 }
 
 /// The children of the entity that has it, in the order they joined. Kept
-/// by the engine from the children's [`ChildOf`]; it derefs to `&[Entity]`.
-/// An entity without children has none (rather than an empty list).
+/// by the engine from the children's [`ChildOf`]; it derefs to a
+/// read-only [`SourceList`], where a child joins and leaves in amortized
+/// O(1) however many siblings it has. An entity without children has none
+/// (rather than an empty list). Serialized as the list of children.
 ///
 /// It keeps no change ticks: to see reordering with `Changed<..>`, declare
 /// your own relationship pair with `#[component(track_changes)]` on the
 /// list (see [`Relationship`]).
 #[derive(Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Children(Vec<Entity>);
+pub struct Children(SourceList);
 
 impl Deref for Children {
-    type Target = [Entity];
+    type Target = SourceList;
 
-    fn deref(&self) -> &[Entity] {
+    fn deref(&self) -> &SourceList {
         &self.0
     }
 }
@@ -105,15 +111,15 @@ impl Component for Children {
 impl RelationshipTarget for Children {
     type Relationship = ChildOf;
 
-    fn sources(&self) -> &[Entity] {
+    fn sources(&self) -> &SourceList {
         &self.0
     }
 
-    fn sources_mut(&mut self) -> &mut Vec<Entity> {
+    fn sources_mut(&mut self, _: EngineAccess) -> &mut SourceList {
         &mut self.0
     }
 
-    fn from_sources(sources: Vec<Entity>) -> Self {
+    fn from_sources(sources: SourceList, _: EngineAccess) -> Self {
         Children(sources)
     }
 }
@@ -205,8 +211,9 @@ impl World {
 
     /// The children of `entity` in the order they joined; empty if it has
     /// none or is not alive.
-    pub fn children(&self, entity: Entity) -> &[Entity] {
-        self.get::<Children>(entity).map_or(&[], |c| &c.0)
+    pub fn children(&self, entity: Entity) -> &SourceList {
+        static NONE: SourceList = SourceList::new();
+        self.get::<Children>(entity).map_or(&NONE, |c| &c.0)
     }
 
     /// The ancestors of `entity`, nearest first.

@@ -20,24 +20,26 @@
 //! The lists change through the hooks' direct writes when the target has a
 //! list already, else through one command per target that creates the list
 //! for every source waiting for it, before the world method that set them
-//! off returns. Nothing here scans other sources: joining a list is one
-//! push; leaving it is one search of that list (immediate for the last
-//! child, as in `despawn_recursive`) and the shift of the children after
-//! it, since a list is a slice in join order;
-//! none in `clear`, where every list goes with its owner.
+//! off returns. Nothing here scans other sources: a list is a
+//! [`SourceList`], which a source joins and leaves in amortized O(1)
+//! whatever its length, in join order; `clear` does no list upkeep, since
+//! every list goes with its owner.
 //! The engine's upkeep runs before the user's hooks and observers of an
 //! insert, and after those of a removal, so a user's panic never leaves it
 //! half done.
 
 use std::any::TypeId;
 
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::storage::column::Panics;
 use crate::world::hooks::{HookKind, HookWorld};
-use crate::world::relations::Waiting;
+use crate::world::relations::{Cut, Waiting};
 use crate::world::World;
+
+use super::sources::{EngineAccess, SourceList};
 
 /// A component on a source entity that names one target entity, whose
 /// [`RelationshipTarget`] component the engine keeps listing every source.
@@ -54,7 +56,7 @@ use crate::world::World;
 /// /// The items in an entity's inventory; kept by the engine.
 /// #[derive(Component, Debug)]
 /// #[component(relationship_target(source = InInventory, despawn_sources))]
-/// struct Inventory(Vec<Entity>);
+/// struct Inventory(SourceList);
 ///
 /// let mut world = World::new();
 /// let hero = world.spawn(());
@@ -91,15 +93,16 @@ pub trait RelationshipTarget: Component + Sized {
     const DESPAWN_SOURCES: bool = false;
 
     /// The sources, in the order they joined.
-    fn sources(&self) -> &[Entity];
+    fn sources(&self) -> &SourceList;
 
-    /// The list itself, for the engine's hooks.
+    /// The list itself, for the engine's hooks (only the engine can pass
+    /// an [`EngineAccess`]).
     #[doc(hidden)]
-    fn sources_mut(&mut self) -> &mut Vec<Entity>;
+    fn sources_mut(&mut self, access: EngineAccess) -> &mut SourceList;
 
     /// A target component listing `sources`, for the engine's hooks.
     #[doc(hidden)]
-    fn from_sources(sources: Vec<Entity>) -> Self;
+    fn from_sources(sources: SourceList, access: EngineAccess) -> Self;
 }
 
 /// Installs the hooks of relationship `R` in `world`: what the derive's
@@ -134,11 +137,7 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
             "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
             short::<R>()
         ));
-        world.commands().add(move |world| {
-            if world.get::<R>(source).map(R::target) == Some(target) {
-                let _ = world.remove::<R>(source);
-            }
-        });
+        queue_cut(world, Cut { source, target, run: orphan::<R> });
         return;
     }
     // A batch placed whole (a load) may have put the source in the list
@@ -146,7 +145,7 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     if !world.world().relations().placed_lists
         && let Some(mut list) = world.get_mut::<R::Target>(target)
     {
-        list.sources_mut().push(source);
+        list.sources_mut(EngineAccess::GRANTED).push(source);
         return;
     }
     let waiting = world
@@ -171,19 +170,33 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if !world.contains(target) {
         return;
     }
-    let mut seen: HashSet<Entity> =
-        world.get::<R::Target>(target).map(|list| list.sources().iter().copied().collect()).unwrap_or_default();
+    if let Some(mut list) = world.get_mut::<R::Target>(target) {
+        // Each waiting source is looked up in the list.
+        list.sources_mut(EngineAccess::GRANTED).ensure_index();
+    }
+    let listed = world.get::<R::Target>(target).map(R::Target::sources);
+    let mut seen: HashSet<Entity> = HashSet::with_capacity(waiting.len());
     let joining: Vec<Entity> = waiting
         .into_iter()
-        .filter(|&source| world.get::<R>(source).map(R::target) == Some(target) && seen.insert(source))
+        .filter(|&source| {
+            world.get::<R>(source).map(R::target) == Some(target)
+                && !listed.is_some_and(|list| list.contains(source))
+                && seen.insert(source)
+        })
         .collect();
     if joining.is_empty() {
         return;
     }
     match world.get_mut::<R::Target>(target) {
-        Some(mut list) => list.sources_mut().extend(joining),
+        Some(mut list) => {
+            let list = list.sources_mut(EngineAccess::GRANTED);
+            for source in joining {
+                list.push(source);
+            }
+        }
         None => {
-            let _ = world.insert(target, R::Target::from_sources(joining));
+            let list = SourceList::from_unique(joining);
+            let _ = world.insert(target, R::Target::from_sources(list, EngineAccess::GRANTED));
         }
     }
 }
@@ -192,6 +205,10 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
 /// is removed once the operation is over (unless something joined again).
 fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
+    if !world.world().relations().txn_marks.is_empty() {
+        // A rollback may have to bring the source back here.
+        world.relations_mut().left.push((TypeId::of::<R>(), source, target));
+    }
     let Some(mut list) = world.get_mut::<R::Target>(target) else {
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
@@ -199,26 +216,14 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
         }
         return;
     };
-    let sources = list.sources_mut();
-    if let Some(i) = position_of(sources, source) {
-        sources.remove(i);
-    }
+    let sources = list.sources_mut(EngineAccess::GRANTED);
+    sources.remove(source);
     if sources.is_empty() {
         world.commands().add(move |world| {
             if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
                 let _ = world.remove::<R::Target>(target);
             }
         });
-    }
-}
-
-/// Where `source` is in `sources`: the last entry first (a recursive
-/// despawn takes each parent's children last first, so each is found at
-/// once and removed without a shift), then from the front.
-fn position_of(sources: &[Entity], source: Entity) -> Option<usize> {
-    match sources.last() {
-        Some(&last) if last == source => Some(sources.len() - 1),
-        _ => sources.iter().position(|&e| e == source),
     }
 }
 
@@ -230,11 +235,7 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Ent
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
-        world.commands().add(move |world| {
-            if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
-                let _ = world.despawn(source);
-            }
-        });
+        queue_cut(world, Cut { source, target, run: despawn_source::<T::Relationship> });
     }
 }
 
@@ -245,18 +246,61 @@ fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Enti
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
-        world.commands().add(move |world| {
-            if world.get::<T::Relationship>(source).map(|r| r.target()) == Some(target) {
-                let _ = world.remove::<T::Relationship>(source);
-            }
+        queue_cut(world, Cut { source, target, run: orphan::<T::Relationship> });
+    }
+}
+
+/// Queues `cut` for the end of the operation (one command applies every
+/// cut waiting; the operation's end settles them if a command panics).
+fn queue_cut(world: &mut HookWorld<'_>, cut: Cut) {
+    let cuts = &mut world.relations_mut().cuts;
+    cuts.push(cut);
+    if cuts.len() == 1 {
+        world.commands().add(World::settle_cuts);
+    }
+}
+
+/// A [`Cut`]: `source` loses its relationship to `target`.
+fn orphan<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if world.get::<R>(source).map(R::target) == Some(target) {
+        cut::<R>(world, source, target, |world| {
+            let _ = world.remove::<R>(source);
         });
+    }
+}
+
+/// A [`Cut`]: `source` goes with `target` (`despawn_sources`).
+fn despawn_source<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if world.get::<R>(source).map(R::target) == Some(target) {
+        cut::<R>(world, source, target, |world| {
+            let _ = world.despawn(source);
+        });
+    }
+}
+
+/// Runs `change`, which removes `source`'s link to `target` (a removal or
+/// a despawn, with hooks). If a user hook or observer panics before the
+/// change is done and `source` still points at `target` without being in
+/// its list (the list went, or never took it), the link is cut without
+/// hooks; then the panic goes on. So no source is left pointing at a
+/// target that does not list it, whatever user code does.
+fn cut<R: Relationship>(world: &mut World, source: Entity, target: Entity, change: impl FnOnce(&mut World)) {
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| change(world)));
+    if let Err(payload) = done {
+        let listed = world.get::<R::Target>(target).is_some_and(|list| list.sources().contains(source));
+        if world.get::<R>(source).map(R::target) == Some(target) && !listed {
+            let _ = world.remove_unhooked::<R>(source);
+        }
+        std::panic::resume_unwind(payload);
     }
 }
 
 /// Cuts `R`'s links between the entities of `going` (about to be
 /// despawned without hooks, by a rollback) and those that stay: a staying
 /// target's list forgets its going sources (and goes if emptied), a staying
-/// source of a going target loses its relationship. Linear in the entities
+/// source of a going target goes back to the last target it left in the
+/// transaction that stays (at the end of its list), or else loses its
+/// relationship. Linear in the entities
 /// going and the lists they touch.
 fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     let mut lists: HashSet<Entity> = HashSet::new();
@@ -284,23 +328,53 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
         .collect();
     orphans.extend(waiting.into_iter().filter(|&s| world.get::<R>(s).is_some_and(|r| going.contains(&r.target()))));
     world.relations_mut().pending.retain(|(k, target), _| *k != kind || !going.contains(target));
+    // A user hook or observer that panics here does not stop the rest:
+    // the first panic goes on once every link is cut, and whatever a
+    // panicking removal left is taken out without hooks.
+    let mut panics = Panics::default();
     for target in lists {
         let emptied = match world.get_mut::<R::Target>(target) {
             Some(mut list) => {
-                list.sources_mut().retain(|s| !going.contains(s));
+                list.sources_mut(EngineAccess::GRANTED).retain(|s| !going.contains(&s));
                 list.sources().is_empty()
             }
             None => false,
         };
         if emptied {
-            let _ = world.remove::<R::Target>(target);
+            panics.run(|| {
+                let _ = world.remove::<R::Target>(target);
+            });
+            if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
+                let _ = world.remove_unhooked::<R::Target>(target);
+            }
+        }
+    }
+    // The last target each source left in the transaction that stays.
+    let mut earlier: HashMap<Entity, Entity> = HashMap::new();
+    for &(k, source, target) in world.left_in_txn() {
+        if k == kind && !going.contains(&target) && world.contains(target) {
+            earlier.insert(source, target);
         }
     }
     for source in orphans {
         // The going target's list loses the source through the hook; the
         // target goes right after, without hooks.
-        let _ = world.remove::<R>(source);
+        panics.run(|| match earlier.get(&source) {
+            Some(&target) if refusal::<R>(world, source, target).is_none() => {
+                let _ = world.insert(source, R::from_target(target));
+            }
+            _ => {
+                let _ = world.remove::<R>(source);
+            }
+        });
+        if world.get::<R>(source).is_some_and(|r| going.contains(&r.target())) {
+            // A user hook stopped the change before the engine's upkeep:
+            // the going target's list goes with it, so only the link is
+            // left to cut.
+            let _ = world.remove_unhooked::<R>(source);
+        }
     }
+    panics.finish();
 }
 
 /// Why `source` may not point at `target`, if it may not.
@@ -346,27 +420,30 @@ pub(crate) fn reaches<R: Relationship>(world: &World, from: Entity, to: Entity) 
 /// source is its own ancestor.
 fn check<R: Relationship>(world: &World) -> Result<(), String> {
     let name = short::<R>();
-    for (source, r) in world.query::<(Entity, &R)>() {
-        let target = r.target();
-        let Some(list) = world.get::<R::Target>(target) else {
-            return Err(format!("{source}'s `{name}` names {target}, which has no list of sources"));
-        };
-        let times = list.sources().iter().filter(|&&e| e == source).count();
-        if times != 1 {
-            return Err(format!("{source}'s `{name}` names {target}, whose list names it {times} times"));
-        }
-        if reaches::<R>(world, target, source) {
-            return Err(format!("{source}'s `{name}` is part of a cycle"));
-        }
-    }
+    // Every source some list names (and which points back at it).
+    let mut listed: HashSet<Entity> = HashSet::new();
     for (target, list) in world.query::<(Entity, &R::Target)>() {
         if list.sources().is_empty() {
             return Err(format!("{target} keeps an empty list of `{name}` sources"));
         }
+        list.sources().check().map_err(|problem| format!("{target}'s `{name}` list: {problem}"))?;
         for &source in list.sources() {
             if world.get::<R>(source).map(R::target) != Some(target) {
                 return Err(format!("{target}'s list names {source}, whose `{name}` does not point back"));
             }
+            listed.insert(source);
+        }
+    }
+    for (source, r) in world.query::<(Entity, &R)>() {
+        let target = r.target();
+        if !world.has::<R::Target>(target) {
+            return Err(format!("{source}'s `{name}` names {target}, which has no list of sources"));
+        }
+        if !listed.contains(&source) {
+            return Err(format!("{source}'s `{name}` names {target}, whose list does not name it"));
+        }
+        if reaches::<R>(world, target, source) {
+            return Err(format!("{source}'s `{name}` is part of a cycle"));
         }
     }
     Ok(())

@@ -254,6 +254,13 @@ impl Hooks {
         self.by_component.get(id.index()).is_some_and(|hooks| !hooks.by_kind[kind as usize].is_empty())
     }
 
+    /// Whether component `id` has a user hook (not the engine's) of `kind`.
+    fn has_user(&self, id: ComponentId, kind: HookKind) -> bool {
+        self.by_component
+            .get(id.index())
+            .is_some_and(|hooks| hooks.by_kind[kind as usize].iter().any(|hook| hook.runs_in(Phase::User)))
+    }
+
     /// Whether component `id` has a hook that despawning an entity runs.
     fn has_removal(&self, id: ComponentId) -> bool {
         [HookKind::Despawn, HookKind::Replace, HookKind::Remove].into_iter().any(|kind| self.has(id, kind))
@@ -627,11 +634,28 @@ impl World {
     /// `on_insert` for all, the engine's first.
     fn fire_after_insert(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
         for phase in AFTER {
+            if phase == Phase::User && !self.user_reacts_to_insert(bundle) {
+                // Nothing of the user's to run (the common case of a child
+                // spawned with only the engine's relationship upkeep).
+                continue;
+            }
             self.fire_bundle(HookKind::Add, bundle, entity, Which::NotIn(before), phase);
             self.fire_required(HookKind::Add, bundle, entity, before, phase);
             self.fire_bundle(HookKind::Insert, bundle, entity, Which::All, phase);
             self.fire_required(HookKind::Insert, bundle, entity, before, phase);
         }
+    }
+
+    /// Whether the user's pass after an insert of `bundle` has anything to
+    /// run: an observer, or a user `on_add` / `on_insert` hook of one of
+    /// its components or of those it requires.
+    fn user_reacts_to_insert(&self, bundle: BundleId) -> bool {
+        if !self.hooks.observers.is_empty() {
+            return true;
+        }
+        let info = self.bundle_info(bundle);
+        let ids = self.bundle_components(bundle).iter().copied().chain(info.required().iter().map(|r| r.id));
+        ids.into_iter().any(|id| self.hooks.has_user(id, HookKind::Add) || self.hooks.has_user(id, HookKind::Insert))
     }
 
     /// What `entity`, alive at `location`, has now, for the hooks of an
@@ -748,6 +772,7 @@ impl World {
             world.clear_unhooked();
             world.detach_all_observers();
             world.relations_mut().pending.clear();
+            world.relations_mut().cuts.clear();
         });
     }
 
@@ -904,8 +929,11 @@ impl World {
                     commands.apply(applying.0);
                 }
             }));
-            // Lists whose creating command was lost to a panicking command
-            // before it are created all the same.
+            // Links to cut and lists whose commands were lost to a
+            // panicking command before them are done all the same.
+            if !self.relations().cuts.is_empty() {
+                let _ = catch_unwind(AssertUnwindSafe(|| self.settle_cuts()));
+            }
             if !self.relations().pending.is_empty() {
                 let _ = catch_unwind(AssertUnwindSafe(|| self.settle_relationships()));
             }

@@ -30,6 +30,17 @@ pub(crate) struct Waiting {
     pub(crate) create: fn(&mut World, Entity),
 }
 
+/// A link the engine must cut (or a source it must despawn) once the
+/// operation that set it off is over: `run(world, source, target)` does
+/// it if `source` still points at `target`, with hooks, and makes sure of
+/// it without hooks if a user hook panics.
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct Cut {
+    pub(crate) source: Entity,
+    pub(crate) target: Entity,
+    pub(crate) run: fn(&mut World, Entity, Entity),
+}
+
 /// The world's relationship bookkeeping; empty until a relationship type
 /// is used.
 #[derive(Default)]
@@ -46,6 +57,18 @@ pub(crate) struct Relations {
     /// lists included (loads, prefabs, column batches): a joining source
     /// may already be in its target's list.
     pub(crate) placed_lists: bool,
+    /// Links to cut once the operation is over (the sources of a list
+    /// that went, links refused); kept here rather than in the command
+    /// queue so that a panicking command cannot lose them.
+    pub(crate) cuts: Vec<Cut>,
+    /// Per open transaction (`all_or_nothing`), innermost last: where its
+    /// part of `left` starts.
+    pub(crate) txn_marks: Vec<usize>,
+    /// While a transaction is open: each target a source left, as
+    /// (relationship type, source, target), in order. A rollback gives a
+    /// staying source that points at an entity taken back the last target
+    /// it left that stays.
+    pub(crate) left: Vec<(TypeId, Entity, Entity)>,
 }
 
 impl Relations {
@@ -99,11 +122,52 @@ impl World {
         }
     }
 
-    /// Runs every relationship type's detach for `going`.
+    /// Cuts every link waiting in `cuts`, each whatever the user hooks of
+    /// the others do; then the first panic goes on.
+    pub(crate) fn settle_cuts(&mut self) {
+        let mut panics = crate::storage::column::Panics::default();
+        loop {
+            let cuts = std::mem::take(&mut self.relations.cuts);
+            if cuts.is_empty() {
+                break;
+            }
+            for cut in cuts {
+                panics.run(|| (cut.run)(self, cut.source, cut.target));
+            }
+        }
+        panics.finish();
+    }
+
+    /// Runs every relationship type's detach for `going`, each whatever
+    /// the others' user hooks do; then the first panic goes on.
     pub(crate) fn detach_relationships(&mut self, going: &HashSet<Entity>) {
+        let mut panics = crate::storage::column::Panics::default();
         for i in 0..self.relations.detach.len() {
             let detach = self.relations.detach[i];
-            detach(self, going);
+            panics.run(|| detach(self, going));
         }
+        panics.finish();
+    }
+
+    /// A transaction opens: the targets sources leave are logged from now.
+    pub(crate) fn begin_relations_txn(&mut self) {
+        self.relations.txn_marks.push(self.relations.left.len());
+    }
+
+    /// The innermost transaction ends. Its log is kept for an outer one
+    /// (which may still roll back) and dropped with the outermost; after a
+    /// rollback it is dropped at once.
+    pub(crate) fn end_relations_txn(&mut self, rolled_back: bool) {
+        let mark = self.relations.txn_marks.pop().unwrap_or(0);
+        if rolled_back || self.relations.txn_marks.is_empty() {
+            self.relations.left.truncate(mark);
+        }
+    }
+
+    /// The targets sources left since the innermost transaction opened.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn left_in_txn(&self) -> &[(TypeId, Entity, Entity)] {
+        let mark = self.relations.txn_marks.last().copied().unwrap_or(self.relations.left.len());
+        &self.relations.left[mark..]
     }
 }

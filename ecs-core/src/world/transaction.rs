@@ -22,10 +22,15 @@ impl World {
     /// run. Then the error is returned, or the panic goes on.
     ///
     /// What `f` did to entities that existed before, and to resources, is
-    /// not undone, except for relationships (`ChildOf` and the like): a
-    /// list that stays forgets the sources taken back, and an entity that
-    /// stays and points at one taken back loses that relationship (with
-    /// its hooks), so no link is left dangling. If `f` despawned one of the entities that existed before,
+    /// not undone, except for relationships (`ChildOf` and the like), so
+    /// that no link is left dangling: a list that stays forgets the
+    /// sources taken back, and an entity that stays and points at one
+    /// taken back goes back to the last target it had in `f` that stays
+    /// (the one it had before, unless `f` moved it elsewhere first), at the
+    /// end of that target's list; if it had none (or that one is gone, or
+    /// would now make a cycle), it loses the relationship. Either way with
+    /// its hooks; if one of them panics, the link is cut without hooks
+    /// (the entity loses the relationship) and the rollback goes on. If `f` despawned one of the entities that existed before,
     /// the allocator cannot be put back as it was and stays as it is
     /// (consistent, with the new entities gone). Handles of the entities
     /// taken back may be handed out again: do not keep them.
@@ -51,9 +56,11 @@ impl World {
     pub fn all_or_nothing<R, E>(&mut self, f: impl FnOnce(&mut World) -> Result<R, E>) -> Result<R, E> {
         self.flush();
         self.entities_mut().begin_txn();
+        self.begin_relations_txn();
         match catch_unwind(AssertUnwindSafe(|| f(self))) {
             Ok(Ok(value)) => {
                 self.entities_mut().commit_txn();
+                self.end_relations_txn(false);
                 Ok(value)
             }
             Ok(Err(error)) => {
@@ -81,6 +88,7 @@ impl World {
             panics.run(|| self.detach_relationships(&going));
             self.flush();
         }
+        self.end_relations_txn(true);
         for entity in self.entities_mut().txn_entities() {
             panics.run(|| {
                 let _ = self.despawn_unhooked(entity);

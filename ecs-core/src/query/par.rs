@@ -54,16 +54,23 @@ const SPAWN_WORTH: Duration = Duration::from_micros(50);
 #[cfg(feature = "parallel")]
 const PROBE_TIME: Duration = Duration::from_micros(1);
 
+/// Known work whose whole run is estimated below `SPAWN_WORTH /
+/// CLOCK_WHOLE_BELOW` is timed as a whole instead of probed: a probe splits
+/// the loop and reads the clock between its steps, which costs more than
+/// the rows themselves when there are few.
+#[cfg(feature = "parallel")]
+const CLOCK_WHOLE_BELOW: f64 = 4.0;
+
 /// A probe times at most the first `1 / PROBE_PARTS` of the rows (and at
 /// least one row) before the caller decides whether to ask for help.
 #[cfg(feature = "parallel")]
 const PROBE_PARTS: usize = 16;
 
-/// What two clock reads cost, about (35 ns measured on the 2-core Xeon the
-/// report runs on): with [`CLOCK_SHARE`] it sets how many runs of light
-/// work go unclocked between two probes.
+/// What two clock reads cost, about (75 ns measured on the 2-core Xeon the
+/// report runs on, a virtual machine): with [`CLOCK_SHARE`] it sets how
+/// many runs of light work go unclocked between two timed ones.
 #[cfg(feature = "parallel")]
-const CLOCK_PAIR: Duration = Duration::from_nanos(40);
+const CLOCK_PAIR: Duration = Duration::from_nanos(80);
 
 /// The most the clock may add to light work, spread over the runs between
 /// two probes: a loop of 50 ns is timed once in 40 runs.
@@ -102,6 +109,10 @@ pub(crate) struct ParMemo {
     per_row: AtomicU32,
     /// Runs left that may go on the calling thread unclocked.
     unclocked: AtomicU32,
+    /// Whether the last probe found heavy work where the memo said light:
+    /// one such probe (a thread descheduled while it was timed) is not
+    /// believed; the next probe must find it again.
+    doubted: AtomicBool,
 }
 
 /// What a parallel run without a batch size does first.
@@ -116,6 +127,10 @@ enum Plan {
     Share(f64),
     /// Time the first rows, in steps starting at this many rows, and decide.
     Probe(usize),
+    /// Work known to be far too light to share: run it all on the calling
+    /// thread, in its plain loop, and time the whole, so that work turning
+    /// heavy is noticed for the next run.
+    Clock,
 }
 
 #[cfg(feature = "parallel")]
@@ -138,6 +153,7 @@ impl ParMemo {
             return Plan::Share(per_row);
         }
         match self.unclocked.load(Ordering::Relaxed) {
+            0 if per_row * (total as f64) < SPAWN_WORTH.as_secs_f64() / CLOCK_WHOLE_BELOW => Plan::Clock,
             0 => Plan::Probe(probe_cap(total)),
             left => {
                 self.unclocked.store(left - 1, Ordering::Relaxed);
@@ -146,9 +162,39 @@ impl ParMemo {
         }
     }
 
+    /// Whether a probe that found `per_row` seconds a row, in a run of
+    /// `total` rows of closure `key`, is to be believed before sharing:
+    /// when the memo knew the work as light, a first probe that finds it
+    /// heavy is doubted (the next run probes again instead of running
+    /// unclocked); a second one in a row is believed. Timing a few rows is
+    /// at the mercy of the scheduler: one preemption inside the probe would
+    /// otherwise wake the pool for a loop of a microsecond.
+    fn believe_heavy(&self, key: usize, total: usize) -> bool {
+        let known = f64::from(f32::from_bits(self.per_row.load(Ordering::Relaxed))) * 1e-9;
+        let light = self.work.load(Ordering::Relaxed) == key
+            && known > 0.0
+            && known * (total as f64) < SPAWN_WORTH.as_secs_f64();
+        if light && !self.doubted.swap(true, Ordering::Relaxed) {
+            self.unclocked.store(0, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Remembers a timed run of `total` rows of closure `key` that took
+    /// `per_row` seconds a row, unless it is heavy work the memo knew as
+    /// light and the first such run ([`ParMemo::believe_heavy`]).
+    fn observe(&self, key: usize, per_row: f64, total: usize) {
+        let heavy = per_row * (total as f64) >= SPAWN_WORTH.as_secs_f64();
+        if !heavy || self.believe_heavy(key, total) {
+            self.learn(key, per_row, total);
+        }
+    }
+
     /// Remembers that a row of closure `key` took `per_row` seconds, in a
     /// run of `total` rows.
     fn learn(&self, key: usize, per_row: f64, total: usize) {
+        self.doubted.store(false, Ordering::Relaxed);
         let whole = per_row * total as f64;
         let unclocked = if whole > 0.0 {
             (CLOCK_PAIR.as_secs_f64() / (CLOCK_SHARE * whole)).round().min(f64::from(MAX_UNCLOCKED)) as u32
@@ -336,6 +382,14 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
                     let key = ParMemo::key::<G>();
                     match memo.plan(key, total) {
                         Plan::Alone => {}
+                        Plan::Clock => {
+                            let clock = Instant::now();
+                            // SAFETY: the caller of `new` promised `update`
+                            // and the access.
+                            unsafe { self.state.for_each_unchecked(self.world, f) };
+                            memo.observe(key, clock.elapsed().as_secs_f64() / total as f64, total);
+                            return;
+                        }
                         plan => {
                             // SAFETY: the caller of `new` promised the
                             // access, for `'w`; `total` is the rows' count.
@@ -348,7 +402,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
             }
         }
         // SAFETY: the caller of `new` promised `update` and the access.
-        unsafe { self.state.iter_unchecked(self.world) }.for_each(f);
+        unsafe { self.state.for_each_unchecked(self.world, f) };
     }
 }
 
@@ -438,7 +492,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
         let helpers = rayon::current_num_threads().saturating_sub(1);
         let (start, per_row) = match plan {
             Plan::Share(per_row) if helpers > 0 => (0, per_row),
-            Plan::Share(_) | Plan::Alone => {
+            Plan::Share(_) | Plan::Alone | Plan::Clock => {
                 // SAFETY: every row, once (caller).
                 unsafe { self.run(&mut cursor, 0, total, f) };
                 return;
@@ -460,8 +514,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
                     }
                     next = (2 * done).min(cap);
                 };
-                memo.learn(key, per_row, total);
-                if helpers == 0 || per_row * ((total - done) as f64) < SPAWN_WORTH.as_secs_f64() {
+                let heavy = per_row * ((total - done) as f64) >= SPAWN_WORTH.as_secs_f64();
+                let doubted = heavy && helpers > 0 && !memo.believe_heavy(key, total);
+                if !doubted {
+                    memo.learn(key, per_row, total);
+                }
+                if helpers == 0 || !heavy || doubted {
                     // SAFETY: the rest of the rows, after the cursor's.
                     unsafe { self.run(&mut cursor, done, total, f) };
                     return;
@@ -939,26 +997,30 @@ mod tests {
         let (light, heavy) = (1, 2);
         // Nothing measured: probe from one row.
         assert_eq!(memo.plan(light, 1000), Plan::Probe(1));
-        // 1,000 rows of half a nanosecond: 0.5 µs in all, timed once in 4
-        // runs (the clock's 40 ns spread to 2% of the work), then probed with
-        // the first sixteenth of the rows.
+        // 1,000 rows of half a nanosecond: 0.5 µs in all, timed once in 8
+        // runs (the clock's 80 ns spread to 2% of the work), as a whole: far
+        // too light to share, so not probed.
         memo.learn(light, 0.5e-9, 1000);
-        for run in 0..4 {
+        for run in 0..8 {
             assert_eq!(memo.plan(light, 1000), Plan::Alone, "run {run}");
         }
-        assert_eq!(memo.plan(light, 1000), Plan::Probe(1000 / PROBE_PARTS));
-        // 10 rows of 5 ns: timed once in 40 runs.
-        memo.learn(light, 5e-9, 10);
+        assert_eq!(memo.plan(light, 1000), Plan::Clock);
+        // 10 rows of 10 ns: timed once in 40 runs.
+        memo.learn(light, 10e-9, 10);
         for run in 0..40 {
             assert_eq!(memo.plan(light, 10), Plan::Alone, "run {run}");
         }
-        assert_eq!(memo.plan(light, 10), Plan::Probe(1));
+        assert_eq!(memo.plan(light, 10), Plan::Clock);
         // 10 rows of a nanosecond: at most MAX_UNCLOCKED runs unclocked.
         memo.learn(light, 1e-9, 10);
         for _ in 0..MAX_UNCLOCKED {
             assert_eq!(memo.plan(light, 10), Plan::Alone);
         }
-        assert_eq!(memo.plan(light, 10), Plan::Probe(1));
+        assert_eq!(memo.plan(light, 10), Plan::Clock);
+        // 300 rows of 100 ns (30 µs) are near enough to sharing to be
+        // probed: the first sixteenth of the rows.
+        memo.learn(light, 100e-9, 300);
+        assert_eq!(memo.plan(light, 300), Plan::Probe(300 / PROBE_PARTS));
         // Another closure is unknown work, whatever the last one measured.
         assert_eq!(memo.plan(heavy, 300), Plan::Probe(1));
         // A microsecond a row: 300 rows are 300 µs, shared at once; 30 rows
@@ -969,5 +1031,32 @@ mod tests {
         // The same number of rows ten times lighter: not worth sharing.
         memo.learn(heavy, 1e-7, 300);
         assert_eq!(memo.plan(heavy, 300), Plan::Probe(300 / PROBE_PARTS));
+    }
+
+    #[test]
+    #[cfg(feature = "parallel")]
+    fn one_heavy_probe_of_known_light_work_is_doubted_two_are_believed() {
+        use super::{ParMemo, Plan};
+        let memo = ParMemo::default();
+        let (work, other) = (1, 2);
+        // Unknown work: the first heavy probe is believed.
+        assert!(memo.believe_heavy(work, 100));
+        // 100 rows of 10 ns are light: a probe that says otherwise is
+        // doubted once, and the next run probes again at once.
+        memo.learn(work, 10e-9, 100);
+        assert_eq!(memo.plan(work, 100), Plan::Alone);
+        assert!(!memo.believe_heavy(work, 100));
+        assert_eq!(memo.plan(work, 100), Plan::Clock);
+        assert!(memo.believe_heavy(work, 100));
+        // A light probe in between clears the doubt.
+        memo.learn(work, 10e-9, 100);
+        assert!(!memo.believe_heavy(work, 100));
+        memo.learn(work, 10e-9, 100);
+        assert!(!memo.believe_heavy(work, 100));
+        // Work known as heavy, or another closure, is not doubted.
+        memo.learn(work, 1e-6, 100);
+        assert!(memo.believe_heavy(work, 100));
+        memo.learn(work, 10e-9, 100);
+        assert!(memo.believe_heavy(other, 100));
     }
 }

@@ -183,8 +183,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As for [`QueryState::iter_unchecked`].
-    #[inline]
-    unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
+    #[inline(always)]
+    pub(crate) unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
         let archetypes = world.archetypes().as_slice();
         for &(id, cache) in &self.matched {
             // SAFETY: `matched` lists archetypes of this world, which never

@@ -891,6 +891,19 @@ pub fn svg(rows: &[Row]) -> String {
 mod tests {
     use super::*;
 
+    /// A quiet two-core machine, for pages built in tests.
+    fn test_machine() -> Machine {
+        Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            date: "2000-01-01".into(),
+            rustc: "rustc".into(),
+            hecs: "1".into(),
+            bevy_ecs: "2".into(),
+            load: "0.00".into(),
+        }
+    }
+
     fn row(times_us: [Option<u64>; 4]) -> Row {
         let timing =
             |us: Option<u64>| us.map(|us| Timing { median: Duration::from_micros(us), samples: 5, runs_per_sample: 1 });
@@ -934,15 +947,7 @@ mod tests {
         let chart = svg(&rows);
         assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
         assert_eq!(chart.matches("<rect x=").count(), 2 + 3, "two legend boxes and three bars");
-        let machine = Machine {
-            cores: 2,
-            cpu: "cpu".into(),
-            date: "2000-01-01".into(),
-            rustc: "rustc".into(),
-            hecs: "1".into(),
-            bevy_ecs: "2".into(),
-            load: "0.00".into(),
-        };
+        let machine = test_machine();
         let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
         assert!(page.contains("| w † | 30.0 µs | 60.0 µs | **40.0 µs** | 20.0 µs | 0.75x | 1.50x |"), "{page}");
         assert!(page.contains("![archetable / best peer and archetable / raw floor, per workload](report.svg)"));
@@ -965,15 +970,7 @@ mod tests {
         assert!((rows[1].vs_baseline(&rows).expect("both measured") - 1.1).abs() < 1e-12);
         assert_eq!(rows[0].vs_baseline(&rows), None, "no baseline");
         let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000, hecs_rows: Some(3_000_000) }];
-        let machine = Machine {
-            cores: 2,
-            cpu: "cpu".into(),
-            date: "2000-01-01".into(),
-            rustc: "rustc".into(),
-            hecs: "1".into(),
-            bevy_ecs: "2".into(),
-            load: "0.00".into(),
-        };
+        let machine = test_machine();
         let page = markdown(&machine, &rows, &sizes, &[], "report.svg", Duration::from_secs(1));
         assert!(
             page.contains("- `tracked_iter` / `simple_iter` on archetable: 1.10x (goal: at most 1.2x, met)."),
@@ -999,15 +996,7 @@ mod tests {
             sweep("par_1m", 1_000_000, true, [Some(600), Some(500), Some(700)]),
             sweep("par_1m_serial", 1_000_000, false, [Some(1000), Some(1000), Some(1000)]),
         ];
-        let machine = Machine {
-            cores: 2,
-            cpu: "cpu".into(),
-            date: "2000-01-01".into(),
-            rustc: "rustc".into(),
-            hecs: "1".into(),
-            bevy_ecs: "2".into(),
-            load: "0.00".into(),
-        };
+        let machine = test_machine();
         let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
         assert!(page.contains("## Parallel iteration on 2 cores"), "{page}");
         assert!(
@@ -1039,15 +1028,7 @@ mod tests {
             heavy("heavy_100_serial", 100, HeavyCall::Serial, 100),
             heavy("heavy_100_batch64", 100, HeavyCall::Batched, 50),
         ];
-        let machine = Machine {
-            cores: 2,
-            cpu: "cpu".into(),
-            date: "2000-01-01".into(),
-            rustc: "rustc".into(),
-            hecs: "1".into(),
-            bevy_ecs: "2".into(),
-            load: "0.00".into(),
-        };
+        let machine = test_machine();
         let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
         assert!(page.contains("## Heavy work on 2 cores"), "{page}");
         // A load above the cores at the start marks the page as a smoke test.

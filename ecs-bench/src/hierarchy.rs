@@ -284,6 +284,37 @@ pub const WIDE: usize = 100_000;
 /// other one, one by one.
 pub const WIDE_LEAVE: usize = 10_000;
 
+/// `flat_spawn_100k` on archetable: [`WIDE`] entities beside the root of
+/// `wide_spawn_100k`, with the same locals and no parent: what
+/// `wide_spawn_100k` costs over a plain spawn.
+pub fn flat_spawn_ours() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let mut world = archetable::World::new();
+        let root = world.spawn(local(0));
+        for i in 0..WIDE {
+            world.spawn(local(i));
+        }
+        (world, root)
+    }))
+}
+
+/// `flat_spawn_100k` on bevy_ecs.
+pub fn flat_spawn_bevy() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let mut world = bevy_ecs::world::World::new();
+        let root = world.spawn(local(0)).id();
+        for i in 0..WIDE {
+            world.spawn(local(i));
+        }
+        (world, root)
+    }))
+}
+
+/// `flat_spawn_100k` on the floor: the locals.
+pub fn flat_spawn_raw() -> Box<dyn Routine> {
+    Box::new(Build::new(|| (0..WIDE).map(local).collect::<Vec<Local>>()))
+}
+
 /// `wide_spawn_100k` on archetable: [`WIDE`] children of one root.
 pub fn wide_spawn_ours() -> Box<dyn Routine> {
     Box::new(Build::new(|| {

@@ -563,12 +563,26 @@ fn suite() -> Vec<Workload> {
             },
         },
         Workload {
+            name: "flat_spawn_100k",
+            about: "spawn 100,000 entities with the same 2D local transform and no parent (wide_spawn_100k's baseline)",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::flat_spawn_ours()),
+                Implementation::Bevy => Some(hierarchy::flat_spawn_bevy()),
+                Implementation::Raw => Some(hierarchy::flat_spawn_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
             name: "wide_spawn_100k",
             about: "spawn 100,000 children of one parent, each with a 2D local transform",
             iteration: false,
             parallel: false,
             section: Section::Suite,
-            baseline: None,
+            baseline: Some("flat_spawn_100k"),
             routine: |i| match i {
                 Implementation::Ours => Some(hierarchy::wide_spawn_ours()),
                 Implementation::Bevy => Some(hierarchy::wide_spawn_bevy()),

@@ -35,7 +35,7 @@ use hashbrown::{HashMap, HashSet};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::storage::column::Panics;
-use crate::world::hooks::{HookKind, HookWorld};
+use crate::world::hooks::HookKind;
 use crate::world::relations::{Cut, Waiting};
 use crate::world::World;
 
@@ -130,9 +130,11 @@ pub fn install_target<T: RelationshipTarget>(world: &mut World) {
 /// target is dead, itself, or its own descendant. One push when the list
 /// exists; otherwise the source waits with the others that joined the same
 /// target, and one command creates the list for all of them.
-fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
-    let Some(target) = world.get::<R>(source).map(R::target) else { return };
-    if let Some(problem) = refusal::<R>(world.world(), source, target) {
+fn join<R: Relationship>(world: &mut World, source: Entity) {
+    let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
+    let target = relationship.target();
+    let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
+    if let Some(problem) = refusal_given::<R>(world, source, target, may_have_sources) {
         crate::entity::error::warn(&format!(
             "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
             short::<R>()
@@ -142,7 +144,7 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     }
     // A batch placed whole (a load) may have put the source in the list
     // already: those joins wait, and the list is checked once per target.
-    if !world.world().relations().placed_lists
+    if !world.relations().placed_lists
         && let Some(mut list) = world.get_mut::<R::Target>(target)
     {
         list.sources_mut(EngineAccess::GRANTED).push(source);
@@ -155,7 +157,7 @@ fn join<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
         .or_insert_with(|| Waiting { sources: Vec::new(), create: create_list::<R> });
     waiting.sources.push(source);
     if waiting.sources.len() == 1 {
-        world.commands().add(move |world| create_list::<R>(world, target));
+        world.defer(move |world| create_list::<R>(world, target));
     }
 }
 
@@ -203,9 +205,9 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
 
 /// `R`'s `on_replace`: the source leaves its target's list; an emptied list
 /// is removed once the operation is over (unless something joined again).
-fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
+fn leave<R: Relationship>(world: &mut World, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
-    if !world.world().relations().txn_marks.is_empty() {
+    if !world.relations().txn_marks.is_empty() {
         // A rollback may have to bring the source back here.
         world.relations_mut().left.push((TypeId::of::<R>(), source, target));
     }
@@ -219,7 +221,7 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
     let sources = list.sources_mut(EngineAccess::GRANTED);
     sources.remove(source);
     if sources.is_empty() {
-        world.commands().add(move |world| {
+        world.defer(move |world| {
             if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
                 let _ = world.remove::<R::Target>(target);
             }
@@ -228,7 +230,7 @@ fn leave<R: Relationship>(world: &mut HookWorld<'_>, source: Entity) {
 }
 
 /// The list's `on_despawn`: with `DESPAWN_SOURCES`, the sources go too.
-fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Entity) {
+fn despawn_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
     if !T::DESPAWN_SOURCES {
         return;
     }
@@ -242,7 +244,7 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Ent
 /// The list's `on_replace` (removed, despawned, overwritten): the sources
 /// still pointing here lose their relationship. Sources that went before
 /// the list (a recursive despawn, deepest first) are passed over.
-fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Entity) {
+fn orphan_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {
@@ -252,11 +254,11 @@ fn orphan_sources<T: RelationshipTarget>(world: &mut HookWorld<'_>, target: Enti
 
 /// Queues `cut` for the end of the operation (one command applies every
 /// cut waiting; the operation's end settles them if a command panics).
-fn queue_cut(world: &mut HookWorld<'_>, cut: Cut) {
+fn queue_cut(world: &mut World, cut: Cut) {
     let cuts = &mut world.relations_mut().cuts;
     cuts.push(cut);
     if cuts.len() == 1 {
-        world.commands().add(World::settle_cuts);
+        world.defer(World::settle_cuts);
     }
 }
 
@@ -379,11 +381,23 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
 
 /// Why `source` may not point at `target`, if it may not.
 pub(crate) fn refusal<R: Relationship>(world: &World, source: Entity, target: Entity) -> Option<&'static str> {
+    refusal_given::<R>(world, source, target, may_have_sources::<R>(world, source))
+}
+
+/// [`refusal`], told whether some entity may point at `source`
+/// ([`may_have_sources`]).
+#[inline]
+fn refusal_given<R: Relationship>(
+    world: &World,
+    source: Entity,
+    target: Entity,
+    may_have_sources: bool,
+) -> Option<&'static str> {
     if target == source {
         Some("an entity cannot be its own target")
     } else if !world.contains(target) {
         Some("the target is not alive")
-    } else if may_have_sources::<R>(world, source) && reaches::<R>(world, target, source) {
+    } else if may_have_sources && reaches::<R>(world, target, source) {
         Some("the target is a descendant of the source, which would make a cycle")
     } else {
         None

@@ -26,6 +26,12 @@ impl Observers {
         true
     }
 
+    /// Never changes.
+    #[inline(always)]
+    pub(crate) fn generation(&self) -> u64 {
+        0
+    }
+
     /// Never.
     #[inline(always)]
     pub(crate) fn watches(&self, _: TypeId) -> bool {

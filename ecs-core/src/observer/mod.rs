@@ -139,6 +139,10 @@ pub(crate) struct Observers {
     attached: HashMap<Entity, Vec<ObserverId>>,
     /// How many triggers are running, nested in one another.
     depth: u32,
+    /// Counts registrations and removals, so that what the world worked
+    /// out from the set of observers (the hooks' plans) knows when to
+    /// work it out again.
+    generation: u64,
 }
 
 impl Observers {
@@ -146,6 +150,12 @@ impl Observers {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+
+    /// Changes whenever an observer is registered or removed.
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Whether an observer watches events of type `key`.
@@ -157,6 +167,7 @@ impl Observers {
     fn insert(&mut self, system: Box<dyn AnyObserver>, watches: Option<Entity>) -> ObserverId {
         let id = ObserverId(self.next);
         self.next = self.next.checked_add(1).expect("more than u32::MAX observers registered");
+        self.generation += 1;
         let event = system.event_type();
         let watchers = self.by_event.entry(event).or_default();
         match watches {
@@ -172,6 +183,7 @@ impl Observers {
 
     fn remove(&mut self, id: ObserverId) -> Option<Box<dyn AnyObserver>> {
         let slot = self.slots.remove(&id)?;
+        self.generation += 1;
         if let Some(watchers) = self.by_event.get_mut(&slot.event) {
             match slot.watches {
                 Some(entity) => {

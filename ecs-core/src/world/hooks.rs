@@ -39,6 +39,8 @@
 //! prefab spawns place each entity whole (one table move) and run the hooks
 //! of a tuple of its components, a load once all its entities are in place.
 
+mod plan;
+
 use std::any::Any;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -58,17 +60,23 @@ use crate::world::entity_ref::EntityRef;
 use crate::world::event::Event;
 use crate::world::World;
 
+use plan::AfterInsert;
+
 /// A hook as stored: shared, so the world can clone it out before calling it
 /// with `&mut` access to itself.
 /// A hook as the user gives it.
 type HookFn = dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync;
+
+/// An engine hook: a plain function with the whole world, which queues
+/// its commands itself (`World::defer`).
+pub(crate) type EngineHook = fn(&mut World, Entity);
 
 /// A registered hook: a plain function (the engine's own, copied out for a
 /// call at no cost) or a shared closure (the user's).
 #[derive(Clone)]
 enum Hook {
     #[cfg(feature = "hierarchy")]
-    Plain(fn(&mut HookWorld<'_>, Entity)),
+    Plain(EngineHook),
     Shared(Arc<HookFn>),
 }
 
@@ -79,14 +87,6 @@ impl Hook {
             #[cfg(feature = "hierarchy")]
             Hook::Plain(_) => phase == Phase::Engine,
             Hook::Shared(_) => phase == Phase::User,
-        }
-    }
-
-    fn call(&self, world: &mut HookWorld<'_>, entity: Entity) {
-        match self {
-            #[cfg(feature = "hierarchy")]
-            Hook::Plain(hook) => hook(world, entity),
-            Hook::Shared(hook) => hook(world, entity),
         }
     }
 }
@@ -159,7 +159,7 @@ impl ComponentHooks {
     /// Adds a plain-function hook of `kind`: the engine's own hooks, which
     /// run on every structural change of their components.
     #[cfg(feature = "hierarchy")]
-    pub(crate) fn push_plain(&mut self, kind: HookKind, hook: fn(&mut HookWorld<'_>, Entity)) -> &mut Self {
+    pub(crate) fn push_plain(&mut self, kind: HookKind, hook: EngineHook) -> &mut Self {
         self.by_kind[kind as usize].push(Hook::Plain(hook));
         self
     }
@@ -226,6 +226,11 @@ pub(crate) struct Hooks {
     by_component: Vec<ComponentHooks>,
     /// Whether any hook was ever registered: the one check on the hot paths.
     active: bool,
+    /// Changes whenever hooks are registered, so that the plans know when
+    /// to be worked out again.
+    generation: u64,
+    /// What the hooks after an insert of each bundle come to.
+    plans: plan::Plans,
     /// Commands queued by hooks. In a `Mutex` only so the world stays
     /// `Sync` (a command is `Send` but not `Sync`); it is only reached
     /// through `&mut`, never locked.
@@ -281,6 +286,18 @@ impl Hooks {
     #[cfg(feature = "observers")]
     pub(crate) fn defer(&mut self, commands: &mut CommandQueue) {
         self.queue().append(commands);
+    }
+}
+
+impl World {
+    /// Queues `command` with the hooks' commands, to apply after the world
+    /// operation under way: how the engine's own hooks, which have the
+    /// whole world, defer their work.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn defer(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
+        let mut queue = std::mem::take(self.hooks.queue());
+        Commands::new(&mut queue, self).add(command);
+        *self.hooks.queue() = queue;
     }
 }
 
@@ -341,12 +358,6 @@ pub struct HookWorld<'w> {
 }
 
 impl<'w> HookWorld<'w> {
-    /// The relationships' bookkeeping, for the engine's own hooks.
-    #[cfg(feature = "hierarchy")]
-    pub(crate) fn relations_mut(&mut self) -> &mut crate::world::relations::Relations {
-        self.world.relations_mut()
-    }
-
     /// The whole world, read-only.
     #[inline]
     pub fn world(&self) -> &World {
@@ -536,6 +547,7 @@ impl World {
     fn hooks_of(&mut self, id: ComponentId) -> &mut ComponentHooks {
         let hooks = &mut self.hooks;
         hooks.active = true;
+        hooks.generation += 1;
         if hooks.by_component.len() <= id.index() {
             hooks.by_component.resize_with(id.index() + 1, ComponentHooks::default);
         }
@@ -543,12 +555,11 @@ impl World {
     }
 
     /// [`World::spawn`] with hooks registered: spawns, then runs `on_add`
-    /// and `on_insert`.
-    #[cold]
+    /// and `on_insert`. Not cold: every spawn takes this path in a world
+    /// where some component has hooks (any world with a hierarchy).
     #[inline(never)]
     pub(crate) fn spawn_hooked<B: Bundle>(&mut self, bundle: B) -> Entity {
-        let entity = self.spawn_unhooked(bundle);
-        let info = self.bundle_id::<B>();
+        let (entity, info) = self.spawn_unhooked_in(bundle);
         self.after_spawn_hooks(info, entity);
         entity
     }
@@ -576,10 +587,14 @@ impl World {
 
     /// Runs the hooks of a spawn that just wrote `bundle` into `entity`,
     /// and the commands they queue.
-    #[cold]
-    #[inline(never)]
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
-        self.with_hooks(|world| world.fire_after_insert(bundle, entity, &Before::NOTHING));
+        match self.after_insert_plan(bundle) {
+            AfterInsert::Nothing => {}
+            AfterInsert::Engine { start, end } => self.with_hooks(|world| world.run_engine_inserts(start, end, entity)),
+            AfterInsert::General => {
+                self.with_hooks(|world| world.fire_after_insert_in_full(bundle, entity, &Before::NOTHING))
+            }
+        }
     }
 
     /// [`World::insert`] with hooks registered.
@@ -633,6 +648,16 @@ impl World {
     /// `entity`, which was in `before`: `on_add` for the new components,
     /// `on_insert` for all, the engine's first.
     fn fire_after_insert(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
+        match self.after_insert_plan(bundle) {
+            AfterInsert::Nothing => {}
+            AfterInsert::Engine { start, end } => self.run_engine_inserts(start, end, entity),
+            AfterInsert::General => self.fire_after_insert_in_full(bundle, entity, before),
+        }
+    }
+
+    /// [`World::fire_after_insert`] for a bundle something of the user's
+    /// (or more than the engine's joins) watches.
+    fn fire_after_insert_in_full(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
         for phase in AFTER {
             if phase == Phase::User && !self.user_reacts_to_insert(bundle) {
                 // Nothing of the user's to run (the common case of a child
@@ -699,6 +724,9 @@ impl World {
     pub(crate) fn despawn_hooked(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         let location = self.location(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        if !self.despawn_runs_anything(location.archetype) {
+            return self.despawn_unhooked(entity);
+        }
         self.with_hooks(|world| {
             world.fire_despawn(entity, location.archetype, &BEFORE);
             world.despawn_unhooked(entity)
@@ -848,16 +876,24 @@ impl World {
         let mut i = 0;
         while let Some(hook) = self.hooks.get(id, kind, i) {
             i += 1;
-            if !hook.runs_in(phase) {
-                continue;
-            }
+            let hook = match hook {
+                #[cfg(feature = "hierarchy")]
+                Hook::Plain(hook) => {
+                    if phase == Phase::Engine {
+                        hook(self, entity);
+                    }
+                    continue;
+                }
+                Hook::Shared(hook) if phase == Phase::User => hook,
+                Hook::Shared(_) => continue,
+            };
             // The hook's commands go to the world's queue, lent out meanwhile.
             // If the hook panics, the commands it queued are dropped and the
             // ones queued before it stay, for the operation to apply.
             let mut commands = std::mem::take(self.hooks.queue());
             let before = commands.len();
             let result = catch_unwind(AssertUnwindSafe(|| {
-                hook.call(&mut HookWorld { world: &mut *self, commands: &mut commands }, entity);
+                hook(&mut HookWorld { world: &mut *self, commands: &mut commands }, entity);
             }));
             if result.is_err() {
                 commands.truncate(before);
@@ -916,33 +952,44 @@ impl World {
     /// queued, and those that the hooks of those commands queue, until none
     /// is left (unless an operation up the stack is already doing that).
     /// Then makes reserved entities live, as the next spawn needs.
+    #[inline]
     fn finish_hooked(&mut self) {
-        if !self.hooks.applying {
-            let applied = catch_unwind(AssertUnwindSafe(|| {
-                self.hooks.applying = true;
-                let applying = Applying(self);
-                loop {
-                    let mut commands = std::mem::take(applying.0.hooks.queue());
-                    if commands.is_empty() {
-                        break;
-                    }
-                    commands.apply(applying.0);
+        let idle =
+            self.hooks.queue().is_empty() && self.relations().cuts.is_empty() && self.relations().pending.is_empty();
+        if idle || self.hooks.applying {
+            self.flush();
+        } else {
+            self.finish_applying();
+        }
+    }
+
+    /// [`World::finish_hooked`] with commands to apply and no operation up
+    /// the stack applying them.
+    #[inline(never)]
+    fn finish_applying(&mut self) {
+        let applied = catch_unwind(AssertUnwindSafe(|| {
+            self.hooks.applying = true;
+            let applying = Applying(self);
+            loop {
+                let mut commands = std::mem::take(applying.0.hooks.queue());
+                if commands.is_empty() {
+                    break;
                 }
-            }));
-            // Links to cut and lists whose commands were lost to a
-            // panicking command before them are done all the same.
-            if !self.relations().cuts.is_empty() {
-                let _ = catch_unwind(AssertUnwindSafe(|| self.settle_cuts()));
+                commands.apply(applying.0);
             }
-            if !self.relations().pending.is_empty() {
-                let _ = catch_unwind(AssertUnwindSafe(|| self.settle_relationships()));
-            }
-            if let Err(payload) = applied {
-                self.flush();
-                resume_unwind(payload);
-            }
+        }));
+        // Links to cut and lists whose commands were lost to a
+        // panicking command before them are done all the same.
+        if !self.relations().cuts.is_empty() {
+            let _ = catch_unwind(AssertUnwindSafe(|| self.settle_cuts()));
+        }
+        if !self.relations().pending.is_empty() {
+            let _ = catch_unwind(AssertUnwindSafe(|| self.settle_relationships()));
         }
         self.flush();
+        if let Err(payload) = applied {
+            resume_unwind(payload);
+        }
     }
 }
 

@@ -220,11 +220,19 @@ impl World {
     /// [`World::spawn`] without running hooks.
     #[inline]
     pub(crate) fn spawn_unhooked<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.spawn_unhooked_in(bundle).0
+    }
+
+    /// [`World::spawn`] without running hooks; returns the entity and the
+    /// id of `B`, for the hooks to run next.
+    #[inline(always)]
+    pub(crate) fn spawn_unhooked_in<B: Bundle>(&mut self, bundle: B) -> (Entity, BundleId) {
         self.flush();
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
+        let id = info.id();
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
-        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick)
+        (structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick), id)
     }
 
     /// [`World::spawn_built`] without running hooks; returns the entity and
@@ -518,6 +526,20 @@ impl World {
             return self.sparse.get(id)?.get(entity);
         }
         self.archetypes[location.archetype].get(id, location.row)
+    }
+
+    /// `entity`'s `A`, if it is alive and has one, and whether it has a `B`
+    /// too: one lookup of the entity, for the engine's relationship hooks.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn get_and_has<A: Component, B: Component>(&self, entity: Entity) -> Option<(&A, bool)> {
+        if A::STORAGE == StorageType::Sparse || B::STORAGE == StorageType::Sparse {
+            return self.get::<A>(entity).map(|a| (a, self.has::<B>(entity)));
+        }
+        let location = self.entities.get(entity)?;
+        let table = &self.archetypes[location.archetype];
+        let a = table.get(self.components.id::<A>()?, location.row)?;
+        Some((a, self.components.id::<B>().is_some_and(|id| table.contains(id))))
     }
 
     /// Mutable access to `entity`'s `T`, if it is alive and has one. A

@@ -1,0 +1,168 @@
+//! What the hooks after an insert of one bundle come to, worked out once
+//! per bundle and kept until a hook or an observer is registered or
+//! removed.
+//!
+//! Most bundles have nothing that watches them, even in a world where
+//! some component has hooks (every world with a hierarchy): their spawns
+//! and inserts then skip the hook machinery altogether. A bundle whose
+//! only watchers are the engine's own hooks (a child spawned with
+//! `ChildOf`) runs those straight, in one pass, without the per-hook
+//! guards that user code needs. Everything else takes the general path.
+
+use crate::component::bundle::BundleId;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::storage::archetype::ArchetypeId;
+use crate::world::World;
+
+use super::{Hook, HookKind};
+
+/// The hooks after an insert (or spawn) of one bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AfterInsert {
+    /// Nothing watches the bundle's components or those they require.
+    Nothing,
+    /// Only the engine's own `on_insert` hooks: those of `Plans::engine`
+    /// from `start` to `end`, in bundle order.
+    Engine { start: u32, end: u32 },
+    /// A user hook or an observer: the general path.
+    General,
+}
+
+/// The plans of the bundles a world has inserted, valid for one set of
+/// hooks and observers.
+#[derive(Default)]
+pub(crate) struct Plans {
+    /// The hooks' and the observers' generations the plans were worked out
+    /// under.
+    stamp: (u64, u64),
+    /// Indexed by bundle id; `None` where not worked out yet.
+    by_bundle: Vec<Option<AfterInsert>>,
+    /// Indexed by archetype id: whether despawning an entity of the
+    /// table runs anything; `None` where not worked out yet.
+    despawn_runs: Vec<Option<bool>>,
+    /// The engine hooks the `Engine` plans run.
+    engine: Vec<super::EngineHook>,
+}
+
+impl World {
+    /// What the hooks after an insert of `bundle` come to, worked out now
+    /// if the hooks or observers changed since it last was.
+    #[inline]
+    pub(crate) fn after_insert_plan(&mut self, bundle: BundleId) -> AfterInsert {
+        if let Some(&Some(plan)) = self.plans().by_bundle.get(bundle.index()) {
+            return plan;
+        }
+        self.work_out_after_insert(bundle)
+    }
+
+    /// Whether despawning an entity of table `archetype` runs a hook or an
+    /// observer (a lifecycle one, or one attached to the entity).
+    #[inline]
+    pub(crate) fn despawn_runs_anything(&mut self, archetype: ArchetypeId) -> bool {
+        if !self.hooks.observers.is_empty() || self.sparse_sets().any() {
+            // Observers attached to the entity go with it; sparse
+            // components belong to no table.
+            return true;
+        }
+        if let Some(&Some(runs)) = self.plans().despawn_runs.get(archetype.index()) {
+            return runs;
+        }
+        let runs = self.archetypes()[archetype].components().iter().any(|&id| self.reacts_to_removal(id));
+        let plans = &mut self.hooks.plans;
+        if plans.despawn_runs.len() <= archetype.index() {
+            plans.despawn_runs.resize(archetype.index() + 1, None);
+        }
+        plans.despawn_runs[archetype.index()] = Some(runs);
+        runs
+    }
+
+    /// The plans, emptied first if a hook or an observer was registered or
+    /// removed since they were worked out.
+    #[inline]
+    fn plans(&mut self) -> &mut Plans {
+        self.install_engine_hooks();
+        let stamp = (self.hooks.generation, self.hooks.observers.generation());
+        let plans = &mut self.hooks.plans;
+        if plans.stamp != stamp {
+            plans.by_bundle.clear();
+            plans.despawn_runs.clear();
+            plans.engine.clear();
+            plans.stamp = stamp;
+        }
+        plans
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn work_out_after_insert(&mut self, bundle: BundleId) -> AfterInsert {
+        #[cfg_attr(not(feature = "hierarchy"), allow(unused_mut))]
+        let mut engine: Vec<super::EngineHook> = Vec::new();
+        let info = self.bundle_info(bundle);
+        let required = info.required().iter().map(|r| r.id);
+        let plan = if required.into_iter().any(|id| self.watches_insert(id)) {
+            AfterInsert::General
+        } else {
+            let mut plan = AfterInsert::Nothing;
+            for &id in self.bundle_components(bundle) {
+                if self.hooks.has(id, HookKind::Add) || self.observes_insert(id) {
+                    plan = AfterInsert::General;
+                    break;
+                }
+                let Some(hooks) = self.hooks.by_component.get(id.index()) else { continue };
+                for hook in &hooks.by_kind[HookKind::Insert as usize] {
+                    match hook {
+                        #[cfg(feature = "hierarchy")]
+                        Hook::Plain(hook) => engine.push(*hook),
+                        Hook::Shared(_) => plan = AfterInsert::General,
+                    }
+                }
+            }
+            plan
+        };
+        let plans = &mut self.hooks.plans;
+        let plan = match plan {
+            AfterInsert::Nothing if !engine.is_empty() => {
+                let start = plans.engine.len();
+                plans.engine.extend(engine);
+                let index = |i: usize| u32::try_from(i).expect("fewer than u32::MAX engine hooks");
+                AfterInsert::Engine { start: index(start), end: index(plans.engine.len()) }
+            }
+            plan => plan,
+        };
+        if plans.by_bundle.len() <= bundle.index() {
+            plans.by_bundle.resize(bundle.index() + 1, None);
+        }
+        plans.by_bundle[bundle.index()] = Some(plan);
+        plan
+    }
+
+    /// Whether adding component `id` runs anything: a hook of either kind
+    /// (the engine's too) or an observer.
+    fn watches_insert(&self, id: ComponentId) -> bool {
+        self.hooks.has(id, HookKind::Add) || self.hooks.has(id, HookKind::Insert) || self.observes_insert(id)
+    }
+
+    /// Whether an observer watches `OnAdd` or `OnInsert` of component `id`.
+    fn observes_insert(&self, id: ComponentId) -> bool {
+        if self.hooks.observers.is_empty() {
+            return false;
+        }
+        let lifecycle = self.components().info(id).lifecycle();
+        let mut watched = false;
+        for kind in [HookKind::Add, HookKind::Insert] {
+            lifecycle(kind, &mut |event, _| {
+                watched |= self.hooks.observers.watches(std::any::Any::type_id(event));
+            });
+        }
+        watched
+    }
+
+    /// Runs the engine hooks `start..end` of [`Plans`] on `entity`.
+    pub(crate) fn run_engine_inserts(&mut self, start: u32, end: u32, entity: Entity) {
+        for i in start as usize..end as usize {
+            let Some(&hook) = self.hooks.plans.engine.get(i) else { break };
+            hook(self, entity);
+        }
+    }
+}

@@ -73,9 +73,9 @@ const PROBE_PARTS: usize = 16;
 const CLOCK_PAIR: Duration = Duration::from_nanos(80);
 
 /// The most the clock may add to light work, spread over the runs between
-/// two probes: a loop of 50 ns is timed once in 40 runs.
+/// two probes: a loop of 200 ns is timed once in 40 runs.
 #[cfg(feature = "parallel")]
-const CLOCK_SHARE: f64 = 0.02;
+const CLOCK_SHARE: f64 = 0.01;
 
 /// The most runs of light work between two probes, whatever the clock
 /// costs: a closure that turns heavy is noticed within this many runs.
@@ -109,6 +109,10 @@ pub(crate) struct ParMemo {
     per_row: AtomicU32,
     /// Runs left that may go on the calling thread unclocked.
     unclocked: AtomicU32,
+    /// Runs of fewer rows than this are light at `per_row` (their whole
+    /// estimate is under [`SPAWN_WORTH`]): the plan's test for an unclocked
+    /// run, in integers.
+    light_below: AtomicUsize,
     /// Whether the last probe found heavy work where the memo said light:
     /// one such probe (a thread descheduled while it was timed) is not
     /// believed; the next probe must find it again.
@@ -143,7 +147,22 @@ impl ParMemo {
 
     /// What a run of `total` rows of closure `key` does first, counting an
     /// unclocked run.
+    #[inline(always)]
     fn plan(&self, key: usize, total: usize) -> Plan {
+        if self.work.load(Ordering::Relaxed) == key && total < self.light_below.load(Ordering::Relaxed) {
+            let left = self.unclocked.load(Ordering::Relaxed);
+            if left > 0 {
+                self.unclocked.store(left - 1, Ordering::Relaxed);
+                return Plan::Alone;
+            }
+        }
+        self.plan_in_full(key, total)
+    }
+
+    /// [`ParMemo::plan`] for a run that is not known light work with
+    /// unclocked runs left.
+    #[inline(never)]
+    fn plan_in_full(&self, key: usize, total: usize) -> Plan {
         let per_row = f64::from(f32::from_bits(self.per_row.load(Ordering::Relaxed))) * 1e-9;
         if self.work.load(Ordering::Relaxed) != key || per_row <= 0.0 {
             // Unknown work: grow the probe from one row.
@@ -204,6 +223,9 @@ impl ParMemo {
         // At least a picosecond: zero means "never measured".
         let nanos = (per_row * 1e9).max(1e-3) as f32;
         self.per_row.store(nanos.to_bits(), Ordering::Relaxed);
+        // Saturates at `usize::MAX` for work of about a picosecond a row.
+        let light_below = (SPAWN_WORTH.as_secs_f64() / (f64::from(nanos) * 1e-9)).ceil() as usize;
+        self.light_below.store(light_below, Ordering::Relaxed);
         self.unclocked.store(unclocked, Ordering::Relaxed);
         self.work.store(key, Ordering::Relaxed);
     }
@@ -355,16 +377,14 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
     pub fn for_each<G: Fn(Q::Item<'w>) + Send + Sync>(self, f: G) {
         #[cfg(feature = "parallel")]
         {
-            let (q_state, f_state, matched, ticks) = self.state.parts();
-            let rows = Rows::<Q, F> {
-                archetypes: self.world.archetypes().as_slice(),
-                world: self.world,
-                matched,
-                q_state,
-                f_state,
-                ticks,
+            let archetypes = self.world.archetypes().as_slice();
+            let total: usize = self.state.matched_ids().map(|id| archetypes[id.index()].len()).sum();
+            // Built only where the rows are cut up: reading the run's ticks
+            // back right after `begin_run` wrote them stalls the load.
+            let rows = || {
+                let (q_state, f_state, matched, ticks) = self.state.parts();
+                Rows::<Q, F> { archetypes, world: self.world, matched, q_state, f_state, ticks }
             };
-            let total = rows.len();
             match self.batch_size {
                 Some(batch) if total > batch => {
                     let helpers = rayon::current_num_threads().saturating_sub(1);
@@ -372,7 +392,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
                         let mut cursor = Cursor::default();
                         // SAFETY: the caller of `new` promised the access,
                         // for `'w`; rows `0..total` are all of them.
-                        unsafe { rows.share(&mut cursor, 0, total, Chunk::Fixed(batch), helpers, &f) };
+                        unsafe { rows().share(&mut cursor, 0, total, Chunk::Fixed(batch), helpers, &f) };
                         return;
                     }
                 }
@@ -393,7 +413,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryParIter<'w, 's, Q, F> {
                         plan => {
                             // SAFETY: the caller of `new` promised the
                             // access, for `'w`; `total` is the rows' count.
-                            unsafe { rows.decide(plan, total, memo, key, &f) };
+                            unsafe { rows().decide(plan, total, memo, key, &f) };
                             return;
                         }
                     }
@@ -431,15 +451,10 @@ struct Cursor {
 
 #[cfg(feature = "parallel")]
 impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
-    /// Rows of all the matched tables.
-    fn len(&self) -> usize {
-        self.matched.iter().map(|&(id, _)| self.archetypes[id.index()].len()).sum()
-    }
-
     /// Calls `f` on rows `start..end` of the whole, from `cursor` on.
     ///
     /// # Safety
-    /// As for [`QueryParIter::new`]; `end <= self.len()`, `start` is at or
+    /// As for [`QueryParIter::new`]; `end` is at most the rows of all the matched tables, `start` is at or
     /// after the rows `cursor` has passed, and no other call of this run, on
     /// any thread, covers any of these rows.
     #[inline]
@@ -478,7 +493,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
     /// it promises [`SPAWN_WORTH`] of work. Tells `memo` what it measured.
     ///
     /// # Safety
-    /// As for [`QueryParIter::new`]; `total == self.len()`.
+    /// As for [`QueryParIter::new`]; `total` is the rows of all the matched tables.
     #[inline(never)]
     unsafe fn decide<G: Fn(Q::Item<'w>) + Send + Sync>(
         &self,
@@ -541,7 +556,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Rows<'w, '_, Q, F> {
     /// row took on the calling thread, if it did any.
     ///
     /// # Safety
-    /// As for [`QueryParIter::new`]; `end == self.len()`, and `start` is at
+    /// As for [`QueryParIter::new`]; `end` is the rows of all the matched tables, and `start` is at
     /// or after the rows `cursor` has passed.
     unsafe fn share<G: Fn(Q::Item<'w>) + Send + Sync>(
         &self,
@@ -997,16 +1012,19 @@ mod tests {
         let (light, heavy) = (1, 2);
         // Nothing measured: probe from one row.
         assert_eq!(memo.plan(light, 1000), Plan::Probe(1));
-        // 1,000 rows of half a nanosecond: 0.5 µs in all, timed once in 8
-        // runs (the clock's 80 ns spread to 2% of the work), as a whole: far
+        // 1,000 rows of half a nanosecond: 0.5 µs in all, timed once in 16
+        // runs (the clock's 80 ns spread to 1% of the work), as a whole: far
         // too light to share, so not probed.
         memo.learn(light, 0.5e-9, 1000);
-        for run in 0..8 {
+        for run in 0..16 {
             assert_eq!(memo.plan(light, 1000), Plan::Alone, "run {run}");
         }
         assert_eq!(memo.plan(light, 1000), Plan::Clock);
-        // 10 rows of 10 ns: timed once in 40 runs.
-        memo.learn(light, 10e-9, 10);
+        // 10 rows of 20 ns: timed once in 40 runs.
+        memo.learn(light, 20e-9, 10);
+        // The same work over 3,000 rows (60 µs) is shared, unclocked runs
+        // left or not.
+        assert_eq!(memo.plan(light, 3000), Plan::Share(f64::from(20f32) * 1e-9));
         for run in 0..40 {
             assert_eq!(memo.plan(light, 10), Plan::Alone, "run {run}");
         }

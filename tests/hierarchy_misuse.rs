@@ -221,7 +221,7 @@ fn a_rollback_gives_an_old_entity_moved_under_a_new_parent_its_old_parent_back()
     assert!(result.is_err());
     assert_forest(&world);
     assert_eq!(world.parent(child), Some(old_parent), "the new parent was taken back: the old one is back");
-    assert_eq!(world.children(old_parent), [stays, child], "at the end of the old parent's list");
+    assert_eq!(world.children(old_parent), [child, stays], "back where it was in the old parent's list");
     assert_eq!(world.len(), 3);
 
     // An entity that had no parent before is orphaned instead.
@@ -317,7 +317,42 @@ fn a_rollback_gives_a_user_relationship_its_old_target_back() {
     });
     assert_forest(&world);
     assert_eq!(world.get::<CrewOf>(sailor), Some(&CrewOf(ship)));
-    assert_eq!(world.get::<Crew>(ship).unwrap().0, [cook, sailor]);
+    assert_eq!(world.get::<Crew>(ship).unwrap().0, [sailor, cook], "back where it was");
+}
+
+#[test]
+fn a_rollback_puts_many_moved_children_back_in_their_places() {
+    // A wide parent (its list keeps an index and holes) and a short one
+    // (its list shifts); children leave both in mixed order, some twice.
+    let mut world = World::new();
+    let wide = world.spawn(Name("wide"));
+    let short = world.spawn(Name("short"));
+    let kids: Vec<Entity> = (0..40).map(|_| world.spawn((Name("kid"), ChildOf(wide)))).collect();
+    let few: Vec<Entity> = (0..4).map(|_| world.spawn((Name("few"), ChildOf(short)))).collect();
+    let before = (world.children(wide).to_vec(), world.children(short).to_vec());
+    let result = world.all_or_nothing(|world| -> Result<(), ()> {
+        let raft = world.spawn(Name("raft"));
+        let boat = world.spawn(Name("boat"));
+        for &i in &[7, 0, 39, 8, 20, 6, 21] {
+            world.set_parent(kids[i], raft).unwrap();
+        }
+        world.set_parent(kids[20], boat).unwrap();
+        for &i in &[3, 0, 1] {
+            world.set_parent(few[i], boat).unwrap();
+        }
+        // One that stays moves too, to another parent that stays: not undone.
+        world.set_parent(kids[10], short).unwrap();
+        Err(())
+    });
+    assert_eq!(result, Err(()));
+    assert_forest(&world);
+    let mut wide_now = before.0.clone();
+    wide_now.retain(|&k| k != kids[10]);
+    assert_eq!(world.children(wide).to_vec(), wide_now, "every moved child back in its place");
+    let mut short_now = before.1.clone();
+    short_now.push(kids[10]);
+    assert_eq!(world.children(short).to_vec(), short_now, "every moved child back in its place");
+    world.check_invariants().unwrap();
 }
 
 #[test]

@@ -36,7 +36,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
-use crate::world::relations::{Cut, Waiting};
+use crate::world::relations::{Cut, Left, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -207,11 +207,15 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
 /// is removed once the operation is over (unless something joined again).
 fn leave<R: Relationship>(world: &mut World, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
-    if !world.relations().txn_marks.is_empty() {
-        // A rollback may have to bring the source back here.
-        world.relations_mut().left.push((TypeId::of::<R>(), source, target));
-    }
+    // A rollback may have to bring the source back here, where it was.
+    let in_txn = !world.relations().txn_marks.is_empty();
+    let record = |world: &mut World, after: Option<Entity>| {
+        if in_txn {
+            world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, after });
+        }
+    };
     let Some(mut list) = world.get_mut::<R::Target>(target) else {
+        record(world, None);
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
             waiting.sources.retain(|&e| e != source);
@@ -219,8 +223,11 @@ fn leave<R: Relationship>(world: &mut World, source: Entity) {
         return;
     };
     let sources = list.sources_mut(EngineAccess::GRANTED);
+    let after = if in_txn { sources.before(source) } else { None };
     sources.remove(source);
-    if sources.is_empty() {
+    let emptied = sources.is_empty();
+    record(world, after);
+    if emptied {
         world.defer(move |world| {
             if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
                 let _ = world.remove::<R::Target>(target);
@@ -301,9 +308,10 @@ fn cut<R: Relationship>(world: &mut World, source: Entity, target: Entity, chang
 /// despawned without hooks, by a rollback) and those that stay: a staying
 /// target's list forgets its going sources (and goes if emptied), a staying
 /// source of a going target goes back to the last target it left in the
-/// transaction that stays (at the end of its list), or else loses its
-/// relationship. Linear in the entities
-/// going and the lists they touch.
+/// transaction that stays, where it left its list (just after the source
+/// it followed then, latest leaver first), or else loses its relationship.
+/// Linear in the entities going and the lists they touch, plus the length
+/// of a list for each source put back in it.
 fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     let mut lists: HashSet<Entity> = HashSet::new();
     let mut orphans = Vec::new();
@@ -351,19 +359,26 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
             }
         }
     }
-    // The last target each source left in the transaction that stays.
-    let mut earlier: HashMap<Entity, Entity> = HashMap::new();
-    for &(k, source, target) in world.left_in_txn() {
-        if k == kind && !going.contains(&target) && world.contains(target) {
-            earlier.insert(source, target);
+    // The last target each source left in the transaction that stays,
+    // with the place it left and when.
+    let mut earlier: HashMap<Entity, (usize, Left)> = HashMap::new();
+    for (when, left) in world.left_in_txn().iter().enumerate() {
+        if left.kind == kind && !going.contains(&left.target) && world.contains(left.target) {
+            earlier.insert(left.source, (when, *left));
         }
     }
+    // Undone latest first, so that each goes back next to the source it
+    // followed then, which the later ones' return has put back.
+    orphans.sort_by_key(|source| std::cmp::Reverse(earlier.get(source).map(|&(when, _)| when)));
     for source in orphans {
         // The going target's list loses the source through the hook; the
         // target goes right after, without hooks.
         panics.run(|| match earlier.get(&source) {
-            Some(&target) if refusal::<R>(world, source, target).is_none() => {
-                let _ = world.insert(source, R::from_target(target));
+            Some(&(_, left)) if refusal::<R>(world, source, left.target).is_none() => {
+                let _ = world.insert(source, R::from_target(left.target));
+                if let Some(mut list) = world.get_mut::<R::Target>(left.target) {
+                    list.sources_mut(EngineAccess::GRANTED).move_after(source, left.after);
+                }
             }
             _ => {
                 let _ = world.remove::<R>(source);

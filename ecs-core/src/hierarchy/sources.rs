@@ -151,6 +151,30 @@ impl SourceList {
         }
     }
 
+    /// The source just before `source`, if `source` is listed and not
+    /// first. O(n) at worst (for rollbacks, which put sources back where
+    /// they were).
+    pub(crate) fn before(&self, source: Entity) -> Option<Entity> {
+        let at = self.position(source)?;
+        self.slots[..at].iter().rev().find_map(|&slot| slot)
+    }
+
+    /// Moves the listed `source` to just after `after` (to the front for
+    /// `None`), keeping the others' order; does nothing if either is not
+    /// listed. O(n) (for rollbacks).
+    pub(crate) fn move_after(&mut self, source: Entity, after: Option<Entity>) {
+        if !self.contains(source) || after.is_some_and(|a| a == source || !self.contains(a)) {
+            return;
+        }
+        let mut order: Vec<Entity> = self.iter().copied().filter(|&e| e != source).collect();
+        let at = after.map_or(0, |a| order.iter().position(|&e| e == a).map_or(order.len(), |i| i + 1));
+        order.insert(at, source);
+        self.slots = order.into_iter().map(Some).collect();
+        self.holes = 0;
+        self.head = 0;
+        self.reindex();
+    }
+
     /// Adds `source` at the end. The caller makes sure it is not listed.
     pub(crate) fn push(&mut self, source: Entity) {
         let at = self.slots.len();

@@ -64,11 +64,23 @@ pub(crate) struct Relations {
     /// Per open transaction (`all_or_nothing`), innermost last: where its
     /// part of `left` starts.
     pub(crate) txn_marks: Vec<usize>,
-    /// While a transaction is open: each target a source left, as
-    /// (relationship type, source, target), in order. A rollback gives a
-    /// staying source that points at an entity taken back the last target
-    /// it left that stays.
-    pub(crate) left: Vec<(TypeId, Entity, Entity)>,
+    /// While a transaction is open: each target a source left, in order.
+    /// A rollback gives a staying source that points at an entity taken
+    /// back the last target it left that stays, at the place it left.
+    pub(crate) left: Vec<Left>,
+}
+
+/// A source that left a target's list while a transaction was open.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct Left {
+    /// The relationship's type.
+    pub kind: TypeId,
+    pub source: Entity,
+    pub target: Entity,
+    /// The source just before it in the list then (`None`: it was first,
+    /// or the list was not created yet).
+    pub after: Option<Entity>,
 }
 
 impl Relations {
@@ -166,7 +178,7 @@ impl World {
 
     /// The targets sources left since the innermost transaction opened.
     #[cfg(feature = "hierarchy")]
-    pub(crate) fn left_in_txn(&self) -> &[(TypeId, Entity, Entity)] {
+    pub(crate) fn left_in_txn(&self) -> &[Left] {
         let mark = self.relations.txn_marks.last().copied().unwrap_or(self.relations.left.len());
         &self.relations.left[mark..]
     }

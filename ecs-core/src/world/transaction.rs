@@ -27,12 +27,14 @@ impl World {
     /// sources taken back, and an entity that stays and points at one
     /// taken back goes back to the last target it had in `f` that stays
     /// (the one it had before, unless `f` moved it elsewhere first), at the
-    /// end of that target's list; if it had none (or that one is gone, or
-    /// would now make a cycle), it loses the relationship. Either way with
-    /// its hooks; if one of them panics, the link is cut without hooks
-    /// (the entity loses the relationship) and the rollback goes on. If `f` despawned one of the entities that existed before,
-    /// the allocator cannot be put back as it was and stays as it is
-    /// (consistent, with the new entities gone). Handles of the entities
+    /// place it had in that target's list (just after the source it
+    /// followed then; at the end if that one is gone); if it had none (or
+    /// that one is gone, or would now make a cycle), it loses the
+    /// relationship. Either way with its hooks; if one of them panics, the
+    /// link is cut without hooks (the entity loses the relationship) and
+    /// the rollback goes on. If `f` despawned one of the entities that
+    /// existed before, the allocator cannot be put back as it was and stays
+    /// as it is (consistent, with the new entities gone). Handles of the entities
     /// taken back may be handed out again: do not keep them.
     ///
     /// ```

@@ -134,6 +134,18 @@ fn join<R: Relationship>(world: &mut World, source: Entity) {
     let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
     let target = relationship.target();
     let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
+    // The common case first: the target has a list (so it is alive) and
+    // the source cannot be its ancestor. A batch placed whole (a load) may
+    // have put the source in the list already: those joins wait, and the
+    // list is checked once per target.
+    if target != source
+        && !world.relations().placed_lists
+        && !(may_have_sources && reaches::<R>(world, target, source))
+        && let Some(list) = world.get_mut_changed::<R::Target>(target)
+    {
+        list.sources_mut(EngineAccess::GRANTED).push(source);
+        return;
+    }
     if let Some(problem) = refusal_given::<R>(world, source, target, may_have_sources) {
         crate::entity::error::warn(&format!(
             "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
@@ -142,14 +154,7 @@ fn join<R: Relationship>(world: &mut World, source: Entity) {
         queue_cut(world, Cut { source, target, run: orphan::<R> });
         return;
     }
-    // A batch placed whole (a load) may have put the source in the list
-    // already: those joins wait, and the list is checked once per target.
-    if !world.relations().placed_lists
-        && let Some(mut list) = world.get_mut::<R::Target>(target)
-    {
-        list.sources_mut(EngineAccess::GRANTED).push(source);
-        return;
-    }
+    // No list yet (or a batch placed whole): wait for it.
     let waiting = world
         .relations_mut()
         .pending

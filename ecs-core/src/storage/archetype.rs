@@ -215,6 +215,11 @@ impl Archetype {
     /// The position of component `id`'s column.
     #[inline]
     pub fn column_index(&self, id: ComponentId) -> Option<usize> {
+        // Most tables have a handful of columns, where a scan takes fewer
+        // steps than halving; the ids are sorted, so it stops early.
+        if self.components.len() <= 8 {
+            return self.components.iter().position(|&c| c >= id).filter(|&i| self.components[i] == id);
+        }
         self.components.binary_search(&id).ok()
     }
 

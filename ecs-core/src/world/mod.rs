@@ -542,6 +542,27 @@ impl World {
         Some((a, self.components.id::<B>().is_some_and(|id| table.contains(id))))
     }
 
+    /// `entity`'s `T`, if it is alive and has one, marked changed now: for
+    /// the engine's own writes (a relationship's list), which always change
+    /// the value.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn get_mut_changed<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
+        if T::STORAGE == StorageType::Sparse {
+            return self.get_mut::<T>(entity).map(Mut::into_inner);
+        }
+        let location = self.entities.get(entity)?;
+        let id = self.components.id::<T>()?;
+        let now = self.change_tick();
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let index = archetype.column_index(id)?;
+        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
+        if let Some((_, changed)) = ticks {
+            *changed = now;
+        }
+        Some(value)
+    }
+
     /// Mutable access to `entity`'s `T`, if it is alive and has one. A
     /// write through the returned [`Mut`] marks the value changed, for types
     /// that track changes.

@@ -56,6 +56,7 @@ fn a_hook_registered_after_a_bundle_was_spawned_runs_on_its_next_spawn_and_inser
 }
 
 #[test]
+#[cfg(feature = "observers")]
 fn an_observer_added_after_a_bundle_was_spawned_sees_the_next_spawn_and_not_after_it_is_removed() {
     let mut world = world();
     world.spawn(Unwatched(1));
@@ -70,6 +71,7 @@ fn an_observer_added_after_a_bundle_was_spawned_sees_the_next_spawn_and_not_afte
 }
 
 #[test]
+#[cfg(feature = "observers")]
 fn an_observer_of_another_event_leaves_a_bundle_unwatched() {
     struct Ping;
     let mut world = world();
@@ -96,6 +98,7 @@ fn a_hook_on_a_required_component_runs_for_a_bundle_planned_before_it() {
 }
 
 #[test]
+#[cfg(all(feature = "hierarchy", feature = "observers"))]
 fn children_spawned_before_and_after_an_observer_of_child_of_are_listed_in_order() {
     let mut world = world();
     let root = world.spawn(Unwatched(0));
@@ -114,6 +117,7 @@ fn children_spawned_before_and_after_an_observer_of_child_of_are_listed_in_order
 }
 
 #[test]
+#[cfg(feature = "hierarchy")]
 fn a_user_hook_on_child_of_added_later_runs_after_the_engine_upkeep() {
     let mut world = world();
     let root = world.spawn(Unwatched(0));
@@ -132,6 +136,7 @@ fn a_user_hook_on_child_of_added_later_runs_after_the_engine_upkeep() {
 }
 
 #[test]
+#[cfg(feature = "hierarchy")]
 fn a_refused_child_spawned_through_the_engine_only_path_is_unlinked() {
     let mut world = world();
     let root = world.spawn(Unwatched(0));
@@ -158,6 +163,7 @@ fn a_despawn_hook_registered_after_a_table_was_despawned_from_runs_on_the_next_d
 }
 
 #[test]
+#[cfg(feature = "observers")]
 fn a_despawn_observer_added_later_runs_and_one_attached_to_the_entity_goes_with_it() {
     let mut world = world();
     let first = world.spawn(Unwatched(1));

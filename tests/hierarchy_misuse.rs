@@ -517,3 +517,24 @@ fn a_rollback_cuts_every_relationship_even_when_a_removal_hook_panics() {
     assert_eq!(world.len(), 1);
     assert_eq!((world.parent(old), world.get::<CrewOf>(old)), (None, None));
 }
+
+#[test]
+fn a_rollback_puts_thousands_of_moved_children_of_one_parent_back_in_order() {
+    let mut world = World::new();
+    let wide = world.spawn(Name("wide"));
+    let kids: Vec<Entity> = (0..20_000).map(|_| world.spawn((Name("kid"), ChildOf(wide)))).collect();
+    let result = world.all_or_nothing(|world| -> Result<(), ()> {
+        let raft = world.spawn(Name("raft"));
+        // A run from the front, then every third one from the back.
+        for &kid in &kids[..50] {
+            world.set_parent(kid, raft).unwrap();
+        }
+        for &kid in kids[50..].iter().rev().step_by(3) {
+            world.set_parent(kid, raft).unwrap();
+        }
+        Err(())
+    });
+    assert_eq!(result, Err(()));
+    assert_eq!(world.children(wide).to_vec(), kids, "every child back in its place");
+    world.check_invariants().unwrap();
+}

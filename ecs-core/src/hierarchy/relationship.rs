@@ -36,7 +36,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
-use crate::world::relations::{Cut, Left, Waiting};
+use crate::world::relations::{Cut, Left, Place, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -214,13 +214,13 @@ fn leave<R: Relationship>(world: &mut World, source: Entity) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
     // A rollback may have to bring the source back here, where it was.
     let in_txn = !world.relations().txn_marks.is_empty();
-    let record = |world: &mut World, after: Option<Entity>| {
+    let record = |world: &mut World, place: Place| {
         if in_txn {
-            world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, after });
+            world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, place });
         }
     };
     let Some(mut list) = world.get_mut::<R::Target>(target) else {
-        record(world, None);
+        record(world, Place::Unknown);
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
             waiting.sources.retain(|&e| e != source);
@@ -228,10 +228,10 @@ fn leave<R: Relationship>(world: &mut World, source: Entity) {
         return;
     };
     let sources = list.sources_mut(EngineAccess::GRANTED);
-    let after = if in_txn { sources.before(source) } else { None };
+    let place = if in_txn { sources.place_of(source) } else { Place::Unknown };
     sources.remove(source);
     let emptied = sources.is_empty();
-    record(world, after);
+    record(world, place);
     if emptied {
         world.defer(move |world| {
             if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
@@ -314,9 +314,8 @@ fn cut<R: Relationship>(world: &mut World, source: Entity, target: Entity, chang
 /// target's list forgets its going sources (and goes if emptied), a staying
 /// source of a going target goes back to the last target it left in the
 /// transaction that stays, where it left its list (just after the source
-/// it followed then, latest leaver first), or else loses its relationship.
-/// Linear in the entities going and the lists they touch, plus the length
-/// of a list for each source put back in it.
+/// it followed then), or else loses its relationship. Linear in the
+/// entities going and the lists they touch.
 fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     let mut lists: HashSet<Entity> = HashSet::new();
     let mut orphans = Vec::new();
@@ -375,15 +374,16 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     // Undone latest first, so that each goes back next to the source it
     // followed then, which the later ones' return has put back.
     orphans.sort_by_key(|source| std::cmp::Reverse(earlier.get(source).map(|&(when, _)| when)));
+    // Per staying target, the sources it gets back (joining at the end),
+    // to put in their places in one pass over its list at the end.
+    let mut returns: HashMap<Entity, Vec<(Entity, Place)>> = HashMap::new();
     for source in orphans {
         // The going target's list loses the source through the hook; the
         // target goes right after, without hooks.
         panics.run(|| match earlier.get(&source) {
             Some(&(_, left)) if refusal::<R>(world, source, left.target).is_none() => {
                 let _ = world.insert(source, R::from_target(left.target));
-                if let Some(mut list) = world.get_mut::<R::Target>(left.target) {
-                    list.sources_mut(EngineAccess::GRANTED).move_after(source, left.after);
-                }
+                returns.entry(left.target).or_default().push((source, left.place));
             }
             _ => {
                 let _ = world.remove::<R>(source);
@@ -394,6 +394,11 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
             // the going target's list goes with it, so only the link is
             // left to cut.
             let _ = world.remove_unhooked::<R>(source);
+        }
+    }
+    for (target, returns) in returns {
+        if let Some(list) = world.get_mut_changed::<R::Target>(target) {
+            list.sources_mut(EngineAccess::GRANTED).put_back(&returns);
         }
     }
     panics.finish();

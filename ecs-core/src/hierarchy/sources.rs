@@ -19,15 +19,18 @@
 
 use std::fmt;
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 use crate::entity::Entity;
+use crate::world::relations::Place;
 
 /// From this many slots on, a list keeps an index from source to slot
 /// (built when a source first leaves from other than the end).
 const INDEXED_FROM: usize = 32;
 /// An indexed list compacted to fewer sources than this drops its index.
 const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
+/// The most holes [`SourceList::place_of`] walks back over.
+const PLACE_WALK: usize = 64;
 
 /// The sources of a relationship target ([`Children`](crate::Children),
 /// or the list of your own [`RelationshipTarget`](crate::RelationshipTarget)),
@@ -151,24 +154,78 @@ impl SourceList {
         }
     }
 
-    /// The source just before `source`, if `source` is listed and not
-    /// first. O(n) at worst (for rollbacks, which put sources back where
-    /// they were).
-    pub(crate) fn before(&self, source: Entity) -> Option<Entity> {
-        let at = self.position(source)?;
-        self.slots[..at].iter().rev().find_map(|&slot| slot)
+    /// Where `source` is: first, or just after which source. Walks back
+    /// over at most [`PLACE_WALK`] holes, else the place is
+    /// [`Place::Unknown`] (so a run of leaves inside a transaction stays
+    /// amortized O(1)); also unknown if `source` is not listed.
+    pub(crate) fn place_of(&self, source: Entity) -> Place {
+        let Some(at) = self.position(source) else { return Place::Unknown };
+        if at <= self.head {
+            return Place::First;
+        }
+        match self.slots[self.head..at].iter().rev().take(PLACE_WALK).find_map(|&slot| slot) {
+            Some(before) => Place::After(before),
+            None if at - self.head <= PLACE_WALK => Place::First,
+            None => Place::Unknown,
+        }
     }
 
-    /// Moves the listed `source` to just after `after` (to the front for
-    /// `None`), keeping the others' order; does nothing if either is not
-    /// listed. O(n) (for rollbacks).
-    pub(crate) fn move_after(&mut self, source: Entity, after: Option<Entity>) {
-        if !self.contains(source) || after.is_some_and(|a| a == source || !self.contains(a)) {
+    /// Puts listed sources back where they were: `returns` holds each with
+    /// its [`Place`] when it left, the latest to leave first, and each goes
+    /// just after its place as the list then stood (so the ones that
+    /// follow each other come back in order). A source whose place is gone
+    /// or unknown goes at the end. One pass over the list: O(n + k).
+    pub(crate) fn put_back(&mut self, returns: &[(Entity, Place)]) {
+        let returning: HashSet<Entity> =
+            returns.iter().map(|&(source, _)| source).filter(|&s| self.contains(s)).collect();
+        if returning.is_empty() {
             return;
         }
-        let mut order: Vec<Entity> = self.iter().copied().filter(|&e| e != source).collect();
-        let at = after.map_or(0, |a| order.iter().position(|&e| e == a).map_or(order.len(), |i| i + 1));
-        order.insert(at, source);
+        // Per anchor (`None`: the front), the sources put just after it,
+        // in the order they were put back.
+        let mut after: HashMap<Option<Entity>, Vec<Entity>> = HashMap::new();
+        let mut at_end = Vec::new();
+        let mut placed: HashSet<Entity> = HashSet::with_capacity(returning.len());
+        for &(source, place) in returns {
+            if !returning.contains(&source) || placed.contains(&source) {
+                continue;
+            }
+            let anchor = match place {
+                Place::First => Some(None),
+                Place::After(a)
+                    if a != source && (placed.contains(&a) || (!returning.contains(&a) && self.contains(a))) =>
+                {
+                    Some(Some(a))
+                }
+                _ => None,
+            };
+            match anchor {
+                Some(anchor) => after.entry(anchor).or_default().push(source),
+                None => at_end.push(source),
+            }
+            placed.insert(source);
+        }
+        // Each source, then what was put just after it, the latest first
+        // (it went nearest); with a stack, not recursion, for long chains.
+        let mut order = Vec::with_capacity(self.len());
+        let mut stack: Vec<Entity> = Vec::new();
+        let mut emit = |roots: &mut dyn Iterator<Item = Entity>, order: &mut Vec<Entity>| {
+            for root in roots {
+                stack.push(root);
+                while let Some(source) = stack.pop() {
+                    order.push(source);
+                    if let Some(next) = after.get(&Some(source)) {
+                        stack.extend(next.iter().copied());
+                    }
+                }
+            }
+        };
+        let front: Vec<Entity> = after.get(&None).map_or(Vec::new(), |v| v.iter().rev().copied().collect());
+        emit(&mut front.into_iter(), &mut order);
+        let staying: Vec<Entity> = self.iter().copied().filter(|s| !returning.contains(s)).collect();
+        emit(&mut staying.into_iter(), &mut order);
+        emit(&mut at_end.into_iter(), &mut order);
+        debug_assert_eq!(order.len(), self.len());
         self.slots = order.into_iter().map(Some).collect();
         self.holes = 0;
         self.head = 0;

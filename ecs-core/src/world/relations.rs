@@ -78,9 +78,22 @@ pub(crate) struct Left {
     pub kind: TypeId,
     pub source: Entity,
     pub target: Entity,
-    /// The source just before it in the list then (`None`: it was first,
-    /// or the list was not created yet).
-    pub after: Option<Entity>,
+    /// Where it was in the list.
+    pub place: Place,
+}
+
+/// Where a source was in its target's list when it left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) enum Place {
+    /// At the front.
+    First,
+    /// Just after this source.
+    After(Entity),
+    /// Not known (the list was not created yet, or finding the source
+    /// before it would have meant a long walk): a rollback puts it back at
+    /// the end.
+    Unknown,
 }
 
 impl Relations {

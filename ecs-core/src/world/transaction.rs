@@ -28,7 +28,8 @@ impl World {
     /// taken back goes back to the last target it had in `f` that stays
     /// (the one it had before, unless `f` moved it elsewhere first), at the
     /// place it had in that target's list (just after the source it
-    /// followed then; at the end if that one is gone); if it had none (or
+    /// followed then; at the end if that one is gone, or was more than 64
+    /// places back behind sources that had left too); if it had none (or
     /// that one is gone, or would now make a cycle), it loses the
     /// relationship. Either way with its hooks; if one of them panics, the
     /// link is cut without hooks (the entity loses the relationship) and

@@ -538,3 +538,24 @@ fn a_rollback_puts_thousands_of_moved_children_of_one_parent_back_in_order() {
     assert_eq!(world.children(wide).to_vec(), kids, "every child back in its place");
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn a_panicking_cut_after_a_list_emptied_does_not_leave_the_empty_list() {
+    // Found by the hierarchy model: despawning a parent whose children go
+    // first (emptying its list) and which has a link of its own whose
+    // removal a user observer stops. The cut of that link panicked in the
+    // commands after the operation and took the list's removal with it.
+    let mut world = World::new();
+    let parent = world.spawn(Name("parent"));
+    world.spawn((Name("a"), ChildOf(parent)));
+    let b = world.spawn((Name("b"), ChildOf(parent)));
+    world.insert(parent, CrewOf(b)).unwrap();
+    world.observe(|_: Trigger<OnRemove<CrewOf>>| panic!("the observer panics"));
+    let result = catch_unwind(AssertUnwindSafe(|| world.despawn_recursive(parent)));
+    assert!(result.is_err());
+    assert_forest(&world);
+    world.check_invariants().unwrap();
+    if world.contains(parent) {
+        assert!(world.get::<Children>(parent).is_none(), "no empty list left behind");
+    }
+}

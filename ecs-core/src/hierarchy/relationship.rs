@@ -233,11 +233,27 @@ fn leave<R: Relationship>(world: &mut World, source: Entity) {
     let emptied = sources.is_empty();
     record(world, place);
     if emptied {
-        world.defer(move |world| {
-            if world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty()) {
-                let _ = world.remove::<R::Target>(target);
-            }
-        });
+        // With the cuts, so that a panicking command before it cannot
+        // leave the empty list behind.
+        queue_cut(world, Cut { source, target, run: drop_empty_list::<R> });
+    }
+}
+
+/// A [`Cut`]: `target`'s list of `R` sources goes if it is still empty
+/// (nothing joined since); without hooks if a user hook stops its removal.
+fn drop_empty_list<R: Relationship>(world: &mut World, _source: Entity, target: Entity) {
+    let empty = |world: &World| world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty());
+    if !empty(world) {
+        return;
+    }
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.remove::<R::Target>(target);
+    }));
+    if empty(world) {
+        let _ = world.remove_unhooked::<R::Target>(target);
+    }
+    if let Err(payload) = done {
+        std::panic::resume_unwind(payload);
     }
 }
 

@@ -30,10 +30,10 @@ pub(crate) struct Waiting {
     pub(crate) create: fn(&mut World, Entity),
 }
 
-/// A link the engine must cut (or a source it must despawn) once the
-/// operation that set it off is over: `run(world, source, target)` does
-/// it if `source` still points at `target`, with hooks, and makes sure of
-/// it without hooks if a user hook panics.
+/// A link the engine must cut (or a source it must despawn, or a list
+/// emptied by `source` it must drop) once the operation that set it off is
+/// over: `run(world, source, target)` does it if it still applies, with
+/// hooks, and makes sure of it without hooks if a user hook panics.
 #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
 pub(crate) struct Cut {
     pub(crate) source: Entity,

@@ -33,7 +33,7 @@ use std::any::TypeId;
 use hashbrown::{HashMap, HashSet};
 
 use crate::component::Component;
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityLocation};
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
 use crate::world::relations::{Cut, Left, Place, Waiting};
@@ -130,7 +130,12 @@ pub fn install_target<T: RelationshipTarget>(world: &mut World) {
 /// target is dead, itself, or its own descendant. One push when the list
 /// exists; otherwise the source waits with the others that joined the same
 /// target, and one command creates the list for all of them.
-fn join<R: Relationship>(world: &mut World, source: Entity) {
+fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<EntityLocation>) {
+    if let Some(at) = spawned
+        && join_spawned::<R>(world, source, at)
+    {
+        return;
+    }
     let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
     let target = relationship.target();
     let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
@@ -163,6 +168,27 @@ fn join<R: Relationship>(world: &mut World, source: Entity) {
     waiting.sources.push(source);
     if waiting.sources.len() == 1 {
         world.defer(move |world| create_list::<R>(world, target));
+    }
+}
+
+/// [`join`] of a source spawned just now at `at`, when its target has a
+/// list: one push. Nothing can point at a fresh entity, so no cycle is
+/// possible. Whether it joined; if not, the general path decides.
+#[inline(always)]
+fn join_spawned<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+    if world.relations().placed_lists {
+        return false;
+    }
+    let Some(target) = world.get_at::<R>(at).map(R::target) else { return false };
+    if target == source {
+        return false;
+    }
+    match world.get_mut_changed::<R::Target>(target) {
+        Some(list) => {
+            list.sources_mut(EngineAccess::GRANTED).push(source);
+            true
+        }
+        None => false,
     }
 }
 
@@ -210,7 +236,7 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
 
 /// `R`'s `on_replace`: the source leaves its target's list; an emptied list
 /// is removed once the operation is over (unless something joined again).
-fn leave<R: Relationship>(world: &mut World, source: Entity) {
+fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLocation>) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
     // A rollback may have to bring the source back here, where it was.
     let in_txn = !world.relations().txn_marks.is_empty();
@@ -258,7 +284,7 @@ fn drop_empty_list<R: Relationship>(world: &mut World, _source: Entity, target: 
 }
 
 /// The list's `on_despawn`: with `DESPAWN_SOURCES`, the sources go too.
-fn despawn_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
+fn despawn_sources<T: RelationshipTarget>(world: &mut World, target: Entity, _: Option<EntityLocation>) {
     if !T::DESPAWN_SOURCES {
         return;
     }
@@ -272,7 +298,7 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
 /// The list's `on_replace` (removed, despawned, overwritten): the sources
 /// still pointing here lose their relationship. Sources that went before
 /// the list (a recursive despawn, deepest first) are passed over.
-fn orphan_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
+fn orphan_sources<T: RelationshipTarget>(world: &mut World, target: Entity, _: Option<EntityLocation>) {
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
     for source in sources {

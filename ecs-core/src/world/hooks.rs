@@ -68,8 +68,10 @@ use plan::AfterInsert;
 type HookFn = dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync;
 
 /// An engine hook: a plain function with the whole world, which queues
-/// its commands itself (`World::defer`).
-pub(crate) type EngineHook = fn(&mut World, Entity);
+/// its commands itself (`World::defer`). The location is given when the
+/// entity was spawned just now (nothing can point at it yet), `None` for
+/// every other call.
+pub(crate) type EngineHook = fn(&mut World, Entity, Option<crate::entity::EntityLocation>);
 
 /// A registered hook: a plain function (the engine's own, copied out for a
 /// call at no cost) or a shared closure (the user's).
@@ -590,7 +592,10 @@ impl World {
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
         match self.after_insert_plan(bundle) {
             AfterInsert::Nothing => {}
-            AfterInsert::Engine { start, end } => self.with_hooks(|world| world.run_engine_inserts(start, end, entity)),
+            AfterInsert::Engine { start, end } => {
+                let spawned = self.entities.get(entity);
+                self.with_hooks(|world| world.run_engine_inserts(start, end, entity, spawned))
+            }
             AfterInsert::General => {
                 self.with_hooks(|world| world.fire_after_insert_in_full(bundle, entity, &Before::NOTHING))
             }
@@ -650,7 +655,7 @@ impl World {
     fn fire_after_insert(&mut self, bundle: BundleId, entity: Entity, before: &Before) {
         match self.after_insert_plan(bundle) {
             AfterInsert::Nothing => {}
-            AfterInsert::Engine { start, end } => self.run_engine_inserts(start, end, entity),
+            AfterInsert::Engine { start, end } => self.run_engine_inserts(start, end, entity, None),
             AfterInsert::General => self.fire_after_insert_in_full(bundle, entity, before),
         }
     }
@@ -880,7 +885,7 @@ impl World {
                 #[cfg(feature = "hierarchy")]
                 Hook::Plain(hook) => {
                     if phase == Phase::Engine {
-                        hook(self, entity);
+                        hook(self, entity, None);
                     }
                     continue;
                 }

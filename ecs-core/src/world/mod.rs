@@ -542,6 +542,17 @@ impl World {
         Some((a, self.components.id::<B>().is_some_and(|id| table.contains(id))))
     }
 
+    /// The `T` of the entity at `at` (a location just read from the
+    /// entity table), if it has one.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn get_at<T: Component>(&self, at: EntityLocation) -> Option<&T> {
+        if T::STORAGE == StorageType::Sparse {
+            return None;
+        }
+        self.archetypes[at.archetype].get(self.components.id::<T>()?, at.row)
+    }
+
     /// `entity`'s `T`, if it is alive and has one, marked changed now: for
     /// the engine's own writes (a relationship's list), which always change
     /// the value.

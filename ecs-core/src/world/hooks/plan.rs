@@ -11,7 +11,7 @@
 
 use crate::component::bundle::BundleId;
 use crate::component::ComponentId;
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityLocation};
 use crate::storage::archetype::ArchetypeId;
 use crate::world::World;
 
@@ -158,11 +158,12 @@ impl World {
         watched
     }
 
-    /// Runs the engine hooks `start..end` of [`Plans`] on `entity`.
-    pub(crate) fn run_engine_inserts(&mut self, start: u32, end: u32, entity: Entity) {
+    /// Runs the engine hooks `start..end` of [`Plans`] on `entity`, which
+    /// is at `spawned` if it was spawned just now.
+    pub(crate) fn run_engine_inserts(&mut self, start: u32, end: u32, entity: Entity, spawned: Option<EntityLocation>) {
         for i in start as usize..end as usize {
             let Some(&hook) = self.hooks.plans.engine.get(i) else { break };
-            hook(self, entity);
+            hook(self, entity, spawned);
         }
     }
 }

@@ -223,6 +223,17 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     let (#(#bindings,)*) = unsafe { <__Inner #args as #engine::QueryData>::fetch(&mut fetch.0, row) };
                     #name { #(#members: #bindings,)* }
                 }
+
+                #[inline(always)]
+                unsafe fn fetch_next_row<'__ecs_w>(
+                    fetch: &mut Self::Fetch<'__ecs_w>,
+                    row: usize,
+                ) -> Self::Item<'__ecs_w> {
+                    // SAFETY: the caller's promise, for the tuple's own fetch.
+                    let (#(#bindings,)*) =
+                        unsafe { <__Inner #args as #engine::QueryData>::fetch_next_row(&mut fetch.0, row) };
+                    #name { #(#members: #bindings,)* }
+                }
             }
 
             #read_only_impl

@@ -116,6 +116,22 @@ pub unsafe trait QueryData {
     ///   the fetched components for `'w`, and fetches each row at most once
     ///   while its items live.
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+
+    /// The item of row `row` when a table's rows are fetched one after the
+    /// other from the first, as a `for` loop over a query does. Data that
+    /// can step a pointer from one row to the next, instead of working out
+    /// each row's address from its number, overrides it; the default is
+    /// [`QueryData::fetch`].
+    ///
+    /// # Safety
+    /// As for [`QueryData::fetch`]; in addition, the data is
+    /// [`QueryData::DENSE`], and since `init_fetch` made `fetch` it has
+    /// fetched exactly rows `0..row`, in order, through this function.
+    #[inline(always)]
+    unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded contract.
+        unsafe { Self::fetch(fetch, row) }
+    }
 }
 
 /// Query data that only reads, and so may run through a shared `&World`.
@@ -134,6 +150,8 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 /// storage, the set's values and where each row's entity has its value.
 pub struct ColumnFetch<'w, T> {
     ptr: NonNull<T>,
+    /// The value of the row [`ColumnFetch::step`] returns next.
+    next: NonNull<T>,
     /// Dangling for a table type.
     rows: SparseRows<'w>,
     _borrow: PhantomData<&'w T>,
@@ -141,13 +159,18 @@ pub struct ColumnFetch<'w, T> {
 
 impl<T> Clone for ColumnFetch<'_, T> {
     fn clone(&self) -> Self {
-        ColumnFetch { ptr: self.ptr, rows: self.rows, _borrow: PhantomData }
+        ColumnFetch { ptr: self.ptr, next: self.next, rows: self.rows, _borrow: PhantomData }
     }
 }
 
 impl<'w, T: Component> ColumnFetch<'w, T> {
     fn dangling() -> Self {
-        ColumnFetch { ptr: NonNull::dangling(), rows: SparseRows::dangling(), _borrow: PhantomData }
+        ColumnFetch {
+            ptr: NonNull::dangling(),
+            next: NonNull::dangling(),
+            rows: SparseRows::dangling(),
+            _borrow: PhantomData,
+        }
     }
 
     /// The column of `T`, whose id is `id`, in `table`: column `index` of
@@ -160,14 +183,11 @@ impl<'w, T: Component> ColumnFetch<'w, T> {
         if T::STORAGE == StorageType::Sparse {
             let (rows, set) = SparseRows::new(table, id);
             let ptr = set.map_or(NonNull::dangling(), |set| set.values().data().cast());
-            return ColumnFetch { ptr, rows, _borrow: PhantomData };
+            return ColumnFetch { ptr, next: ptr, rows, _borrow: PhantomData };
         }
-        ColumnFetch {
-            // SAFETY: column `index` exists and stores `T` (caller).
-            ptr: unsafe { table.archetype().column_unchecked(index) }.data().cast(),
-            rows: SparseRows::dangling(),
-            _borrow: PhantomData,
-        }
+        // SAFETY: column `index` exists and stores `T` (caller).
+        let ptr = unsafe { table.archetype().column_unchecked(index) }.data().cast();
+        ColumnFetch { ptr, next: ptr, rows: SparseRows::dangling(), _borrow: PhantomData }
     }
 
     /// The column (table or sparse set) that [`ColumnFetch::new`] reads.
@@ -207,6 +227,27 @@ impl<'w, T: Component> ColumnFetch<'w, T> {
             return unsafe { self.rows.dense(row) }.expect("a row without the sparse component was fetched");
         }
         row
+    }
+
+    /// Where row `row`'s value is, when the rows are visited one after the
+    /// other from the first: a table column's pointer steps one value on.
+    /// Values of 1, 2, 4 or 8 bytes are addressed from the row at no cost
+    /// (a scaled index), so those keep [`ColumnFetch::at`].
+    ///
+    /// # Safety
+    /// `row` is below the table's length, and this fetch's `step` has
+    /// returned exactly rows `0..row` before, in order.
+    #[inline(always)]
+    unsafe fn step(&mut self, row: usize) -> *mut T {
+        if T::STORAGE == StorageType::Sparse || matches!(size_of::<T>(), 0 | 1 | 2 | 4 | 8) {
+            // SAFETY: forwarded contract.
+            return unsafe { self.at(row) };
+        }
+        let at = self.next;
+        // SAFETY: `at` is row `row`'s value, in bounds of the column
+        // (caller); one past it is at most the column's end.
+        self.next = unsafe { at.add(1) };
+        at.as_ptr()
     }
 
     /// # Safety
@@ -270,6 +311,12 @@ unsafe impl<T: Component> QueryData for &T {
         // SAFETY: `row` is in bounds and nothing mutates the column while
         // `'w` lasts (both from the caller's contract).
         unsafe { &*fetch.at(row) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: as in `fetch`; the rows come in order (caller).
+        unsafe { &*fetch.step(row) }
     }
 }
 
@@ -341,19 +388,46 @@ impl<'w, T: Component> MutFetch<'w, T> {
     /// and fetches it once.
     #[inline(always)]
     unsafe fn at(&self, row: usize) -> Mut<'w, T> {
+        // SAFETY: forwarded contract; `slot` is the row's place in the
+        // column and in its ticks.
+        unsafe {
+            let slot = self.column.slot(row);
+            self.marked(self.column.ptr.as_ptr().add(slot), slot)
+        }
+    }
+
+    /// [`MutFetch::at`] for rows visited one after the other from the
+    /// first ([`ColumnFetch::step`]).
+    ///
+    /// # Safety
+    /// As for [`MutFetch::at`] and [`ColumnFetch::step`].
+    #[inline(always)]
+    unsafe fn step(&mut self, row: usize) -> Mut<'w, T> {
+        // SAFETY: forwarded contract; `step` gives the value at `slot`.
+        unsafe {
+            let value = self.column.step(row);
+            self.marked(value, self.column.slot(row))
+        }
+    }
+
+    /// The value at `value`, with the ticks at `slot` for a tracked type.
+    ///
+    /// # Safety
+    /// `value` is the column's value at `slot`, in bounds; the caller has
+    /// exclusive access to it for `'w` and hands it out once.
+    #[inline(always)]
+    unsafe fn marked(&self, value: *mut T, slot: usize) -> Mut<'w, T> {
         // SAFETY: in bounds and exclusive (caller). A tracked type's column
         // has one tick cell per row, and the cell's `UnsafeCell` allows the
         // write through the shared borrow of the archetype.
         unsafe {
-            let slot = self.column.slot(row);
-            let value = &mut *self.column.ptr.as_ptr().add(slot);
             let mark = if T::TRACK_CHANGES {
                 let added = *(*self.ticks.added.as_ptr().add(slot)).get();
                 ChangeMark::new(Some(&mut *(*self.ticks.changed.as_ptr().add(slot)).get()), added, self.run)
             } else {
                 ChangeMark::new(None, Tick::default(), self.run)
             };
-            Mut::new(value, mark)
+            Mut::new(&mut *value, mark)
         }
     }
 }
@@ -410,6 +484,12 @@ unsafe impl<T: Component> QueryData for &mut T {
         // SAFETY: `row` is in bounds, the caller has exclusive access to the
         // column for `'w` and fetches each row once.
         unsafe { fetch.at(row) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: as in `fetch`; the rows come in order (caller).
+        unsafe { fetch.step(row) }
     }
 }
 
@@ -469,6 +549,12 @@ unsafe impl<T: Component> QueryData for MutRef<T> {
     unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: forwarded contract.
         unsafe { <&mut T as QueryData>::fetch(fetch, row) }.into_inner()
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded contract.
+        unsafe { <&mut T as QueryData>::fetch_next_row(fetch, row) }.into_inner()
     }
 }
 
@@ -661,6 +747,17 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         // SAFETY: forwarded contract; a row `Q` does not match yields `None`.
         fetch.as_mut().and_then(|f| unsafe { (Q::DENSE || Q::row_matches(f, row)).then(|| Q::fetch(f, row)) })
     }
+
+    #[inline(always)]
+    unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        if !Q::DENSE {
+            // SAFETY: forwarded contract.
+            return unsafe { Self::fetch(fetch, row) };
+        }
+        // SAFETY: forwarded contract: `Q` is dense, and a table it matches
+        // has its rows fetched in order here.
+        fetch.as_mut().map(|f| unsafe { Q::fetch_next_row(f, row) })
+    }
 }
 
 // SAFETY: `Q` is read-only.
@@ -728,6 +825,13 @@ macro_rules! impl_query_data_for_tuple {
             unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
                 // SAFETY: forwarded contract, element by element.
                 ($(unsafe { $name::fetch(&mut fetch.$index, row) },)*)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch_next_row<'w>(fetch: &mut Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+                // SAFETY: forwarded contract, element by element: each is
+                // dense when the tuple is.
+                ($(unsafe { $name::fetch_next_row(&mut fetch.$index, row) },)*)
             }
         }
 

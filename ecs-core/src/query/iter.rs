@@ -209,6 +209,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 // were made for, which the iterator's borrow keeps unchanged;
                 // each row is fetched once.
                 unsafe {
+                    if F::IS_ARCHETYPAL && Q::DENSE {
+                        // Every row is fetched, in order: the fetch steps
+                        // its pointers instead of computing each row's.
+                        return Some(Q::fetch_next_row(&mut self.fetch, row));
+                    }
                     if (F::IS_ARCHETYPAL || F::filter_row(&mut self.filter, row))
                         && (Q::DENSE || Q::row_matches(&self.fetch, row))
                     {

@@ -252,13 +252,29 @@ impl BundleInfo {
 }
 
 /// The registry of bundle types a world has seen.
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,
     by_type: TypeIdMap<BundleId>,
+    /// The bundle type looked up last, with its id: a game's loops spawn
+    /// or insert one bundle type many times in a row.
+    last: (TypeId, BundleId),
     /// The bundles assembled at run time (`EntityBuilder`), by their
     /// components in order.
     dynamic: hashbrown::HashMap<Box<[ComponentId]>, BundleId>,
+}
+
+impl Default for Bundles {
+    fn default() -> Self {
+        /// No bundle has this type.
+        struct NoBundle;
+        Bundles {
+            infos: Vec::new(),
+            by_type: TypeIdMap::default(),
+            last: (TypeId::of::<NoBundle>(), BundleId(u32::MAX)),
+            dynamic: hashbrown::HashMap::default(),
+        }
+    }
 }
 
 impl Bundles {
@@ -269,11 +285,18 @@ impl Bundles {
     /// If `B` holds one component type twice.
     #[inline]
     pub fn register<B: Bundle>(&mut self, components: &mut Components) -> &BundleInfo {
+        let id = if self.last.0 == TypeId::of::<B>() { self.last.1 } else { self.look_up::<B>(components) };
+        &self.infos[id.index()]
+    }
+
+    /// [`Bundles::register`] of a bundle type other than the last one.
+    fn look_up<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
         let id = match self.by_type.get(&TypeId::of::<B>()) {
             Some(&id) => id,
             None => self.register_new::<B>(components),
         };
-        &self.infos[id.index()]
+        self.last = (TypeId::of::<B>(), id);
+        id
     }
 
     /// The info of a registered bundle.

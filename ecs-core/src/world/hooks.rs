@@ -566,6 +566,16 @@ impl World {
         entity
     }
 
+    /// Whether spawning a `B` runs a hook or an observer, in a world that
+    /// has some: most bundles have nothing that watches them, and spawn in
+    /// the caller's loop as without hooks. A call of its own, to keep that
+    /// loop small.
+    #[inline(never)]
+    pub(crate) fn spawn_runs_hooks<B: Bundle>(&mut self) -> bool {
+        let bundle = self.bundles.register::<B>(&mut self.components).id();
+        self.after_insert_plan(bundle) != AfterInsert::Nothing
+    }
+
     /// Runs a world operation that runs hooks, then applies the commands
     /// they queued ([`World::finish_hooked`]) — also when the operation
     /// stops midway because a hook, a destructor or a reset panicked, so

@@ -211,7 +211,7 @@ impl World {
     /// [`World::spawn`] of a static bundle.
     #[inline]
     pub(crate) fn spawn_bundle<B: Bundle>(&mut self, bundle: B) -> Entity {
-        if self.hooks.is_active() || B::ENGINE_HOOKED {
+        if B::ENGINE_HOOKED || (self.hooks.is_active() && self.spawn_runs_hooks::<B>()) {
             return self.spawn_hooked(bundle);
         }
         self.spawn_unhooked(bundle)

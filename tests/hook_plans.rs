@@ -1,9 +1,9 @@
-//! A world works out once per bundle what the hooks after a spawn or an
-//! insert of it come to (nothing, only the engine's relationship upkeep, or
-//! the general path), and works it out again whenever a hook or an observer
-//! is registered or removed. These tests spawn and insert a bundle first,
-//! then change what watches it, and check that the next spawn and insert
-//! run exactly what is registered then.
+//! A world works out once per bundle what the hooks of a spawn, an insert
+//! or a removal of it come to (nothing, only the engine's relationship
+//! upkeep, or the general path), and works it out again whenever a hook or
+//! an observer is registered or removed. These tests spawn, insert and
+//! remove a bundle first, then change what watches it, and check that the
+//! next operation runs exactly what is registered then.
 
 use archetable::prelude::*;
 
@@ -181,5 +181,68 @@ fn a_despawn_observer_added_later_runs_and_one_attached_to_the_entity_goes_with_
     let attached = world.entity_observe(target, |_: Trigger<Poke>| {}).unwrap();
     world.despawn(target).unwrap();
     assert!(!world.contains_observer(attached), "an entity's observers go with it");
+    assert_eq!(calls(&mut world), Vec::<String>::new());
+}
+
+#[test]
+fn a_replace_hook_registered_after_an_insert_runs_on_the_next_overwrite_only() {
+    let mut world = world();
+    let e = world.spawn(Unwatched(0));
+    world.insert(e, Watched(1)).unwrap();
+    world.insert(e, Watched(2)).unwrap();
+    assert_eq!(calls(&mut world), Vec::<String>::new());
+
+    world.register_component_hooks::<Watched>().on_replace(|world, e| {
+        let value = world.get::<Watched>(e).unwrap().0;
+        world.resource_mut::<Calls>().0.push(format!("replace {value}"));
+    });
+    world.insert(e, Watched(3)).unwrap();
+    // An entity without the component has nothing to replace.
+    let fresh = world.spawn(Unwatched(0));
+    world.insert(fresh, Watched(4)).unwrap();
+    assert_eq!(calls(&mut world), ["replace 2"]);
+    assert_eq!((world.get::<Watched>(e), world.get::<Watched>(fresh)), (Some(&Watched(3)), Some(&Watched(4))));
+}
+
+#[test]
+fn a_remove_hook_registered_after_a_removal_runs_on_the_next_removal() {
+    let mut world = world();
+    let a = world.spawn((Unwatched(1), Watched(1)));
+    let b = world.spawn((Unwatched(2), Watched(2)));
+    assert_eq!(world.remove::<Watched>(a), Ok(Watched(1)));
+    assert_eq!(calls(&mut world), Vec::<String>::new());
+
+    world.register_component_hooks::<Watched>().on_remove(|world, e| {
+        let value = world.get::<Watched>(e).unwrap().0;
+        world.resource_mut::<Calls>().0.push(format!("remove {value}"));
+    });
+    assert_eq!(world.remove::<Watched>(b), Ok(Watched(2)));
+    assert_eq!(calls(&mut world), ["remove 2"]);
+    // A removal the entity cannot give runs nothing.
+    assert!(world.remove::<Watched>(b).is_err());
+    assert_eq!(calls(&mut world), Vec::<String>::new());
+    world.check_invariants().unwrap();
+}
+
+#[test]
+#[cfg(feature = "observers")]
+fn replace_and_remove_observers_added_later_see_the_next_insert_and_removal() {
+    let mut world = world();
+    let e = world.spawn((Unwatched(1), Watched(1)));
+    world.insert(e, Watched(2)).unwrap();
+    assert_eq!(world.remove::<Unwatched>(e), Ok(Unwatched(1)));
+    world.insert(e, Unwatched(3)).unwrap();
+    let replaced = world.observe(|t: Trigger<OnReplace<Watched>>, mut calls: ResMut<Calls>| {
+        calls.0.push(format!("replace {}", t.target().unwrap()));
+    });
+    let removed = world.observe(|t: Trigger<OnRemove<Unwatched>>, mut calls: ResMut<Calls>| {
+        calls.0.push(format!("remove {}", t.target().unwrap()));
+    });
+    world.insert(e, Watched(3)).unwrap();
+    assert_eq!(world.remove::<Unwatched>(e), Ok(Unwatched(3)));
+    assert_eq!(calls(&mut world), [format!("replace {e}"), format!("remove {e}")]);
+    assert!(world.remove_observer(replaced) && world.remove_observer(removed));
+    world.insert(e, (Watched(4), Unwatched(4))).unwrap();
+    assert_eq!(world.remove::<Unwatched>(e), Ok(Unwatched(4)));
     assert_eq!(calls(&mut world), Vec::<String>::new());
 }

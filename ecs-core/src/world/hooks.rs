@@ -576,6 +576,24 @@ impl World {
         self.after_insert_plan(bundle) != AfterInsert::Nothing
     }
 
+    /// Whether inserting a `B` runs a hook or an observer, in a world that
+    /// has some; otherwise the insert runs as without hooks
+    /// ([`World::spawn_runs_hooks`]).
+    #[inline(never)]
+    pub(crate) fn insert_runs_hooks<B: Bundle>(&mut self) -> bool {
+        let bundle = self.bundles.register::<B>(&mut self.components).id();
+        self.insert_runs_anything(bundle)
+    }
+
+    /// Whether removing a `B` runs a hook or an observer, in a world that
+    /// has some; otherwise the removal runs as without hooks
+    /// ([`World::spawn_runs_hooks`]).
+    #[inline(never)]
+    pub(crate) fn remove_runs_hooks<B: Bundle>(&mut self) -> bool {
+        let bundle = self.bundles.register::<B>(&mut self.components).id();
+        self.remove_runs_anything(bundle)
+    }
+
     /// Runs a world operation that runs hooks, then applies the commands
     /// they queued ([`World::finish_hooked`]) — also when the operation
     /// stops midway because a hook, a destructor or a reset panicked, so

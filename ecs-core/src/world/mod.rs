@@ -287,7 +287,7 @@ impl World {
     /// dropping, or pooling) the ones it already has.
     #[inline]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
-        if self.hooks.is_active() || B::ENGINE_HOOKED {
+        if B::ENGINE_HOOKED || (self.hooks.is_active() && self.insert_runs_hooks::<B>()) {
             return self.insert_hooked(entity, bundle);
         }
         if B::SPARSE_COMPONENT {
@@ -326,7 +326,7 @@ impl World {
     /// `entity` and returns them. The entity must have all of them.
     #[inline]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
-        if self.hooks.is_active() {
+        if self.hooks.is_active() && self.remove_runs_hooks::<B>() {
             return self.remove_hooked(entity);
         }
         if B::SPARSE_COMPONENT {

@@ -29,6 +29,15 @@ pub(crate) enum AfterInsert {
     General,
 }
 
+/// What [`World::bundle_reacts`] asks about.
+#[derive(Clone, Copy)]
+enum Reaction {
+    /// The replacing of a component an insert overwrites.
+    Replace = 0,
+    /// A removal.
+    Remove = 1,
+}
+
 /// The plans of the bundles a world has inserted, valid for one set of
 /// hooks and observers.
 #[derive(Default)]
@@ -41,6 +50,10 @@ pub(crate) struct Plans {
     /// Indexed by archetype id: whether despawning an entity of the
     /// table runs anything; `None` where not worked out yet.
     despawn_runs: Vec<Option<bool>>,
+    /// Indexed by bundle id: whether something watches the replacing
+    /// (for an insert) or the removal of one of the bundle's components;
+    /// `None` where not worked out yet.
+    reacts: Vec<[Option<bool>; 2]>,
     /// The engine hooks the `Engine` plans run.
     engine: Vec<super::EngineHook>,
 }
@@ -77,6 +90,59 @@ impl World {
         runs
     }
 
+    /// Whether inserting `bundle` into an entity runs anything: a hook or
+    /// an observer after the write ([`World::after_insert_plan`]), or one
+    /// of the replacing of a component the entity has.
+    #[inline]
+    pub(crate) fn insert_runs_anything(&mut self, bundle: BundleId) -> bool {
+        self.after_insert_plan(bundle) != AfterInsert::Nothing || self.bundle_reacts(bundle, Reaction::Replace)
+    }
+
+    /// Whether removing `bundle` from an entity runs a hook or an observer.
+    #[inline]
+    pub(crate) fn remove_runs_anything(&mut self, bundle: BundleId) -> bool {
+        self.bundle_reacts(bundle, Reaction::Remove)
+    }
+
+    /// Whether a hook or an observer watches `reaction` of one of
+    /// `bundle`'s own components.
+    #[inline]
+    fn bundle_reacts(&mut self, bundle: BundleId, reaction: Reaction) -> bool {
+        if let Some(&Some(reacts)) = self.plans().reacts.get(bundle.index()).map(|r| &r[reaction as usize]) {
+            return reacts;
+        }
+        let kinds: &[HookKind] = match reaction {
+            Reaction::Replace => &[HookKind::Replace],
+            Reaction::Remove => &[HookKind::Replace, HookKind::Remove],
+        };
+        let reacts = self.bundle_components(bundle).iter().any(|&id| self.reacts_to(id, kinds));
+        let plans = &mut self.hooks.plans;
+        if plans.reacts.len() <= bundle.index() {
+            plans.reacts.resize(bundle.index() + 1, [None; 2]);
+        }
+        plans.reacts[bundle.index()][reaction as usize] = Some(reacts);
+        reacts
+    }
+
+    /// Whether component `id` has a hook of one of `kinds`, or an observer
+    /// watches the matching lifecycle events.
+    fn reacts_to(&self, id: ComponentId, kinds: &[HookKind]) -> bool {
+        if kinds.iter().any(|&kind| self.hooks.has(id, kind)) {
+            return true;
+        }
+        if self.hooks.observers.is_empty() {
+            return false;
+        }
+        let lifecycle = self.components().info(id).lifecycle();
+        let mut watched = false;
+        for &kind in kinds {
+            lifecycle(kind, &mut |event, _| {
+                watched |= self.hooks.observers.watches(std::any::Any::type_id(event));
+            });
+        }
+        watched
+    }
+
     /// The plans, emptied first if a hook or an observer was registered or
     /// removed since they were worked out.
     #[inline]
@@ -87,6 +153,7 @@ impl World {
         if plans.stamp != stamp {
             plans.by_bundle.clear();
             plans.despawn_runs.clear();
+            plans.reacts.clear();
             plans.engine.clear();
             plans.stamp = stamp;
         }

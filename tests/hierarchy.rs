@@ -322,3 +322,111 @@ fn world_copies_keep_trees_and_entity_clones_join_the_same_parent() {
     assert_eq!(world.children(lone), [], "a cloned parent has no children: the list stays with the original");
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn a_recursive_despawn_of_a_plain_tree_leaves_the_rest_exact() {
+    let mut world = World::new();
+    let top = world.spawn(Name("top"));
+    let before = world.spawn((Name("before"), ChildOf(top)));
+    let [root, a, b, a1, b1] = tree(&mut world);
+    world.insert(root, ChildOf(top)).unwrap();
+    let after = world.spawn((Name("after"), ChildOf(top)));
+    let kept = world.spawn((Name("kept"), ChildOf(after)));
+    assert_eq!(world.despawn_recursive(root), Ok(5));
+    for e in [root, a, b, a1, b1] {
+        assert!(!world.contains(e));
+    }
+    assert_eq!(world.children(top), [before, after]);
+    assert_eq!(world.children(after), [kept]);
+    assert_eq!(world.len(), 4);
+    world.check_invariants().unwrap();
+    // A root without a parent, and one whose parent then has no children.
+    let [root, ..] = tree(&mut world);
+    assert_eq!(world.despawn_recursive(root), Ok(5));
+    assert_eq!(world.despawn_recursive(after), Ok(2));
+    assert_eq!(world.children(top), [before]);
+    assert_eq!(world.despawn_recursive(before), Ok(1));
+    assert!(!world.has::<Children>(top));
+    assert_eq!(world.len(), 1);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_user_despawn_hook_in_a_tree_sees_each_parent_lose_its_children_one_by_one() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    type Seen = Vec<(&'static str, Vec<Entity>)>;
+    let seen: Arc<std::sync::Mutex<Seen>> = Arc::default();
+    let log = seen.clone();
+    world.register_component_hooks::<Name>().on_despawn(move |world, e| {
+        let world = world.world();
+        let siblings = world.parent(e).map(|p| world.children(p).to_vec()).unwrap_or_default();
+        log.lock().unwrap().push((world.get::<Name>(e).unwrap().0, siblings));
+    });
+    assert_eq!(world.despawn_recursive(root), Ok(5));
+    // Deepest first: b's subtree, then a's; each leaves its parent's list
+    // before the next one goes.
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("b1", vec![b1]), ("b", vec![a, b]), ("a1", vec![a1]), ("a", vec![a]), ("root", vec![])]
+    );
+    assert_eq!(world.len(), 0);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_recursive_despawn_cuts_the_other_relationships_of_the_tree() {
+    let mut world = World::new();
+    let hero = world.spawn(Name("hero"));
+    let dog = world.spawn(Follows { leader: hero });
+    let [root, a, _, a1, _] = tree(&mut world);
+    world.insert(a1, Follows { leader: hero }).unwrap();
+    let cat = world.spawn(Follows { leader: hero });
+    // A follower outside the tree whose leader is in it is orphaned.
+    let squire = world.spawn(Follows { leader: a });
+    assert_eq!(world.get::<Followers>(hero).unwrap().0, [dog, a1, cat]);
+    assert_eq!(world.despawn_recursive(root), Ok(5));
+    assert_eq!(world.get::<Followers>(hero).unwrap().0, [dog, cat]);
+    assert!(world.contains(squire) && !world.has::<Follows>(squire));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+#[cfg(feature = "observers")]
+fn a_removal_observer_sees_every_child_of_a_tree_leave() {
+    let mut world = World::new();
+    let [root, a, b, a1, b1] = tree(&mut world);
+    let left: Arc<std::sync::Mutex<Vec<Entity>>> = Arc::default();
+    let log = left.clone();
+    world.observe(move |t: Trigger<OnRemove<ChildOf>>| log.lock().unwrap().push(t.target().unwrap()));
+    assert_eq!(world.despawn_recursive(root), Ok(5));
+    assert_eq!(*left.lock().unwrap(), [b1, b, a1, a]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_recursive_despawn_inside_a_failed_transaction_leaves_exact_lists() {
+    let mut world = World::new();
+    let top = world.spawn(Name("top"));
+    let before = world.spawn((Name("before"), ChildOf(top)));
+    let [root, ..] = tree(&mut world);
+    world.insert(root, ChildOf(top)).unwrap();
+    let after = world.spawn((Name("after"), ChildOf(top)));
+    let result: Result<(), &str> = world.all_or_nothing(|world| {
+        // A tree that existed before goes for good; one spawned here, whose
+        // root joined `after`, is taken back with the transaction.
+        assert_eq!(world.despawn_recursive(root), Ok(5));
+        let [new_root, ..] = tree(world);
+        world.insert(new_root, ChildOf(after)).unwrap();
+        let kept = world.spawn((Name("kept"), ChildOf(new_root)));
+        assert_eq!(world.despawn_recursive(kept), Ok(1));
+        assert_eq!(world.children(top), [before, after]);
+        Err("undo")
+    });
+    assert_eq!(result, Err("undo"));
+    assert!(!world.contains(root));
+    assert_eq!(world.children(top), [before, after]);
+    assert!(!world.has::<Children>(after));
+    assert_eq!(world.len(), 3);
+    world.check_invariants().unwrap();
+}

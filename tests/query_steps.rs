@@ -77,8 +77,8 @@ fn a_for_loop_reads_every_row_of_every_table_once() {
         let Some(i) = movers.iter().position(|&m| m == e) else { continue };
         let i = i as u32;
         assert_eq!((*p, *v), (pos(i), vel(i)), "entity {i}");
-        assert_eq!(o.copied(), (7..20).contains(&i).then(|| odd(i)), "entity {i}");
-        assert_eq!(n.copied(), (20..).contains(&i).then(|| Narrow(i as u16)), "entity {i}");
+        assert_eq!(o.copied(), (7..20).contains(&i).then_some(odd(i)), "entity {i}");
+        assert_eq!(n.copied(), (20..).contains(&i).then_some(Narrow(i as u16)), "entity {i}");
         seen.push(i);
     }
     seen.sort_unstable();

@@ -262,7 +262,7 @@ impl Hooks {
     }
 
     /// Whether component `id` has a user hook (not the engine's) of `kind`.
-    fn has_user(&self, id: ComponentId, kind: HookKind) -> bool {
+    pub(crate) fn has_user(&self, id: ComponentId, kind: HookKind) -> bool {
         self.by_component
             .get(id.index())
             .is_some_and(|hooks| hooks.by_kind[kind as usize].iter().any(|hook| hook.runs_in(Phase::User)))
@@ -783,6 +783,44 @@ impl World {
             for &entity in entities {
                 let Some(location) = world.location(entity) else { continue };
                 world.fire_despawn(entity, location.archetype, &BEFORE);
+                if world.despawn_unhooked(entity).is_ok() {
+                    despawned += 1;
+                }
+            }
+            despawned
+        })
+    }
+
+    /// Despawns a whole tree: `entities` are `root` and all its
+    /// descendants, deepest first, as [`World::despawn_all`]. When nothing
+    /// but the hierarchy's own upkeep runs for any of them (no user hook,
+    /// no observer, no other relationship), the descendants go without
+    /// hooks: each one's parent goes too, so leaving the parent's list, and
+    /// orphaning children that are already gone, would only tidy lists
+    /// that go with their owners, and no user code can see them meanwhile.
+    /// The root still leaves its own parent. Inside an `all_or_nothing`,
+    /// every hook runs.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn despawn_tree(&mut self, entities: &[Entity], root: Entity) -> usize {
+        self.flush();
+        if !self.hooks.is_active() || !self.relations().txn_marks.is_empty() {
+            return self.despawn_all(entities);
+        }
+        let hierarchy_only = entities.iter().all(|&entity| match self.location(entity) {
+            Some(location) => self.despawn_runs_hierarchy_only(location.archetype),
+            None => true,
+        });
+        if !hierarchy_only {
+            return self.despawn_all(entities);
+        }
+        self.with_hooks(|world| {
+            let mut despawned = 0;
+            for &entity in entities {
+                if entity == root
+                    && let Some(location) = world.location(entity)
+                {
+                    world.fire_despawn(entity, location.archetype, &BEFORE);
+                }
                 if world.despawn_unhooked(entity).is_ok() {
                     despawned += 1;
                 }

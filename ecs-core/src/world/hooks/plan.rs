@@ -50,6 +50,10 @@ pub(crate) struct Plans {
     /// Indexed by archetype id: whether despawning an entity of the
     /// table runs anything; `None` where not worked out yet.
     despawn_runs: Vec<Option<bool>>,
+    /// Indexed by archetype id: whether despawning an entity of the table
+    /// runs only the hierarchy's own upkeep (`ChildOf` and `Children`);
+    /// `None` where not worked out yet.
+    hierarchy_only: Vec<Option<bool>>,
     /// Indexed by bundle id: whether something watches the replacing
     /// (for an insert) or the removal of one of the bundle's components;
     /// `None` where not worked out yet.
@@ -88,6 +92,34 @@ impl World {
         }
         plans.despawn_runs[archetype.index()] = Some(runs);
         runs
+    }
+
+    /// Whether despawning an entity of table `archetype` runs nothing but
+    /// the hierarchy's own upkeep: no observer, no user hook, no sparse
+    /// component, and no relationship other than `ChildOf` (whose list,
+    /// `Children`, it may also have). Inside a tree that goes whole, that
+    /// upkeep only tidies lists that go too.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn despawn_runs_hierarchy_only(&mut self, archetype: ArchetypeId) -> bool {
+        if !self.hooks.observers.is_empty() || self.sparse_sets().any() {
+            return false;
+        }
+        if let Some(&Some(only)) = self.plans().hierarchy_only.get(archetype.index()) {
+            return only;
+        }
+        let hierarchy = [self.components().id::<crate::ChildOf>(), self.components().id::<crate::Children>()];
+        let only = self.archetypes()[archetype].components().iter().all(|&id| {
+            let user = [HookKind::Despawn, HookKind::Replace, HookKind::Remove]
+                .into_iter()
+                .any(|kind| self.hooks.has_user(id, kind));
+            !user && (hierarchy.contains(&Some(id)) || !self.reacts_to_removal(id))
+        });
+        let plans = &mut self.hooks.plans;
+        if plans.hierarchy_only.len() <= archetype.index() {
+            plans.hierarchy_only.resize(archetype.index() + 1, None);
+        }
+        plans.hierarchy_only[archetype.index()] = Some(only);
+        only
     }
 
     /// Whether inserting `bundle` into an entity runs anything: a hook or
@@ -154,6 +186,7 @@ impl World {
             plans.by_bundle.clear();
             plans.despawn_runs.clear();
             plans.reacts.clear();
+            plans.hierarchy_only.clear();
             plans.engine.clear();
             plans.stamp = stamp;
         }

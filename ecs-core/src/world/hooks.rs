@@ -60,7 +60,7 @@ use crate::world::entity_ref::EntityRef;
 use crate::world::event::Event;
 use crate::world::World;
 
-use plan::AfterInsert;
+use plan::{AfterInsert, REMOVAL};
 
 /// A hook as stored: shared, so the world can clone it out before calling it
 /// with `&mut` access to itself.
@@ -266,11 +266,6 @@ impl Hooks {
         self.by_component
             .get(id.index())
             .is_some_and(|hooks| hooks.by_kind[kind as usize].iter().any(|hook| hook.runs_in(Phase::User)))
-    }
-
-    /// Whether component `id` has a hook that despawning an entity runs.
-    fn has_removal(&self, id: ComponentId) -> bool {
-        [HookKind::Despawn, HookKind::Replace, HookKind::Remove].into_iter().any(|kind| self.has(id, kind))
     }
 
     fn queue(&mut self) -> &mut CommandQueue {
@@ -569,25 +564,21 @@ impl World {
     /// Whether spawning a `B` runs a hook or an observer, in a world that
     /// has some: most bundles have nothing that watches them, and spawn in
     /// the caller's loop as without hooks. A call of its own, to keep that
-    /// loop small.
+    /// loop small; one per operation, so that each stays as small.
     #[inline(never)]
     pub(crate) fn spawn_runs_hooks<B: Bundle>(&mut self) -> bool {
         let bundle = self.bundles.register::<B>(&mut self.components).id();
         self.after_insert_plan(bundle) != AfterInsert::Nothing
     }
 
-    /// Whether inserting a `B` runs a hook or an observer, in a world that
-    /// has some; otherwise the insert runs as without hooks
-    /// ([`World::spawn_runs_hooks`]).
+    /// [`World::spawn_runs_hooks`] for an insert.
     #[inline(never)]
     pub(crate) fn insert_runs_hooks<B: Bundle>(&mut self) -> bool {
         let bundle = self.bundles.register::<B>(&mut self.components).id();
         self.insert_runs_anything(bundle)
     }
 
-    /// Whether removing a `B` runs a hook or an observer, in a world that
-    /// has some; otherwise the removal runs as without hooks
-    /// ([`World::spawn_runs_hooks`]).
+    /// [`World::spawn_runs_hooks`] for a removal.
     #[inline(never)]
     pub(crate) fn remove_runs_hooks<B: Bundle>(&mut self) -> bool {
         let bundle = self.bundles.register::<B>(&mut self.components).id();
@@ -853,10 +844,10 @@ impl World {
             // A sparse component belongs to no archetype: if one reacts,
             // every entity may have it.
             let sparse_reacts =
-                world.sparse_sets().iter().any(|set| !set.is_empty() && world.reacts_to_removal(set.id()));
+                world.sparse_sets().iter().any(|set| !set.is_empty() && world.reacts_to(set.id(), &REMOVAL));
             for a in 0..world.archetypes().len() {
                 let archetype = &world.archetypes().as_slice()[a];
-                if !sparse_reacts && !archetype.components().iter().any(|&id| world.reacts_to_removal(id)) {
+                if !sparse_reacts && !archetype.components().iter().any(|&id| world.reacts_to(id, &REMOVAL)) {
                     continue;
                 }
                 let id = archetype.id();
@@ -997,23 +988,6 @@ impl World {
         let lifecycle = self.components().info(id).lifecycle();
         let mut watched = self.hooks.has(id, HookKind::Add) || self.hooks.has(id, HookKind::Insert);
         for kind in [HookKind::Add, HookKind::Insert].into_iter().filter(|_| !self.hooks.observers.is_empty()) {
-            lifecycle(kind, &mut |event, _| watched |= self.hooks.observers.watches(Any::type_id(event)));
-        }
-        watched
-    }
-
-    /// Whether despawning an entity with component `id` has anything to
-    /// run: a hook, or an observer of a lifecycle event a despawn triggers.
-    fn reacts_to_removal(&self, id: ComponentId) -> bool {
-        if self.hooks.has_removal(id) {
-            return true;
-        }
-        if self.hooks.observers.is_empty() {
-            return false;
-        }
-        let lifecycle = self.components().info(id).lifecycle();
-        let mut watched = false;
-        for kind in [HookKind::Despawn, HookKind::Replace, HookKind::Remove] {
             lifecycle(kind, &mut |event, _| watched |= self.hooks.observers.watches(Any::type_id(event)));
         }
         watched

@@ -38,6 +38,21 @@ enum Reaction {
     Remove = 1,
 }
 
+/// The hook kinds after an insert's write.
+const INSERT: [HookKind; 2] = [HookKind::Add, HookKind::Insert];
+/// The hook kinds a despawn runs.
+pub(crate) const REMOVAL: [HookKind; 3] = [HookKind::Despawn, HookKind::Replace, HookKind::Remove];
+
+/// Stores `value` at `index` of a plan table, growing it with `None`s;
+/// returns `value`.
+fn remember<T: Copy>(table: &mut Vec<Option<T>>, index: usize, value: T) -> T {
+    if table.len() <= index {
+        table.resize(index + 1, None);
+    }
+    table[index] = Some(value);
+    value
+}
+
 /// The plans of the bundles a world has inserted, valid for one set of
 /// hooks and observers.
 #[derive(Default)]
@@ -54,10 +69,13 @@ pub(crate) struct Plans {
     /// runs only the hierarchy's own upkeep (`ChildOf` and `Children`);
     /// `None` where not worked out yet.
     hierarchy_only: Vec<Option<bool>>,
-    /// Indexed by bundle id: whether something watches the replacing
-    /// (for an insert) or the removal of one of the bundle's components;
-    /// `None` where not worked out yet.
-    reacts: Vec<[Option<bool>; 2]>,
+    /// Indexed by bundle id: whether something watches the replacing of
+    /// one of the bundle's components (for an insert); `None` where not
+    /// worked out yet.
+    replace_reacts: Vec<Option<bool>>,
+    /// Indexed by bundle id: whether something watches the removal of one
+    /// of the bundle's components; `None` where not worked out yet.
+    remove_reacts: Vec<Option<bool>>,
     /// The engine hooks the `Engine` plans run.
     engine: Vec<super::EngineHook>,
 }
@@ -85,13 +103,8 @@ impl World {
         if let Some(&Some(runs)) = self.plans().despawn_runs.get(archetype.index()) {
             return runs;
         }
-        let runs = self.archetypes()[archetype].components().iter().any(|&id| self.reacts_to_removal(id));
-        let plans = &mut self.hooks.plans;
-        if plans.despawn_runs.len() <= archetype.index() {
-            plans.despawn_runs.resize(archetype.index() + 1, None);
-        }
-        plans.despawn_runs[archetype.index()] = Some(runs);
-        runs
+        let runs = self.archetypes()[archetype].components().iter().any(|&id| self.reacts_to(id, &REMOVAL));
+        remember(&mut self.hooks.plans.despawn_runs, archetype.index(), runs)
     }
 
     /// Whether despawning an entity of table `archetype` runs nothing but
@@ -109,17 +122,10 @@ impl World {
         }
         let hierarchy = [self.components().id::<crate::ChildOf>(), self.components().id::<crate::Children>()];
         let only = self.archetypes()[archetype].components().iter().all(|&id| {
-            let user = [HookKind::Despawn, HookKind::Replace, HookKind::Remove]
-                .into_iter()
-                .any(|kind| self.hooks.has_user(id, kind));
-            !user && (hierarchy.contains(&Some(id)) || !self.reacts_to_removal(id))
+            let user = REMOVAL.into_iter().any(|kind| self.hooks.has_user(id, kind));
+            !user && (hierarchy.contains(&Some(id)) || !self.reacts_to(id, &REMOVAL))
         });
-        let plans = &mut self.hooks.plans;
-        if plans.hierarchy_only.len() <= archetype.index() {
-            plans.hierarchy_only.resize(archetype.index() + 1, None);
-        }
-        plans.hierarchy_only[archetype.index()] = Some(only);
-        only
+        remember(&mut self.hooks.plans.hierarchy_only, archetype.index(), only)
     }
 
     /// Whether inserting `bundle` into an entity runs anything: a hook or
@@ -140,7 +146,12 @@ impl World {
     /// `bundle`'s own components.
     #[inline]
     fn bundle_reacts(&mut self, bundle: BundleId, reaction: Reaction) -> bool {
-        if let Some(&Some(reacts)) = self.plans().reacts.get(bundle.index()).map(|r| &r[reaction as usize]) {
+        let plans = self.plans();
+        let known = match reaction {
+            Reaction::Replace => &plans.replace_reacts,
+            Reaction::Remove => &plans.remove_reacts,
+        };
+        if let Some(&Some(reacts)) = known.get(bundle.index()) {
             return reacts;
         }
         let kinds: &[HookKind] = match reaction {
@@ -149,19 +160,22 @@ impl World {
         };
         let reacts = self.bundle_components(bundle).iter().any(|&id| self.reacts_to(id, kinds));
         let plans = &mut self.hooks.plans;
-        if plans.reacts.len() <= bundle.index() {
-            plans.reacts.resize(bundle.index() + 1, [None; 2]);
-        }
-        plans.reacts[bundle.index()][reaction as usize] = Some(reacts);
-        reacts
+        let known = match reaction {
+            Reaction::Replace => &mut plans.replace_reacts,
+            Reaction::Remove => &mut plans.remove_reacts,
+        };
+        remember(known, bundle.index(), reacts)
     }
 
-    /// Whether component `id` has a hook of one of `kinds`, or an observer
-    /// watches the matching lifecycle events.
-    fn reacts_to(&self, id: ComponentId, kinds: &[HookKind]) -> bool {
-        if kinds.iter().any(|&kind| self.hooks.has(id, kind)) {
-            return true;
-        }
+    /// Whether component `id` has a hook (the engine's too) of one of
+    /// `kinds`, or an observer watches the matching lifecycle events.
+    pub(crate) fn reacts_to(&self, id: ComponentId, kinds: &[HookKind]) -> bool {
+        kinds.iter().any(|&kind| self.hooks.has(id, kind)) || self.observes(id, kinds)
+    }
+
+    /// Whether an observer watches the lifecycle events of `kinds` of
+    /// component `id`.
+    fn observes(&self, id: ComponentId, kinds: &[HookKind]) -> bool {
         if self.hooks.observers.is_empty() {
             return false;
         }
@@ -185,7 +199,8 @@ impl World {
         if plans.stamp != stamp {
             plans.by_bundle.clear();
             plans.despawn_runs.clear();
-            plans.reacts.clear();
+            plans.replace_reacts.clear();
+            plans.remove_reacts.clear();
             plans.hierarchy_only.clear();
             plans.engine.clear();
             plans.stamp = stamp;
@@ -200,12 +215,12 @@ impl World {
         let mut engine: Vec<super::EngineHook> = Vec::new();
         let info = self.bundle_info(bundle);
         let required = info.required().iter().map(|r| r.id);
-        let plan = if required.into_iter().any(|id| self.watches_insert(id)) {
+        let plan = if required.into_iter().any(|id| self.reacts_to(id, &INSERT)) {
             AfterInsert::General
         } else {
             let mut plan = AfterInsert::Nothing;
             for &id in self.bundle_components(bundle) {
-                if self.hooks.has(id, HookKind::Add) || self.observes_insert(id) {
+                if self.hooks.has(id, HookKind::Add) || self.observes(id, &INSERT) {
                     plan = AfterInsert::General;
                     break;
                 }
@@ -230,32 +245,7 @@ impl World {
             }
             plan => plan,
         };
-        if plans.by_bundle.len() <= bundle.index() {
-            plans.by_bundle.resize(bundle.index() + 1, None);
-        }
-        plans.by_bundle[bundle.index()] = Some(plan);
-        plan
-    }
-
-    /// Whether adding component `id` runs anything: a hook of either kind
-    /// (the engine's too) or an observer.
-    fn watches_insert(&self, id: ComponentId) -> bool {
-        self.hooks.has(id, HookKind::Add) || self.hooks.has(id, HookKind::Insert) || self.observes_insert(id)
-    }
-
-    /// Whether an observer watches `OnAdd` or `OnInsert` of component `id`.
-    fn observes_insert(&self, id: ComponentId) -> bool {
-        if self.hooks.observers.is_empty() {
-            return false;
-        }
-        let lifecycle = self.components().info(id).lifecycle();
-        let mut watched = false;
-        for kind in [HookKind::Add, HookKind::Insert] {
-            lifecycle(kind, &mut |event, _| {
-                watched |= self.hooks.observers.watches(std::any::Any::type_id(event));
-            });
-        }
-        watched
+        remember(&mut plans.by_bundle, bundle.index(), plan)
     }
 
     /// Runs the engine hooks `start..end` of [`Plans`] on `entity`, which

@@ -452,6 +452,13 @@ impl Components {
         }
     }
 
+    /// Whether types registered since the last [`Components::take_pending_hooks`]
+    /// have engine hooks to install.
+    #[inline]
+    pub(crate) fn has_pending_hooks(&self) -> bool {
+        !self.pending_hooks.is_empty()
+    }
+
     /// Takes the engine hooks of the types registered since the last call.
     #[inline]
     pub(crate) fn take_pending_hooks(&mut self) -> Option<Vec<fn(&mut crate::World)>> {

@@ -36,7 +36,7 @@ use crate::component::Component;
 use crate::entity::{Entity, EntityLocation};
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
-use crate::world::relations::{Cut, Left, Place, Waiting};
+use crate::world::relations::{Cut, LastJoin, Left, Place, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -112,7 +112,8 @@ pub fn install_relationship<R: Relationship>(world: &mut World) {
     world
         .register_component_hooks::<R>()
         .push_plain(HookKind::Insert, join::<R>)
-        .push_plain(HookKind::Replace, leave::<R>);
+        .push_plain(HookKind::Replace, leave::<R>)
+        .set_spawn_join(join_spawned_quick::<R>);
     world.add_relationship(check::<R>, detach::<R>);
 }
 
@@ -136,6 +137,13 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
     {
         return;
     }
+    join_in_full::<R>(world, source);
+}
+
+/// [`join`] when it may have to check for a cycle, wait for the list or
+/// refuse the link. A call of its own, to keep the spawn's join small.
+#[inline(never)]
+fn join_in_full<R: Relationship>(world: &mut World, source: Entity) {
     let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
     let target = relationship.target();
     let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
@@ -174,22 +182,69 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
 /// [`join`] of a source spawned just now at `at`, when its target has a
 /// list: one push. Nothing can point at a fresh entity, so no cycle is
 /// possible. Whether it joined; if not, the general path decides.
+///
+/// The places it looked up are kept ([`LastJoin`]): the next source spawned
+/// into the same table under the same target reads its relationship and
+/// finds the list there, after checking that the target has not moved.
 #[inline(always)]
 fn join_spawned<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
     if world.relations().placed_lists {
         return false;
     }
-    let Some(target) = world.get_at::<R>(at).map(R::target) else { return false };
+    join_fresh::<R>(world, source, at)
+}
+
+/// [`join_spawned`] of a source that no list can hold yet: one that
+/// `World::spawn` created just now, not one placed whole with its lists.
+#[inline(always)]
+fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+    if let Some(last) = world.relations().last_join
+        && last.kind == TypeId::of::<R>()
+        && last.source_table == at.archetype
+        && world.get_in_column::<R>(at, last.source_column as usize).map(R::target) == Some(last.target)
+        && let Some(list) =
+            world.get_mut_changed_in_column::<R::Target>(last.target, last.target_at, last.list_column as usize)
+    {
+        // The target is alive (the entity table says it is where it was),
+        // so it is not the source, which was not alive before.
+        list.sources_mut(EngineAccess::GRANTED).push(source);
+        return true;
+    }
+    join_spawned_looked_up::<R>(world, source, at)
+}
+
+/// The relationship's [`SpawnJoin`](crate::world::hooks::SpawnJoin): the
+/// join of a source `World::spawn` created just now, when nothing but this
+/// relationship watches the spawn. The engine runs it in place of the
+/// insert hook ([`join`]), and runs the hook if it returns false.
+fn join_spawned_quick<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+    join_fresh::<R>(world, source, at)
+}
+
+/// [`join_spawned`] without a [`LastJoin`] that fits: looks the places up
+/// and keeps them.
+#[inline(never)]
+fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+    let Some(source_column) = world.column_of::<R>(at) else { return false };
+    let Some(target) = world.get_in_column::<R>(at, source_column).map(R::target) else { return false };
     if target == source {
         return false;
     }
-    match world.get_mut_changed::<R::Target>(target) {
-        Some(list) => {
-            list.sources_mut(EngineAccess::GRANTED).push(source);
-            true
-        }
-        None => false,
-    }
+    let Some(target_at) = world.location(target) else { return false };
+    let Some(list_column) = world.column_of::<R::Target>(target_at) else { return false };
+    let Some(list) = world.get_mut_changed_in_column::<R::Target>(target, target_at, list_column) else {
+        return false;
+    };
+    list.sources_mut(EngineAccess::GRANTED).push(source);
+    world.relations_mut().last_join = Some(LastJoin {
+        kind: TypeId::of::<R>(),
+        source_table: at.archetype,
+        source_column: source_column as u32,
+        target,
+        target_at,
+        list_column: list_column as u32,
+    });
+    true
 }
 
 /// Adds the sources waiting for `target` to its list, creating the list,

@@ -233,6 +233,7 @@ impl SourceList {
     }
 
     /// Adds `source` at the end. The caller makes sure it is not listed.
+    #[inline]
     pub(crate) fn push(&mut self, source: Entity) {
         let at = self.slots.len();
         self.slots.push(Some(source));

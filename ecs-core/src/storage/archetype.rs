@@ -240,6 +240,12 @@ impl Archetype {
     }
 
     #[inline]
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    #[inline]
     pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
         &mut self.columns
     }

@@ -162,7 +162,7 @@ fn push_required(values: Vec<Box<dyn RequiredValue>>, edge: &InsertEdge, columns
 }
 
 /// Spawns `bundle` into its spawn archetype (the target of inserting it into
-/// the empty archetype) and returns the new entity.
+/// the empty archetype) and returns the new entity and where it is.
 #[inline]
 pub(crate) fn spawn<B: Bundle>(
     bundle: B,
@@ -172,13 +172,14 @@ pub(crate) fn spawn<B: Bundle>(
     components: &Components,
     sparse: &mut SparseSets,
     tick: Tick,
-) -> Entity {
+) -> (Entity, EntityLocation) {
     let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
     spawn_into(bundle, info, archetypes, entities, components, sparse, target, tick)
 }
 
 /// Spawns `bundle` into `target`, which must be its spawn archetype (from
-/// [`Archetypes::insert_edge`] on the empty archetype).
+/// [`Archetypes::insert_edge`] on the empty archetype); returns the new
+/// entity and where it is.
 // As for `insert`: the world's parts travel separately.
 #[allow(clippy::too_many_arguments)]
 #[inline]
@@ -191,7 +192,7 @@ pub(crate) fn spawn_into<B: Bundle>(
     sparse: &mut SparseSets,
     target: ArchetypeId,
     tick: Tick,
-) -> Entity {
+) -> (Entity, EntityLocation) {
     debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
     let edge = edges.inserting(info.id());
@@ -203,7 +204,8 @@ pub(crate) fn spawn_into<B: Bundle>(
         reserve_sparse(info, sparse, components, entities.next_index_bound());
     }
     let row = Row(archetype.len() as u32);
-    let entity = entities.alloc(EntityLocation { archetype: target, row });
+    let location = EntityLocation { archetype: target, row };
+    let entity = entities.alloc(location);
     archetype.push_entity(entity);
     if !required.is_empty() {
         push_required(required, edge, archetype.columns_mut(), tick);
@@ -215,7 +217,7 @@ pub(crate) fn spawn_into<B: Bundle>(
         tick,
         sparse: SparsePart { sets: sparse, ids: info.components(), entity },
     });
-    entity
+    (entity, location)
 }
 
 /// Inserts `bundle` into the live `entity` at `location`: moves it to the

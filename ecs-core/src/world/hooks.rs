@@ -73,6 +73,13 @@ type HookFn = dyn Fn(&mut HookWorld<'_>, Entity) + Send + Sync;
 /// every other call.
 pub(crate) type EngineHook = fn(&mut World, Entity, Option<crate::entity::EntityLocation>);
 
+/// A relationship's join for a source spawned just now at the location
+/// given, when its target has a list: one push, without the hook
+/// machinery. Whether it joined; if not (no list yet, a dead target, a
+/// link to refuse), the component's insert hook runs as usual.
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) type SpawnJoin = fn(&mut World, Entity, crate::entity::EntityLocation) -> bool;
+
 /// A registered hook: a plain function (the engine's own, copied out for a
 /// call at no cost) or a shared closure (the user's).
 #[derive(Clone)]
@@ -150,6 +157,10 @@ const AFTER: [Phase; 2] = [Phase::Engine, Phase::User];
 #[derive(Clone, Default)]
 pub struct ComponentHooks {
     by_kind: [Vec<Hook>; KINDS],
+    /// A relationship component's [`SpawnJoin`], which a spawn runs in
+    /// place of its insert hook (the engine's) when nothing else watches.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    spawn_join: Option<SpawnJoin>,
 }
 
 impl ComponentHooks {
@@ -163,6 +174,14 @@ impl ComponentHooks {
     #[cfg(feature = "hierarchy")]
     pub(crate) fn push_plain(&mut self, kind: HookKind, hook: EngineHook) -> &mut Self {
         self.by_kind[kind as usize].push(Hook::Plain(hook));
+        self
+    }
+
+    /// Sets the quick join a relationship component's spawn may run instead
+    /// of its engine insert hook.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn set_spawn_join(&mut self, join: SpawnJoin) -> &mut Self {
+        self.spawn_join = Some(join);
         self
     }
 
@@ -556,7 +575,12 @@ impl World {
     /// where some component has hooks (any world with a hierarchy).
     #[inline(never)]
     pub(crate) fn spawn_hooked<B: Bundle>(&mut self, bundle: B) -> Entity {
-        let (entity, info) = self.spawn_unhooked_in(bundle);
+        let (entity, info, at) = self.spawn_unhooked_at(bundle);
+        if let Some(join) = self.spawn_join_plan(info)
+            && join(self, entity, at)
+        {
+            return entity;
+        }
         self.after_spawn_hooks(info, entity);
         entity
     }
@@ -895,6 +919,16 @@ impl World {
     /// component types registered since the last call.
     #[inline]
     pub(crate) fn install_engine_hooks(&mut self) {
+        if self.components().has_pending_hooks() {
+            self.install_pending_hooks();
+        }
+    }
+
+    /// [`World::install_engine_hooks`] with some to install: once per
+    /// component type, out of the way of the lookups that check.
+    #[cold]
+    #[inline(never)]
+    fn install_pending_hooks(&mut self) {
         if let Some(pending) = self.components_mut().take_pending_hooks() {
             for install in pending {
                 install(self);

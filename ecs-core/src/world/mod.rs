@@ -227,12 +227,20 @@ impl World {
     /// id of `B`, for the hooks to run next.
     #[inline(always)]
     pub(crate) fn spawn_unhooked_in<B: Bundle>(&mut self, bundle: B) -> (Entity, BundleId) {
+        let (entity, id, _) = self.spawn_unhooked_at(bundle);
+        (entity, id)
+    }
+
+    /// [`World::spawn_unhooked_in`], also returning where the entity is.
+    #[inline(always)]
+    pub(crate) fn spawn_unhooked_at<B: Bundle>(&mut self, bundle: B) -> (Entity, BundleId, EntityLocation) {
         self.flush();
         let tick = self.change_tick();
         let info = self.bundles.register::<B>(&mut self.components);
         let id = info.id();
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
-        (structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick), id)
+        let (entity, at) = structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick);
+        (entity, id, at)
     }
 
     /// [`World::spawn_built`] without running hooks; returns the entity and
@@ -542,15 +550,47 @@ impl World {
         Some((a, self.components.id::<B>().is_some_and(|id| table.contains(id))))
     }
 
-    /// The `T` of the entity at `at` (a location just read from the
-    /// entity table), if it has one.
+    /// Where `T` is in the table of `at`: the column's position, to look
+    /// the value up again with [`World::get_in_column`].
     #[cfg(feature = "hierarchy")]
     #[inline]
-    pub(crate) fn get_at<T: Component>(&self, at: EntityLocation) -> Option<&T> {
+    pub(crate) fn column_of<T: Component>(&self, at: EntityLocation) -> Option<usize> {
         if T::STORAGE == StorageType::Sparse {
             return None;
         }
-        self.archetypes[at.archetype].get(self.components.id::<T>()?, at.row)
+        self.archetypes[at.archetype].column_index(self.components.id::<T>()?)
+    }
+
+    /// The `T` of the entity at `at`, from column `column` of its table (a
+    /// position [`World::column_of`] gave): `None` if that column does not
+    /// hold `T`s.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn get_in_column<T: Component>(&self, at: EntityLocation, column: usize) -> Option<&T> {
+        self.archetypes[at.archetype].columns().get(column)?.get(at.row.index())
+    }
+
+    /// [`World::get_mut_changed`] through a remembered place: `entity`'s
+    /// `T`, if `entity` is still at `at` and column `column` there holds
+    /// `T`s.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn get_mut_changed_in_column<T: Component>(
+        &mut self,
+        entity: Entity,
+        at: EntityLocation,
+        column: usize,
+    ) -> Option<&mut T> {
+        if self.entities.get(entity) != Some(at) {
+            return None;
+        }
+        let now = self.change_tick();
+        let column = self.archetypes.get_mut(at.archetype).columns_mut().get_mut(column)?;
+        let (value, ticks) = column.get_with_ticks_mut(at.row.index())?;
+        if let Some((_, changed)) = ticks {
+            *changed = now;
+        }
+        Some(value)
     }
 
     /// `entity`'s `T`, if it is alive and has one, marked changed now: for

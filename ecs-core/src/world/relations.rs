@@ -8,7 +8,7 @@ use std::any::TypeId;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::entity::Entity;
+use crate::entity::{ArchetypeId, Entity, EntityLocation};
 use crate::world::World;
 
 /// Checks that one relationship type and its lists agree everywhere.
@@ -64,10 +64,34 @@ pub(crate) struct Relations {
     /// Per open transaction (`all_or_nothing`), innermost last: where its
     /// part of `left` starts.
     pub(crate) txn_marks: Vec<usize>,
+    /// Where the last source spawned under a target found its
+    /// relationship and the target's list, for the next one.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) last_join: Option<LastJoin>,
     /// While a transaction is open: each target a source left, in order.
     /// A rollback gives a staying source that points at an entity taken
     /// back the last target it left that stays, at the place it left.
     pub(crate) left: Vec<Left>,
+}
+
+/// The places a spawned source's join looked up, kept so that the next
+/// source spawned into the same table under the same target joins without
+/// looking them up again (a parent's children are often spawned in a row).
+/// Each use checks them against the tables and the entity table: a stale
+/// entry costs a lookup, never a wrong list.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct LastJoin {
+    /// The relationship's type.
+    pub kind: TypeId,
+    /// The table the source was spawned into, and the relationship's
+    /// column there.
+    pub source_table: ArchetypeId,
+    pub source_column: u32,
+    /// The target, where it was, and its list's column there.
+    pub target: Entity,
+    pub target_at: EntityLocation,
+    pub list_column: u32,
 }
 
 /// A source that left a target's list while a transaction was open.

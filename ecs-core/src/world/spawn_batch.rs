@@ -77,7 +77,8 @@ where
         let tick = world.change_tick();
         let (archetypes, entities, sparse) = (&mut world.archetypes, &mut world.entities, &mut world.sparse);
         let entity =
-            structural::spawn_into(bundle, info, archetypes, entities, &world.components, sparse, self.archetype, tick);
+            structural::spawn_into(bundle, info, archetypes, entities, &world.components, sparse, self.archetype, tick)
+                .0;
         if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
             world.after_spawn_hooks(self.bundle, entity);
         }

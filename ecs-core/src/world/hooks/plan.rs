@@ -78,6 +78,9 @@ pub(crate) struct Plans {
     remove_reacts: Vec<Option<bool>>,
     /// The engine hooks the `Engine` plans run.
     engine: Vec<super::EngineHook>,
+    /// Beside `engine`: the quick join of a relationship whose insert hook
+    /// it is.
+    spawn_joins: Vec<Option<super::SpawnJoin>>,
 }
 
 impl World {
@@ -203,6 +206,7 @@ impl World {
             plans.remove_reacts.clear();
             plans.hierarchy_only.clear();
             plans.engine.clear();
+            plans.spawn_joins.clear();
             plans.stamp = stamp;
         }
         plans
@@ -212,7 +216,7 @@ impl World {
     #[inline(never)]
     fn work_out_after_insert(&mut self, bundle: BundleId) -> AfterInsert {
         #[cfg_attr(not(feature = "hierarchy"), allow(unused_mut))]
-        let mut engine: Vec<super::EngineHook> = Vec::new();
+        let mut engine: Vec<(super::EngineHook, Option<super::SpawnJoin>)> = Vec::new();
         let info = self.bundle_info(bundle);
         let required = info.required().iter().map(|r| r.id);
         let plan = if required.into_iter().any(|id| self.reacts_to(id, &INSERT)) {
@@ -225,10 +229,11 @@ impl World {
                     break;
                 }
                 let Some(hooks) = self.hooks.by_component.get(id.index()) else { continue };
-                for hook in &hooks.by_kind[HookKind::Insert as usize] {
+                let inserts = &hooks.by_kind[HookKind::Insert as usize];
+                for hook in inserts {
                     match hook {
                         #[cfg(feature = "hierarchy")]
-                        Hook::Plain(hook) => engine.push(*hook),
+                        Hook::Plain(hook) => engine.push((*hook, hooks.spawn_join.filter(|_| inserts.len() == 1))),
                         Hook::Shared(_) => plan = AfterInsert::General,
                     }
                 }
@@ -239,13 +244,29 @@ impl World {
         let plan = match plan {
             AfterInsert::Nothing if !engine.is_empty() => {
                 let start = plans.engine.len();
-                plans.engine.extend(engine);
+                for (hook, spawn_join) in engine {
+                    plans.engine.push(hook);
+                    plans.spawn_joins.push(spawn_join);
+                }
                 let index = |i: usize| u32::try_from(i).expect("fewer than u32::MAX engine hooks");
                 AfterInsert::Engine { start: index(start), end: index(plans.engine.len()) }
             }
             plan => plan,
         };
         remember(&mut plans.by_bundle, bundle.index(), plan)
+    }
+
+    /// The quick join a spawn of `bundle` may run instead of its hooks:
+    /// when the only thing that watches the bundle is one relationship's
+    /// engine insert hook.
+    #[inline]
+    pub(crate) fn spawn_join_plan(&mut self, bundle: BundleId) -> Option<super::SpawnJoin> {
+        match self.after_insert_plan(bundle) {
+            AfterInsert::Engine { start, end } if end == start + 1 => {
+                self.hooks.plans.spawn_joins.get(start as usize).copied().flatten()
+            }
+            _ => None,
+        }
     }
 
     /// Runs the engine hooks `start..end` of [`Plans`] on `entity`, which

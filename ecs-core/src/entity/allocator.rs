@@ -630,6 +630,17 @@ impl Entities {
         (slot.generation == entity.generation && slot.location != EntityLocation::VACANT).then_some(slot.location)
     }
 
+    /// Whether `entity` is alive and stored at `at`, a location of a live
+    /// entity: one comparison less than [`Entities::get`].
+    #[inline]
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) fn is_at(&self, entity: Entity, at: EntityLocation) -> bool {
+        debug_assert!(at != EntityLocation::VACANT);
+        self.slots
+            .get(entity.index as usize)
+            .is_some_and(|slot| slot.generation == entity.generation && slot.location == at)
+    }
+
     /// The handle of the live entity in slot `index`: table rows record
     /// indices, and the generation is here.
     ///

@@ -137,13 +137,6 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
     {
         return;
     }
-    join_in_full::<R>(world, source);
-}
-
-/// [`join`] when it may have to check for a cycle, wait for the list or
-/// refuse the link. A call of its own, to keep the spawn's join small.
-#[inline(never)]
-fn join_in_full<R: Relationship>(world: &mut World, source: Entity) {
     let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
     let target = relationship.target();
     let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
@@ -198,8 +191,8 @@ fn join_spawned<R: Relationship>(world: &mut World, source: Entity, at: EntityLo
 /// `World::spawn` created just now, not one placed whole with its lists.
 #[inline(always)]
 fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+    // Another relationship's entry fails the column's type check.
     if let Some(last) = world.relations().last_join
-        && last.kind == TypeId::of::<R>()
         && last.source_table == at.archetype
         && world.get_in_column::<R>(at, last.source_column as usize).map(R::target) == Some(last.target)
         && let Some(list) =
@@ -237,7 +230,6 @@ fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at
     };
     list.sources_mut(EngineAccess::GRANTED).push(source);
     world.relations_mut().last_join = Some(LastJoin {
-        kind: TypeId::of::<R>(),
         source_table: at.archetype,
         source_column: source_column as u32,
         target,

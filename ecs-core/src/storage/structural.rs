@@ -162,7 +162,7 @@ fn push_required(values: Vec<Box<dyn RequiredValue>>, edge: &InsertEdge, columns
 }
 
 /// Spawns `bundle` into its spawn archetype (the target of inserting it into
-/// the empty archetype) and returns the new entity and where it is.
+/// the empty archetype) and returns the new entity.
 #[inline]
 pub(crate) fn spawn<B: Bundle>(
     bundle: B,
@@ -172,9 +172,23 @@ pub(crate) fn spawn<B: Bundle>(
     components: &Components,
     sparse: &mut SparseSets,
     tick: Tick,
+) -> Entity {
+    spawn_at(bundle, info, archetypes, entities, components, sparse, tick).0
+}
+
+/// [`spawn`], also returning where the entity is.
+#[inline(always)]
+pub(crate) fn spawn_at<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    archetypes: &mut Archetypes,
+    entities: &mut Entities,
+    components: &Components,
+    sparse: &mut SparseSets,
+    tick: Tick,
 ) -> (Entity, EntityLocation) {
     let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
-    spawn_into(bundle, info, archetypes, entities, components, sparse, target, tick)
+    spawn_into_at(bundle, info, archetypes, entities, components, sparse, target, tick)
 }
 
 /// Spawns `bundle` into `target`, which must be its spawn archetype (from
@@ -182,8 +196,8 @@ pub(crate) fn spawn<B: Bundle>(
 /// entity and where it is.
 // As for `insert`: the world's parts travel separately.
 #[allow(clippy::too_many_arguments)]
-#[inline]
-pub(crate) fn spawn_into<B: Bundle>(
+#[inline(always)]
+pub(crate) fn spawn_into_at<B: Bundle>(
     bundle: B,
     info: &BundleInfo,
     archetypes: &mut Archetypes,

@@ -576,13 +576,21 @@ impl World {
     #[inline(never)]
     pub(crate) fn spawn_hooked<B: Bundle>(&mut self, bundle: B) -> Entity {
         let (entity, info, at) = self.spawn_unhooked_at(bundle);
-        if let Some(join) = self.spawn_join_plan(info)
+        self.after_spawn_at(info, entity, at);
+        entity
+    }
+
+    /// The hooks of a spawn that wrote `bundle` into the fresh `entity` at
+    /// `at`: a relationship's quick join when that is all there is to run
+    /// (and the target has a list), else [`World::after_spawn_hooks`].
+    #[inline(always)]
+    pub(crate) fn after_spawn_at(&mut self, bundle: BundleId, entity: Entity, at: crate::entity::EntityLocation) {
+        if let Some(join) = self.spawn_join_plan(bundle)
             && join(self, entity, at)
         {
-            return entity;
+            return;
         }
-        self.after_spawn_hooks(info, entity);
-        entity
+        self.after_spawn_hooks(bundle, entity);
     }
 
     /// Whether spawning a `B` runs a hook or an observer, in a world that
@@ -632,6 +640,7 @@ impl World {
 
     /// Runs the hooks of a spawn that just wrote `bundle` into `entity`,
     /// and the commands they queue.
+    #[inline(never)]
     pub(crate) fn after_spawn_hooks(&mut self, bundle: BundleId, entity: Entity) {
         match self.after_insert_plan(bundle) {
             AfterInsert::Nothing => {}

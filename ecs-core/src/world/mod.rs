@@ -227,11 +227,16 @@ impl World {
     /// id of `B`, for the hooks to run next.
     #[inline(always)]
     pub(crate) fn spawn_unhooked_in<B: Bundle>(&mut self, bundle: B) -> (Entity, BundleId) {
-        let (entity, id, _) = self.spawn_unhooked_at(bundle);
-        (entity, id)
+        self.flush();
+        let tick = self.change_tick();
+        let info = self.bundles.register::<B>(&mut self.components);
+        let id = info.id();
+        let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
+        (structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick), id)
     }
 
-    /// [`World::spawn_unhooked_in`], also returning where the entity is.
+    /// [`World::spawn_unhooked_in`], also returning where the entity is:
+    /// for the hooked path, which passes it on to the hooks.
     #[inline(always)]
     pub(crate) fn spawn_unhooked_at<B: Bundle>(&mut self, bundle: B) -> (Entity, BundleId, EntityLocation) {
         self.flush();
@@ -239,7 +244,7 @@ impl World {
         let info = self.bundles.register::<B>(&mut self.components);
         let id = info.id();
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
-        let (entity, at) = structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick);
+        let (entity, at) = structural::spawn_at(bundle, info, archetypes, entities, &self.components, sparse, tick);
         (entity, id, at)
     }
 
@@ -581,7 +586,7 @@ impl World {
         at: EntityLocation,
         column: usize,
     ) -> Option<&mut T> {
-        if self.entities.get(entity) != Some(at) {
+        if !self.entities.is_at(entity, at) {
             return None;
         }
         let now = self.change_tick();

@@ -74,7 +74,7 @@ impl World {
         let mut bundle = B::from_pools(&mut source);
         init(bundle.refs());
         let (archetypes, entities, sparse) = (&mut self.archetypes, &mut self.entities, &mut self.sparse);
-        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick).0
+        structural::spawn(bundle, info, archetypes, entities, &self.components, sparse, tick)
     }
 
     /// Adds the components of `B` to `entity`, taken from their pools as by

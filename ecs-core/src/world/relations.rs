@@ -77,13 +77,12 @@ pub(crate) struct Relations {
 /// The places a spawned source's join looked up, kept so that the next
 /// source spawned into the same table under the same target joins without
 /// looking them up again (a parent's children are often spawned in a row).
-/// Each use checks them against the tables and the entity table: a stale
-/// entry costs a lookup, never a wrong list.
+/// Each use checks them against the tables and the entity table (the
+/// relationship's type too, through its column's): a stale entry costs a
+/// lookup, never a wrong list.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
 pub(crate) struct LastJoin {
-    /// The relationship's type.
-    pub kind: TypeId,
     /// The table the source was spawned into, and the relationship's
     /// column there.
     pub source_table: ArchetypeId,

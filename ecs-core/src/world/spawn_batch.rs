@@ -76,11 +76,18 @@ where
         let info = world.bundles.get(self.bundle);
         let tick = world.change_tick();
         let (archetypes, entities, sparse) = (&mut world.archetypes, &mut world.entities, &mut world.sparse);
-        let entity =
-            structural::spawn_into(bundle, info, archetypes, entities, &world.components, sparse, self.archetype, tick)
-                .0;
+        let (entity, at) = structural::spawn_into_at(
+            bundle,
+            info,
+            archetypes,
+            entities,
+            &world.components,
+            sparse,
+            self.archetype,
+            tick,
+        );
         if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
-            world.after_spawn_hooks(self.bundle, entity);
+            world.after_spawn_at(self.bundle, entity, at);
         }
         Some(entity)
     }

@@ -81,6 +81,27 @@ pub(crate) struct Plans {
     /// Beside `engine`: the quick join of a relationship whose insert hook
     /// it is.
     spawn_joins: Vec<Option<super::SpawnJoin>>,
+    /// The last bundle whose spawn had a quick join, and the join: a game
+    /// spawns one kind of child many times in a row.
+    last_spawn_join: Option<(BundleId, super::SpawnJoin)>,
+}
+
+impl Plans {
+    /// Forgets every plan: they were worked out under another set of hooks
+    /// and observers than the one of `stamp`.
+    #[cold]
+    #[inline(never)]
+    fn forget(&mut self, stamp: (u64, u64)) {
+        self.by_bundle.clear();
+        self.despawn_runs.clear();
+        self.replace_reacts.clear();
+        self.remove_reacts.clear();
+        self.hierarchy_only.clear();
+        self.engine.clear();
+        self.spawn_joins.clear();
+        self.last_spawn_join = None;
+        self.stamp = stamp;
+    }
 }
 
 impl World {
@@ -200,14 +221,7 @@ impl World {
         let stamp = (self.hooks.generation, self.hooks.observers.generation());
         let plans = &mut self.hooks.plans;
         if plans.stamp != stamp {
-            plans.by_bundle.clear();
-            plans.despawn_runs.clear();
-            plans.replace_reacts.clear();
-            plans.remove_reacts.clear();
-            plans.hierarchy_only.clear();
-            plans.engine.clear();
-            plans.spawn_joins.clear();
-            plans.stamp = stamp;
+            plans.forget(stamp);
         }
         plans
     }
@@ -259,14 +273,29 @@ impl World {
     /// The quick join a spawn of `bundle` may run instead of its hooks:
     /// when the only thing that watches the bundle is one relationship's
     /// engine insert hook.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn spawn_join_plan(&mut self, bundle: BundleId) -> Option<super::SpawnJoin> {
-        match self.after_insert_plan(bundle) {
+        if let Some((last, join)) = self.plans().last_spawn_join
+            && last == bundle
+        {
+            return Some(join);
+        }
+        self.work_out_spawn_join(bundle)
+    }
+
+    /// [`World::spawn_join_plan`] of a bundle other than the last.
+    #[inline(never)]
+    fn work_out_spawn_join(&mut self, bundle: BundleId) -> Option<super::SpawnJoin> {
+        let join = match self.after_insert_plan(bundle) {
             AfterInsert::Engine { start, end } if end == start + 1 => {
                 self.hooks.plans.spawn_joins.get(start as usize).copied().flatten()
             }
             _ => None,
+        };
+        if let Some(join) = join {
+            self.hooks.plans.last_spawn_join = Some((bundle, join));
         }
+        join
     }
 
     /// Runs the engine hooks `start..end` of [`Plans`] on `entity`, which

@@ -580,6 +580,13 @@ impl World {
         entity
     }
 
+    /// [`World::after_spawn_at`] in a call of its own: for a loop that
+    /// spawns inline and runs hooks only in some worlds.
+    #[inline(never)]
+    pub(crate) fn after_spawn_call(&mut self, bundle: BundleId, entity: Entity, at: crate::entity::EntityLocation) {
+        self.after_spawn_at(bundle, entity, at);
+    }
+
     /// The hooks of a spawn that wrote `bundle` into the fresh `entity` at
     /// `at`: a relationship's quick join when that is all there is to run
     /// (and the target has a list), else [`World::after_spawn_hooks`].

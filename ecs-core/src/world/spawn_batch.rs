@@ -87,7 +87,7 @@ where
             tick,
         );
         if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
-            world.after_spawn_at(self.bundle, entity, at);
+            world.after_spawn_call(self.bundle, entity, at);
         }
         Some(entity)
     }

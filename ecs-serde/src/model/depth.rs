@@ -57,6 +57,7 @@ impl DepthCount {
     }
 
     /// Runs `read` one level deeper, or fails if that is past the limit.
+    #[inline]
     fn nested<T, E: de::Error>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         let level = self.level.get() + 1;
         if level > MAX_DEPTH {
@@ -115,6 +116,7 @@ impl<'c, V> GuardVisitor<'c, V> {
 macro_rules! forward_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
         $(
+            #[inline]
             fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
                 self.inner.$method($($arg,)* GuardVisitor::new(visitor, self.count))
             }
@@ -167,6 +169,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Guard<'_, D> {
 macro_rules! forward_visit {
     ($($method:ident: $ty:ty;)*) => {
         $(
+            #[inline]
             fn $method<E: de::Error>(self, v: $ty) -> Result<V::Value, E> {
                 self.inner.$method(v)
             }
@@ -204,31 +207,38 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for GuardVisitor<'_, V> {
         visit_byte_buf: Vec<u8>;
     }
 
+    #[inline]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
         self.inner.visit_none()
     }
 
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
         let count = self.count;
         count.nested(|| self.inner.visit_some(Guard::new(deserializer, count)))
     }
 
+    #[inline]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         self.inner.visit_unit()
     }
 
+    #[inline]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
         self.inner.visit_newtype_struct(Guard::new(deserializer, self.count))
     }
 
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.inner.visit_seq(GuardAccess { inner: seq, count: self.count })
     }
 
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.inner.visit_map(GuardAccess { inner: map, count: self.count })
     }
 
+    #[inline]
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         self.inner.visit_enum(GuardAccess { inner: data, count: self.count })
     }
@@ -237,6 +247,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for GuardVisitor<'_, V> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Deeper<'_, S> {
     type Value = S::Value;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
         let count = self.count;
         count.nested(|| self.inner.deserialize(Guard::new(deserializer, count)))
@@ -246,6 +257,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Deeper<'_, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Same<'_, S> {
     type Value = S::Value;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
         self.inner.deserialize(Guard::new(deserializer, self.count))
     }
@@ -254,6 +266,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Same<'_, S> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for GuardAccess<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
         self.inner.next_element_seed(Deeper { inner: seed, count: self.count })
     }
@@ -266,10 +279,12 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for GuardAccess<'_, A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for GuardAccess<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
         self.inner.next_key_seed(Deeper { inner: seed, count: self.count })
     }
 
+    #[inline]
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
         self.inner.next_value_seed(Deeper { inner: seed, count: self.count })
     }

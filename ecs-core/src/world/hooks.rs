@@ -576,7 +576,12 @@ impl World {
     #[inline(never)]
     pub(crate) fn spawn_hooked<B: Bundle>(&mut self, bundle: B) -> Entity {
         let (entity, info, at) = self.spawn_unhooked_at(bundle);
-        self.after_spawn_at(info, entity, at);
+        if B::ENGINE_HOOKED {
+            // Only a bundle with engine hooks can have a quick join.
+            self.after_spawn_at(info, entity, at);
+        } else {
+            self.after_spawn_hooks(info, entity);
+        }
         entity
     }
 

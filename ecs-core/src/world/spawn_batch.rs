@@ -86,8 +86,10 @@ where
             self.archetype,
             tick,
         );
-        if world.hooks.is_active() || I::Item::ENGINE_HOOKED {
+        if I::Item::ENGINE_HOOKED {
             world.after_spawn_call(self.bundle, entity, at);
+        } else if world.hooks.is_active() {
+            world.after_spawn_hooks(self.bundle, entity);
         }
         Some(entity)
     }

@@ -7,7 +7,9 @@
 //! and inserts then skip the hook machinery altogether. A bundle whose
 //! only watchers are the engine's own hooks (a child spawned with
 //! `ChildOf`) runs those straight, in one pass, without the per-hook
-//! guards that user code needs. Everything else takes the general path.
+//! guards that user code needs; a spawn of a bundle whose one watcher is a
+//! relationship's join runs its quick join directly. Everything else takes
+//! the general path.
 
 use crate::component::bundle::BundleId;
 use crate::component::ComponentId;
@@ -81,9 +83,10 @@ pub(crate) struct Plans {
     /// Beside `engine`: the quick join of a relationship whose insert hook
     /// it is.
     spawn_joins: Vec<Option<super::SpawnJoin>>,
-    /// The last bundle whose spawn had a quick join, and the join: a game
-    /// spawns one kind of child many times in a row.
-    last_spawn_join: Option<(BundleId, super::SpawnJoin)>,
+    /// The last bundle spawned through the hooked path, and its quick
+    /// join if it has one: a game spawns one kind of child many times in a
+    /// row.
+    last_spawn_join: Option<(BundleId, Option<super::SpawnJoin>)>,
 }
 
 impl Plans {
@@ -278,7 +281,7 @@ impl World {
         if let Some((last, join)) = self.plans().last_spawn_join
             && last == bundle
         {
-            return Some(join);
+            return join;
         }
         self.work_out_spawn_join(bundle)
     }
@@ -292,9 +295,7 @@ impl World {
             }
             _ => None,
         };
-        if let Some(join) = join {
-            self.hooks.plans.last_spawn_join = Some((bundle, join));
-        }
+        self.hooks.plans.last_spawn_join = Some((bundle, join));
         join
     }
 

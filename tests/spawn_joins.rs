@@ -222,3 +222,39 @@ fn every_join_marks_a_tracked_list_changed() {
     assert_eq!(world.get::<Crew>(ship).unwrap().0.len(), 4);
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn children_spawned_in_turn_into_two_worlds_stay_in_their_own() {
+    // Both roots get the same handle: each world keeps its own places.
+    let (mut left, mut right) = (World::new(), World::new());
+    let (left_root, right_root) = (left.spawn(Name("left")), right.spawn(Big([0; 4])));
+    assert_eq!(left_root, right_root);
+    let (mut in_left, mut in_right) = (Vec::new(), Vec::new());
+    for _ in 0..4 {
+        in_left.push(left.spawn((Name("l"), ChildOf(left_root))));
+        in_right.push(right.spawn((Tag, ChildOf(right_root))));
+    }
+    assert_eq!(left.children(left_root).to_vec(), in_left);
+    assert_eq!(right.children(right_root).to_vec(), in_right);
+    left.check_invariants().unwrap();
+    right.check_invariants().unwrap();
+}
+
+#[test]
+fn a_hook_that_despawns_the_parent_between_two_children_leaves_the_second_unlinked() {
+    let mut world = World::new();
+    let root = world.spawn(Name("root"));
+    world.insert_resource(root);
+    world.register_component_hooks::<Tag>().on_add(|world, _| {
+        let root = *world.resource::<Entity>();
+        world.commands().entity(root).despawn();
+    });
+    let first = world.spawn((Name("first"), ChildOf(root)));
+    let second = world.spawn((Name("second"), ChildOf(root)));
+    world.spawn(Tag);
+    assert!(!world.contains(root));
+    let late = world.spawn((Name("late"), ChildOf(root)));
+    assert_eq!((world.parent(first), world.parent(second)), (None, None));
+    assert!(!world.has::<ChildOf>(late), "a link to the despawned parent is refused");
+    world.check_invariants().unwrap();
+}

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../ecs-tests/tests/support/harness.rs"]
+#[path = "../../ecs-tests/tests/models/support/harness.rs"]
 mod harness;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,11 +1,11 @@
 //! Model-based property test: random sequences of world operations, run on
 //! a `World` and on a naive model side by side and compared after every
-//! step (see `tests/support/harness.rs`). On a failure, proptest shrinks the
+//! step (see `support/harness.rs`). On a failure, proptest shrinks the
 //! sequence to a short one and prints it as a list of `Op`s.
 //!
 //! `PROPTEST_CASES=N` sets the number of sequences (default 512 here, sized
 //! for a debug build in CI); a long run: `PROPTEST_CASES=20000 cargo test
-//! --release --test model`.
+//! --release -p archetable-tests --test models model::`.
 
 #[path = "support/harness.rs"]
 mod harness;

@@ -4,9 +4,9 @@
 //! After the first frame has grown every table, pool and trail buffer, the
 //! heap is not touched again.
 //!
-//! A counting global allocator serves the whole test binary, so this file
-//! holds this one test, and the allocator counts only on the thread that
-//! asks it to, between two points.
+//! A counting global allocator serves the whole test binary (the other
+//! modules of `engine` too), so it counts only on the thread that asks it
+//! to, between two points: tests running beside this one are not counted.
 
 // The allocator below must implement the `unsafe` `GlobalAlloc` trait; it
 // forwards every call to the system allocator unchanged.

@@ -118,7 +118,7 @@ fn a_missing_resource_panics_naming_system_and_type() {
 }
 
 #[test]
-#[should_panic(expected = "resource `systems::Score` is not in the world")]
+#[should_panic(expected = "resource `gameplay::systems::Score` is not in the world")]
 fn world_resource_panics_naming_the_type() {
     World::new().resource::<Score>();
 }

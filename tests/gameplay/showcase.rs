@@ -4,7 +4,7 @@
 
 #![cfg(feature = "game-loop")]
 
-#[path = "../examples/game/main.rs"]
+#[path = "../../examples/game/main.rs"]
 mod game;
 
 #[test]

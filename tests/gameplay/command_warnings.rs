@@ -2,26 +2,10 @@
 //! through the `log` facade (standard error without a logger), once per
 //! system and command, that can be turned off.
 
-use std::sync::Mutex;
-
 use archetable::prelude::*;
+
+use crate::logs;
 use archetable::system::CommandError;
-
-static WARNINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-struct Collect;
-
-impl log::Log for Collect {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::Level::Warn
-    }
-    fn log(&self, record: &log::Record<'_>) {
-        if record.level() == log::Level::Warn {
-            WARNINGS.lock().unwrap().push(record.args().to_string());
-        }
-    }
-    fn flush(&self) {}
-}
 
 #[derive(Component)]
 struct Hp;
@@ -43,8 +27,7 @@ fn refuse(query: Query<Entity>, mut commands: Commands) {
 
 #[test]
 fn skipped_commands_warn_once_per_system_and_command() {
-    log::set_logger(&Collect).unwrap();
-    log::set_max_level(log::LevelFilter::Warn);
+    logs::capture();
     let mut world = World::new();
     let mut schedule = Schedule::new();
     schedule.add_system(despawn_twice);
@@ -52,7 +35,7 @@ fn skipped_commands_warn_once_per_system_and_command() {
     world.spawn(Hp);
     schedule.run(&mut world);
     assert_eq!(schedule.command_report().skipped(), 2);
-    let warnings = WARNINGS.lock().unwrap().clone();
+    let warnings = logs::warnings();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(warnings[0].contains("despawn on 0v1 from system `despawn_twice`: entity gone"));
     assert!(warnings[1].contains("spawn_prefab on 0v1 from system `refuse`: unknown prefab `Orcc`"));
@@ -61,7 +44,7 @@ fn skipped_commands_warn_once_per_system_and_command() {
     world.spawn(Hp);
     schedule.run(&mut world);
     assert_eq!(schedule.command_report().skipped(), 2);
-    assert_eq!(WARNINGS.lock().unwrap().len(), 2);
+    assert_eq!(logs::warnings().len(), 2);
 
     // Turned off: a new pair is not warned either.
     let mut quiet = Schedule::new();
@@ -70,5 +53,5 @@ fn skipped_commands_warn_once_per_system_and_command() {
     world.spawn(Hp);
     quiet.run(&mut world);
     assert_eq!(quiet.command_report().skipped(), 1);
-    assert_eq!(WARNINGS.lock().unwrap().len(), 2);
+    assert_eq!(logs::warnings().len(), 2);
 }

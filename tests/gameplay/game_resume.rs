@@ -593,7 +593,11 @@ fn the_save_report_says_how_to_save_a_state() {
     );
     let report = save.report();
     assert_eq!(report.len(), 3, "{report:#?}");
-    assert!(report[0].starts_with("component `game_resume::Rock` was not saved (1 entity had it)"), "{}", report[0]);
+    assert!(
+        report[0].starts_with("component `gameplay::game_resume::Rock` was not saved (1 entity had it)"),
+        "{}",
+        report[0]
+    );
     assert!(report[0].contains(r#"`world.register_serde::<Rock>("Rock")`"#), "{}", report[0]);
     let state = report.iter().find(|line| line.starts_with("game state")).expect("a line for the state");
     assert!(state.contains(r#"`world.register_serde_state::<Phase>("Phase")`"#), "{state}");

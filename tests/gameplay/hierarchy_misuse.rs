@@ -475,7 +475,7 @@ mod loads_and_prefabs {
     }
 }
 
-// Found by the relationship model (ecs-tests/tests/hierarchy_model.rs).
+// Found by the relationship model (ecs-tests/tests/models/hierarchy_model.rs).
 
 #[test]
 fn a_refused_link_goes_even_when_an_on_remove_observer_panics() {

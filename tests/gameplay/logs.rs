@@ -1,0 +1,64 @@
+//! The engine's warnings, captured per test thread. The `log` facade takes
+//! one logger per process and the tests of this binary run side by side, so
+//! the logger installed here keeps a thread's warnings only while that
+//! thread asked for them (`capture`), and passes every other record on to
+//! standard error as the engine would print it without a logger.
+
+use std::cell::RefCell;
+use std::sync::Once;
+
+thread_local! {
+    /// This thread's warnings since it called `capture`, or `None`.
+    static CAPTURED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+struct PerThread;
+
+impl log::Log for PerThread {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if record.level() != log::Level::Warn {
+            return;
+        }
+        let kept = CAPTURED
+            .try_with(|captured| match captured.borrow_mut().as_mut() {
+                Some(warnings) => {
+                    warnings.push(record.args().to_string());
+                    true
+                }
+                None => false,
+            })
+            .unwrap_or(false);
+        if !kept {
+            eprintln!("warning: {}", record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the logger (once per process) and starts keeping this thread's
+/// warnings, from none.
+pub fn capture() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        log::set_logger(&PerThread).expect("no other logger in this test binary");
+        log::set_max_level(log::LevelFilter::Warn);
+    });
+    CAPTURED.with(|captured| *captured.borrow_mut() = Some(Vec::new()));
+}
+
+/// The warnings this thread logged since `capture`.
+pub fn warnings() -> Vec<String> {
+    CAPTURED.with(|captured| captured.borrow().clone().expect("`capture` was called on this thread"))
+}
+
+/// The warnings this thread logged since `capture` or the last `take`, and
+/// keeps capturing.
+pub fn take() -> Vec<String> {
+    CAPTURED
+        .with(|captured| std::mem::take(captured.borrow_mut().as_mut().expect("`capture` was called on this thread")))
+}

@@ -175,10 +175,11 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
         // Text holds numbers as f64: one too large for an f32 would become
         // infinity, which a JSON save then refuses to write. Infinities and
         // NaN given as such (RON writes them) are kept.
-        if let Value::F64(x) = self.value {
-            if x.is_finite() && (*x as f32).is_infinite() {
-                return Err(de::Error::custom(format_args!("the number {x:e} is out of range for f32")));
-            }
+        if let Value::F64(x) = self.value
+            && x.is_finite()
+            && (*x as f32).is_infinite()
+        {
+            return Err(de::Error::custom(format_args!("the number {x:e} is out of range for f32")));
         }
         self.deserialize_any(visitor)
     }
@@ -262,10 +263,10 @@ impl<'de, 'c> Deserializer<'de> for ValueDeserializer<'de, 'c> {
         match self.value {
             Value::Map(entries) => {
                 for (key, _) in entries {
-                    if let Some(key) = key.as_str() {
-                        if !fields.contains(&key) {
-                            return Err(unknown_field(key, fields).at(Step::Field(key.to_owned())));
-                        }
+                    if let Some(key) = key.as_str()
+                        && !fields.contains(&key)
+                    {
+                        return Err(unknown_field(key, fields).at(Step::Field(key.to_owned())));
                     }
                 }
                 visitor.visit_map(Entries::new(self))

@@ -76,7 +76,7 @@ pub use entity::error::{AllocatorStateError, ComponentError, EntityError, QueryE
 pub use entity::ENTITY_SERDE_NAME;
 pub use entity::{AllocatorState, Entity};
 #[cfg(feature = "game-loop")]
-pub use game_loop::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
+pub use game_loop::{in_state, FixedTime, GameLoop, LoopStarted, NextState, Stage, State, States};
 #[cfg(feature = "hierarchy")]
 pub use hierarchy::{
     ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget, SourceIter, SourceList,

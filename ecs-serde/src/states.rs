@@ -34,7 +34,7 @@ impl SerdeRegistry {
     /// let mut registry = SerdeRegistry::new();
     /// registry.register_state::<Phase>("Phase");
     /// let names: Vec<&str> = registry.resource_names().collect();
-    /// assert_eq!(names, ["Time", "FixedTime", "State<Phase>", "NextState<Phase>"]);
+    /// assert_eq!(names, ["Time", "FixedTime", "LoopStarted", "State<Phase>", "NextState<Phase>"]);
     /// ```
     ///
     /// # Panics

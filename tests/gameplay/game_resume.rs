@@ -14,7 +14,10 @@ use std::time::Duration;
 
 use archetable::data::SerdeRegistry;
 use archetable::prelude::*;
+use archetable::LoopStarted;
 use serde::{Deserialize, Serialize};
+
+use crate::logs;
 
 #[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 enum Phase {
@@ -387,6 +390,7 @@ fn snapshot(world: &World) -> BTreeMap<String, String> {
     out.insert("next".into(), format!("{:?}", world.resource::<NextState<Phase>>()));
     out.insert("time".into(), format!("{:?}", world.resource::<Time>()));
     out.insert("fixed".into(), format!("{:?}", world.resource::<FixedTime>()));
+    out.insert("started".into(), format!("{:?}", world.get_resource::<LoopStarted>()));
     out
 }
 
@@ -576,6 +580,112 @@ fn a_state_missing_from_the_save_starts_fresh_in_a_resumed_loop() {
     resumed.on_enter(Music::Quiet, |mut e: ResMut<Entered>| e.0.push(Music::Quiet));
     resumed.advance(frame(1));
     assert_eq!(resumed.world().resource::<Entered>().0, [Music::Loud]);
+}
+
+/// Runs `original` and `resumed` side by side for `frames` frames from
+/// frame 0, comparing them after every frame.
+fn side_by_side(original: &mut GameLoop, resumed: &mut GameLoop, frames: usize, label: &str) {
+    for f in 0..frames {
+        original.advance(frame(f));
+        resumed.advance(frame(f));
+        assert_eq!(snapshot(original.world()), snapshot(resumed.world()), "{label}: frame {f}");
+    }
+}
+
+#[test]
+fn a_save_made_before_the_first_frame_resumes_like_that_frame() {
+    for format in [Format::Json, Format::Ron, Format::Binary] {
+        // An autosave at level start: the loop is built, nothing ran yet.
+        let mut original = build(GameLoop::new());
+        assert_eq!(original.world().get_resource::<LoopStarted>(), Some(&LoopStarted::default()));
+        let loaded = save_and_load(original.world(), format);
+        assert!(!loaded.resource::<LoopStarted>().get(), "{format:?}: the save says the loop had not started");
+        let mut resumed = build(GameLoop::resume(loaded));
+        assert!(resumed.is_resumed());
+        original.advance(frame(0));
+        resumed.advance(frame(0));
+        // Startup and the state's on_enter ran: the banner and the level.
+        assert_eq!(resumed.world_mut().query::<&Banner>().count(), 1, "{format:?}");
+        assert_eq!(resumed.world().resource::<Level>().0, 1, "{format:?}");
+        assert_eq!(resumed.world().len(), original.world().len(), "{format:?}");
+        assert!(resumed.world().len() > 1, "{format:?}: the level was built");
+        assert_eq!(snapshot(original.world()), snapshot(resumed.world()), "{format:?}: frame 0");
+        side_by_side(&mut original, &mut resumed, 60, &format!("{format:?}"));
+    }
+}
+
+#[test]
+fn a_save_made_after_startup_but_before_the_first_frame_does_not_start_again() {
+    let mut original = build(GameLoop::new());
+    original.startup();
+    let loaded = save_and_load(original.world(), Format::Binary);
+    assert!(loaded.resource::<LoopStarted>().get());
+    let mut resumed = build(GameLoop::resume(loaded));
+    resumed.startup();
+    assert_eq!(resumed.world_mut().query::<&Banner>().count(), 1);
+    assert_eq!(resumed.world().resource::<Level>().0, 1);
+    assert_eq!(snapshot(original.world()), snapshot(resumed.world()));
+    side_by_side(&mut original, &mut resumed, 40, "after startup");
+}
+
+#[test]
+fn a_save_without_loop_started_counts_as_started() {
+    // Saves made before the loop kept `LoopStarted` have none.
+    let mut original = build(GameLoop::new());
+    for f in 0..10 {
+        original.advance(frame(f));
+    }
+    original.world_mut().remove_resource::<LoopStarted>();
+    let loaded = save_and_load(original.world(), Format::Json);
+    let mut resumed = build(GameLoop::resume(loaded));
+    resumed.startup();
+    assert_eq!(resumed.world_mut().query::<&Banner>().count(), 1);
+    assert_eq!(resumed.world().resource::<Level>().0, original.world().resource::<Level>().0);
+    assert!(resumed.world().resource::<LoopStarted>().get());
+}
+
+#[test]
+fn resuming_a_save_without_its_state_warns_and_names_the_registration() {
+    logs::capture();
+    let mut original = GameLoop::new();
+    original.add_state(Phase::Playing);
+    original.on_enter(Phase::Playing, |mut commands: Commands| {
+        commands.spawn(Rock { size: 3 });
+    });
+    original.world_mut().register_serde::<Rock>("Rock");
+    original.advance(frame(0));
+    let save = original.world().save_json().unwrap();
+    assert_eq!(save.report().len(), 1, "the state is not registered: {:#?}", save.report());
+    let loaded = World::load_json(&original.world().serde_registry(), &save.data).unwrap();
+    assert!(loaded.get_resource::<State<Phase>>().is_none());
+
+    let mut resumed = GameLoop::resume(loaded);
+    assert!(logs::take().is_empty());
+    resumed.add_state(Phase::Playing);
+    resumed.on_enter(Phase::Playing, |mut commands: Commands| {
+        commands.spawn(Rock { size: 3 });
+    });
+    let warnings = logs::take();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("GameLoop::resume over a world that holds no `State<"), "{}", warnings[0]);
+    assert!(warnings[0].contains("game_resume::Phase>`"), "{}", warnings[0]);
+    assert!(warnings[0].contains("`world.register_serde_state::<Phase>(name)`"), "{}", warnings[0]);
+    // What it warns about: the level is built again over the loaded one.
+    resumed.advance(frame(1));
+    assert_eq!(resumed.world_mut().query::<&Rock>().count(), 2);
+
+    // A registered state resumes without a word, and so does a save made
+    // before the loop started (its states are entered as in a fresh game).
+    let mut registered = GameLoop::new();
+    registered.world_mut().register_serde_state::<Phase>("Phase");
+    registered.add_state(Phase::Playing);
+    registered.advance(frame(0));
+    let loaded = save_and_load(registered.world(), Format::Json);
+    GameLoop::resume(loaded).add_state(Phase::Playing);
+    let unstarted = GameLoop::new();
+    let loaded = save_and_load(unstarted.world(), Format::Json);
+    GameLoop::resume(loaded).add_state(Phase::Playing);
+    assert!(logs::take().is_empty());
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::world::time::Time;
 use crate::world::World;
 
 pub use fixed::FixedTime;
-pub use state::{in_state, NextState, State, States};
+pub use state::{in_state, LoopStarted, NextState, State, States};
 
 use state::{Driver, Side, StateDriver};
 
@@ -136,7 +136,10 @@ impl fmt::Display for Stage {
 /// goes on in a loop built by [`GameLoop::resume`], with the same systems,
 /// stages and states as the loop that saved it: the loaded states stay
 /// current, their `on_enter` systems do not run again, and the startup
-/// stage does not run (it built what the save holds). Set up what a save
+/// stage does not run (it built what the save holds). A save made before
+/// the loop's first frame (an autosave at level start: the world's
+/// [`LoopStarted`] is still false) resumes like that first frame instead:
+/// the startup stage runs and the loaded states are entered. Set up what a save
 /// does not hold in code both paths run: [`GameLoop::init_resource`]
 /// keeps a loaded value, [`GameLoop::insert_resource`] replaces it.
 ///
@@ -159,6 +162,10 @@ pub struct GameLoop {
     state_schedules: Vec<Schedule>,
     /// Built by [`GameLoop::resume`]: the world is a saved game going on.
     resumed: bool,
+    /// Built by [`GameLoop::resume`] over a world saved before its loop's
+    /// startup ([`LoopStarted`] false): startup runs as in a fresh game,
+    /// and the loaded states are entered then.
+    resumed_before_startup: bool,
 }
 
 impl Default for GameLoop {
@@ -206,10 +213,12 @@ impl GameLoop {
     }
 
     /// A loop over `world`, which keeps its entities and resources; adds a
-    /// [`FixedTime`] (1/60 s) and a [`Time`] unless it has them.
+    /// [`FixedTime`] (1/60 s) and a [`Time`] unless it has them, and marks
+    /// the world's [`LoopStarted`] false until [`startup`](GameLoop::startup).
     pub fn with_world(mut world: World) -> Self {
         world.init_resource::<Time>();
         world.init_resource::<FixedTime>();
+        world.insert_resource(LoopStarted::default());
         GameLoop {
             world,
             startup: Schedule::new(),
@@ -224,6 +233,7 @@ impl GameLoop {
             states: Vec::new(),
             state_schedules: Vec::new(),
             resumed: false,
+            resumed_before_startup: false,
         }
     }
 
@@ -239,6 +249,13 @@ impl GameLoop {
     ///   as in a fresh game;
     /// - [`startup`](GameLoop::startup) skips the [`Stage::Startup`]
     ///   systems, which built what the save holds.
+    ///
+    /// A world saved before its loop's startup (its [`LoopStarted`] is
+    /// false: an autosave made right after building the loop) resumes like
+    /// the first frame of that loop instead: the startup systems run and the
+    /// loaded states are entered, their `on_enter` systems included. A world
+    /// without a `LoopStarted` (a save from before the loop kept one) counts
+    /// as started.
     ///
     /// A loop resumed from a save made between two frames of a loop gives,
     /// frame by frame, the same entities, components and resources as that
@@ -272,8 +289,11 @@ impl GameLoop {
     /// assert_eq!(resumed.state::<Phase>(), Some(&Phase::Playing));
     /// ```
     pub fn resume(world: World) -> Self {
+        let started = world.get_resource::<LoopStarted>().is_none_or(|started| started.get());
         let mut game = GameLoop::with_world(world);
+        game.world.insert_resource(LoopStarted(started));
         game.resumed = true;
+        game.resumed_before_startup = !started;
         game
     }
 
@@ -594,17 +614,35 @@ impl GameLoop {
     ///
     /// In a loop built by [`GameLoop::resume`], a `State<S>` the world
     /// holds (a loaded one) stays, with its `NextState<S>`, and counts as
-    /// entered. Elsewhere the world's `State<S>` is replaced by `initial`,
-    /// with a warning before startup, since that is how a loaded game is
-    /// started over by mistake.
+    /// entered (unless the world was saved before its loop's startup: then
+    /// it is entered at startup). A resumed world that holds no `State<S>`
+    /// (the save did not register it) starts at `initial`, whose `on_enter`
+    /// systems then run over the loaded world: that warns, naming
+    /// `register_serde_state`. Elsewhere the world's `State<S>` is replaced
+    /// by `initial`, with a warning before startup, since that is how a
+    /// loaded game is started over by mistake.
     pub fn add_state<S: States>(&mut self, initial: S) -> &mut Self {
         let held = self.world.get_resource::<State<S>>().map(|state| state.get().clone());
         match held {
             Some(_) if self.resumed => {
                 self.world.init_resource::<NextState<S>>();
-                self.driver::<S>().resume();
+                let entered = !self.resumed_before_startup;
+                let driver = self.driver::<S>();
+                if entered {
+                    driver.resume();
+                }
             }
             _ => {
+                if held.is_none() && self.resumed && !self.resumed_before_startup && !self.started {
+                    crate::entity::error::warn(&format!(
+                        "archetable: GameLoop::resume over a world that holds no `State<{}>`: the initial state \
+                         {initial:?} is entered at startup and its on_enter systems run over the loaded world; to \
+                         keep the saved state, register it before saving with \
+                         `world.register_serde_state::<{}>(name)`",
+                        std::any::type_name::<S>(),
+                        crate::names::short_type_name(std::any::type_name::<S>())
+                    ));
+                }
                 if let (Some(held), false) = (held, self.started) {
                     crate::entity::error::warn(&format!(
                         "archetable: GameLoop::add_state replaces the world's `State<{}>` ({held:?}) with the \
@@ -695,7 +733,8 @@ impl GameLoop {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
-        if !self.resumed {
+        self.world.insert_resource(LoopStarted(true));
+        if !self.resumed || self.resumed_before_startup {
             {
                 let _span = crate::trace::span!("stage", Stage::Startup);
                 self.startup.run_systems(&mut self.world);

@@ -71,6 +71,35 @@ impl<S: States> PartialEq<S> for State<S> {
     }
 }
 
+/// Whether a [`GameLoop`](crate::GameLoop)'s startup ran over this world: a
+/// resource the loop inserts (false) and sets at
+/// [`startup`](crate::GameLoop::startup). Saves keep it (the serde
+/// registry knows it as `"LoopStarted"`), so that
+/// [`GameLoop::resume`](crate::GameLoop::resume) tells a save made before
+/// the first frame (an autosave at level start), which resumes like that
+/// first frame (startup, then the states entered), from one made later.
+///
+/// ```
+/// use archetable::prelude::*;
+/// use archetable::LoopStarted;
+///
+/// let mut game = GameLoop::new();
+/// assert!(!game.world().resource::<LoopStarted>().get());
+/// game.startup();
+/// assert!(game.world().resource::<LoopStarted>().get());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LoopStarted(pub(crate) bool);
+
+impl LoopStarted {
+    /// Whether the loop's startup ran.
+    #[inline]
+    pub fn get(&self) -> bool {
+        self.0
+    }
+}
+
 /// A request to change state `S`: a resource that
 /// [`GameLoop::add_state`](crate::GameLoop::add_state) inserts. Systems
 /// call [`set`](NextState::set) through `ResMut<NextState<S>>`; the game

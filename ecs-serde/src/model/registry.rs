@@ -10,7 +10,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use archetable_core::storage::Archetype;
-use archetable_core::{ChildOf, Children, Component, Entity, EntityBuilder, FixedTime, Resource, Time, World};
+use archetable_core::{
+    ChildOf, Children, Component, Entity, EntityBuilder, FixedTime, LoopStarted, Resource, Time, World,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -99,15 +101,18 @@ impl Default for SerdeRegistry {
     /// A registry that knows the engine's own types: the hierarchy
     /// components [`ChildOf`] (as `"ChildOf"`) and [`Children`] (as
     /// `"Children"`), so saves keep their trees (child order included) and
-    /// prefabs may name them, and the [`Time`] and [`FixedTime`] resources
+    /// prefabs may name them, the [`Time`] and [`FixedTime`] resources
     /// (as `"Time"` and `"FixedTime"`), so a loaded game resumes its clock
-    /// (elapsed time, scale, pause, frame) and its fixed steps.
+    /// (elapsed time, scale, pause, frame) and its fixed steps, and
+    /// [`LoopStarted`] (as `"LoopStarted"`), so a save made before a game
+    /// loop's first frame resumes like that frame.
     fn default() -> Self {
         let mut registry = SerdeRegistry { entries: Arc::default() };
         registry.register_without_default::<ChildOf>("ChildOf");
         registry.register::<Children>("Children");
         registry.register_resource::<Time>("Time");
         registry.register_resource::<FixedTime>("FixedTime");
+        registry.register_resource::<LoopStarted>("LoopStarted");
         registry
     }
 }

@@ -2,6 +2,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod checked;
 mod checksum;
 mod config;
 mod driver;
@@ -12,6 +13,7 @@ mod registry;
 mod sim;
 mod snapshot;
 
+pub use checked::{CheckedSocket, CheckedStats, CheckedStatsHandle};
 pub use checksum::StableHasher;
 pub use config::{GameInput, PeerAddress, RollbackConfig, Session};
 pub use driver::{RollbackDriver, RollbackStats, Update};

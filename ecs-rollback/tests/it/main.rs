@@ -4,5 +4,8 @@
 //! link, a peer that leaves), `hostile` (garbage sent to a peer).
 
 mod arena;
+mod hostile;
+mod net;
+mod p2p;
 mod sync_test;
 mod types;

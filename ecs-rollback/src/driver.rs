@@ -463,6 +463,14 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
         self.ring.checksum_of(frame)
     }
 
+    /// The world as saved at the start of `frame`, while its snapshot is
+    /// kept (the last `max_prediction` frames or so): its entities and
+    /// components, without resources. Drawing a confirmed frame from here
+    /// shows every peer the same picture.
+    pub fn saved_world(&self, frame: Frame) -> Option<&World> {
+        self.ring.world_of(frame)
+    }
+
     /// The checksum of the world as it is now.
     pub fn checksum(&self) -> u128 {
         snapshot::checksum(&self.world, &self.registry)

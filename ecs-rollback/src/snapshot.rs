@@ -86,6 +86,17 @@ impl Ring {
         Ok(())
     }
 
+    /// The world saved as frame `frame` (without its resources), if that
+    /// frame is still kept.
+    pub(crate) fn world_of(&self, frame: Frame) -> Option<&World> {
+        let slot = &self.slots[self.index(frame)];
+        if slot.frame == frame {
+            slot.world.as_ref()
+        } else {
+            None
+        }
+    }
+
     /// The checksum saved with frame `frame`, if that frame is still kept.
     pub(crate) fn checksum_of(&self, frame: Frame) -> Option<u128> {
         let slot = &self.slots[self.index(frame)];

@@ -28,7 +28,7 @@ pub const RIGHT: u8 = 8;
 pub const FIRE: u8 = 16;
 
 /// The arena's half-width, in fixed-point units (1/256).
-const HALF: i32 = 100 << 8;
+pub const HALF: i32 = 100 << 8;
 
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[component(clone)]

@@ -410,6 +410,35 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
         }
     }
 
+    /// Saves the world as it is now into the ring as its present frame and
+    /// returns the checksum: what a `SaveGameState` request does. For
+    /// tools and measurements; during a session ggrs asks for saves.
+    ///
+    /// # Errors
+    /// A type that cannot roll back.
+    pub fn save_now(&mut self) -> Result<u128, RollbackError> {
+        self.check_types()?;
+        if self.session.is_none() && self.ring.len() < 4 {
+            // The ring is sized by the session; without one, keep a few.
+            self.ring = Ring::new(4);
+        }
+        let checksum = self.ring.save(&self.world, &self.registry, self.frame)?;
+        self.stats.saves += 1;
+        Ok(checksum)
+    }
+
+    /// Makes the world the one saved as `frame`: what a `LoadGameState`
+    /// request does. For tools and measurements; during a session ggrs
+    /// asks for loads.
+    ///
+    /// # Errors
+    /// [`RollbackError::MissingSnapshot`] if the frame is not kept.
+    pub fn load_frame(&mut self, frame: Frame) -> Result<(), RollbackError> {
+        self.ring.load(&mut self.world, &self.registry, frame)?;
+        self.frame = frame;
+        Ok(())
+    }
+
     /// The world, for reading (drawing) between updates.
     pub fn world(&self) -> &World {
         &self.world

@@ -43,6 +43,11 @@ impl Ring {
         Ring { slots }
     }
 
+    /// How many frames the ring keeps.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
     fn index(&self, frame: Frame) -> usize {
         frame.rem_euclid(self.slots.len() as Frame) as usize
     }

@@ -8,8 +8,10 @@
 
 use std::hash::Hasher;
 
-/// A deterministic 128-bit hasher: two 64-bit lanes, each a multiply-rotate
-/// mix of the input words, finished with an avalanche step.
+/// A deterministic 128-bit hasher: two 64-bit lanes that take turns mixing
+/// the input words (a multiply-rotate step each), finished with an
+/// avalanche step over both. Fast and well spread, not cryptographic: it
+/// catches accidental differences, not forged ones.
 ///
 /// Every rolled-back component's and resource's hash function writes into
 /// one of these; [`StableHasher::finish128`] is the checksum handed to ggrs.
@@ -48,18 +50,23 @@ impl StableHasher {
         StableHasher { a: SEED_A, b: SEED_B, len: 0 }
     }
 
+    /// Mixes one word into one lane, the lanes taking turns: each lane's
+    /// chain of multiplies is half as long, and the two run side by side.
     #[inline]
     fn word(&mut self, word: u64) {
-        self.a = (self.a.rotate_left(23) ^ word).wrapping_mul(MUL_A);
-        self.b = (self.b.rotate_left(31) ^ word.rotate_left(17)).wrapping_mul(MUL_B);
+        if self.len & 1 == 0 {
+            self.a = (self.a.rotate_left(23) ^ word).wrapping_mul(MUL_A);
+        } else {
+            self.b = (self.b.rotate_left(31) ^ word).wrapping_mul(MUL_B);
+        }
         self.len = self.len.wrapping_add(1);
     }
 
     /// The full 128-bit result.
     pub fn finish128(&self) -> u128 {
         let a = avalanche(self.a ^ self.len);
-        let b = avalanche(self.b ^ a.rotate_left(32));
-        (u128::from(a) << 64) | u128::from(b)
+        let b = avalanche(self.b ^ a);
+        (u128::from(avalanche(a ^ b.rotate_left(32))) << 64) | u128::from(b)
     }
 }
 

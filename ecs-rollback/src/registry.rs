@@ -18,6 +18,12 @@ use archetable_core::{ChildOf, Children, Component, Entity, Resource, World};
 use crate::checksum::StableHasher;
 use crate::error::RollbackError;
 
+/// A type's hash function: a closure without captures (a zero-sized type,
+/// so calls to it inline) or a function pointer.
+pub(crate) trait HashFn<T>: Fn(&T, &mut StableHasher) + Copy + Send + Sync + 'static {}
+
+impl<T, F: Fn(&T, &mut StableHasher) + Copy + Send + Sync + 'static> HashFn<T> for F {}
+
 /// A resource value kept in a snapshot.
 pub(crate) type Stored = Option<Box<dyn Any + Send + Sync>>;
 
@@ -81,7 +87,7 @@ impl Registry {
 
     /// Rolls back component `T`, hashed by `hash`. A second registration of
     /// the same type is ignored.
-    pub(crate) fn component_with<T: Component>(&mut self, hash: fn(&T, &mut StableHasher)) {
+    pub(crate) fn component_with<T: Component>(&mut self, hash: impl HashFn<T>) {
         if self.knows(TypeId::of::<T>()) {
             return;
         }
@@ -91,7 +97,7 @@ impl Registry {
             hash: Box::new(move |world, hasher| {
                 let mut count = 0u64;
                 for (entity, value) in world.query::<(Entity, &T)>() {
-                    entity.hash(hasher);
+                    hasher.write_u64(entity.to_bits());
                     hash(value, hasher);
                     count += 1;
                 }
@@ -108,7 +114,7 @@ impl Registry {
     }
 
     /// Rolls back resource `T`, hashed by `hash`.
-    pub(crate) fn resource_with<T: Resource + Clone>(&mut self, hash: fn(&T, &mut StableHasher)) {
+    pub(crate) fn resource_with<T: Resource + Clone>(&mut self, hash: impl HashFn<T>) {
         if self.knows(TypeId::of::<T>()) {
             return;
         }

@@ -1,7 +1,8 @@
 //! The rollback layer's integration tests, one binary with a module per
 //! topic: `sync_test` (the arena under ggrs's sync test), `types` (what a
 //! driver refuses at the start), `p2p` (two peers over a lossy loopback
-//! link, a peer that leaves), `hostile` (garbage sent to a peer).
+//! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
+//! peer).
 
 mod arena;
 mod hostile;

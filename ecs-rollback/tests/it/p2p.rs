@@ -1,4 +1,5 @@
-//! Two peers of the arena over a bad loopback link, and a peer that leaves.
+//! Two peers of the arena over a bad loopback link, a peer that leaves, and
+//! a spectator.
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
@@ -87,4 +88,73 @@ fn a_peer_that_leaves_is_reported_and_the_other_goes_on() {
     assert!(left >= 150);
     let left_at = left_at.expect("the disconnect is reported");
     assert!(end >= left_at + 100, "the staying peer went on: left at {left_at}, now {end}");
+}
+
+/// A host with both players local broadcasts its confirmed inputs to a
+/// spectator, which simulates the same frames without ever rolling back.
+#[test]
+fn a_spectator_sees_the_hosts_game() {
+    use archetable_rollback::ggrs::{PlayerType, SessionBuilder};
+    use archetable_rollback::{CheckedSocket, Update};
+
+    let (ph, ps) = (free_port(), free_port());
+    let frames = 300;
+    let link = LinkConditions { delay: Duration::from_millis(20), ..LinkConditions::default() };
+    let host = std::thread::spawn(move || {
+        let session = SessionBuilder::<net::Config>::new()
+            .with_num_players(2)
+            .unwrap()
+            .with_fps(100)
+            .unwrap()
+            .add_player(PlayerType::Local, 0)
+            .unwrap()
+            .add_player(PlayerType::Local, 1)
+            .unwrap()
+            .add_player(PlayerType::Spectator(local(ps)), 2)
+            .unwrap()
+            .start_p2p_session(net::checked_lossy(ph, link))
+            .unwrap();
+        let mut driver = net::driver();
+        driver.keep_confirmed_checksums(true);
+        driver.start(session).unwrap();
+        let start = std::time::Instant::now();
+        // A little past the spectator's last frame, so it gets every input.
+        while driver.frame() < frames + 60 && start.elapsed() < Duration::from_secs(60) {
+            let frame = driver.frame();
+            driver.update(|handle, _| crate::arena::script(handle, frame)).unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        driver.confirmed_checksums().to_vec()
+    });
+    let spectator = std::thread::spawn(move || {
+        let session = SessionBuilder::<net::Config>::new()
+            .with_num_players(2)
+            .unwrap()
+            .with_fps(100)
+            .unwrap()
+            .start_spectator_session(local(ph), CheckedSocket::new(UdpNonBlockingSocket::bind_to_port(ps).unwrap(), 2));
+        let mut driver = net::driver();
+        driver.start(session).unwrap();
+        let mut seen = Vec::new();
+        let start = std::time::Instant::now();
+        while driver.frame() < frames && start.elapsed() < Duration::from_secs(60) {
+            if driver.update(|_, _| unreachable!("a spectator has no local player")).unwrap() == Update::Advanced {
+                seen.push((driver.frame(), driver.checksum()));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (seen, driver.stats())
+    });
+    let hosted = host.join().unwrap();
+    let (seen, stats) = spectator.join().unwrap();
+    assert_eq!(stats.rollbacks, 0);
+    assert!(seen.len() >= frames as usize - 1, "the spectator saw {} frames", seen.len());
+    let mut compared = 0;
+    for (frame, checksum) in &seen {
+        if let Some((_, hosted)) = hosted.iter().find(|(f, _)| f == frame) {
+            assert_eq!(checksum, hosted, "frame {frame}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= frames as usize - 10, "compared {compared} frames");
 }

@@ -8,5 +8,6 @@ mod arena;
 mod hostile;
 mod net;
 mod p2p;
+mod snapshot;
 mod sync_test;
 mod types;

@@ -142,3 +142,34 @@ fn without_debug_mode_a_desync_names_nothing() {
     };
     assert_eq!(first_difference, None);
 }
+
+/// Simulation state in a skipped component.
+#[derive(archetable_macros::Component, Clone, Debug)]
+#[component(clone)]
+struct Fuel(u32);
+
+fn burn(mut ships: Query<(&mut Fuel, &mut Pos)>) {
+    for (mut fuel, mut pos) in ships.iter_mut() {
+        fuel.0 += 1;
+        pos.y = pos.y.wrapping_add(fuel.0 as i32);
+    }
+}
+
+#[test]
+fn a_skipped_component_the_simulation_reads_is_reported() {
+    let mut driver = driver_with(2, 0, |driver| {
+        let ships: Vec<_> =
+            driver.world().query_filtered::<archetable_core::Entity, archetable_core::With<Ship>>().collect();
+        for ship in ships {
+            driver.world_mut().insert(ship, Fuel(0)).unwrap();
+        }
+        driver.skip_component::<Fuel>();
+        driver.schedule_mut().add_system(burn);
+        driver.set_debug(true);
+    });
+    let RollbackEvent::Desync { first_difference, .. } = run_until_mismatch(&mut driver, 50) else {
+        panic!("not a desync")
+    };
+    let difference = first_difference.expect("named");
+    assert!(difference.type_name.ends_with("::Pos"), "{difference:?}");
+}

@@ -2,7 +2,7 @@
 //! topic: `sync_test` (the arena under ggrs's sync test), `types` (what a
 //! driver refuses at the start), `p2p` (two peers over a lossy loopback
 //! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
-//! peer).
+//! peer), `snapshot` (a save and a load by hand).
 
 mod arena;
 mod hostile;

@@ -105,8 +105,12 @@ fn attack(targets: [SocketAddr; 2], socket: UdpSocket, sent: Arc<Mutex<Vec<Messa
 fn garbage_from_a_stranger_changes_nothing() {
     let (a, b, _) = play_under_attack(false);
     assert!(net::compare(&a, &b) >= 600);
+    // A loaded machine may stall a peer long enough for a network
+    // interruption to be reported (and resumed); nothing worse may happen.
     for run in [&a, &b] {
-        assert!(run.events.iter().all(|e| matches!(e, RollbackEvent::Synchronized { .. })), "{:?}", run.events);
+        let bad =
+            |e: &&RollbackEvent<_>| matches!(e, RollbackEvent::Desync { .. } | RollbackEvent::Disconnected { .. });
+        assert!(!run.events.iter().any(|e| bad(&e)), "{:?}", run.events);
     }
 }
 

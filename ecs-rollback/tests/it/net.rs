@@ -54,8 +54,9 @@ pub fn session<S: NonBlockingSocket<SocketAddr> + 'static>(
         .with_max_prediction_window(16)
         .with_input_delay(2)
         .with_desync_detection_mode(DesyncDetection::On { interval: 1 })
-        .with_disconnect_timeout(Duration::from_millis(1000))
-        .with_disconnect_notify_delay(Duration::from_millis(300))
+        // Long enough that a peer starved by a loaded machine is not dropped.
+        .with_disconnect_timeout(Duration::from_millis(3000))
+        .with_disconnect_notify_delay(Duration::from_millis(1000))
         .add_player(PlayerType::Local, me)
         .unwrap()
         .add_player(PlayerType::Remote(other), 1 - me)

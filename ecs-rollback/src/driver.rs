@@ -8,13 +8,13 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use archetable_core::{Component, Resource, Schedule, Time, World};
+use archetable_core::{Component, Entity, Resource, Schedule, Time, World};
 use ggrs::{Frame, GgrsError, GgrsEvent, GgrsRequest, PlayerHandle, SessionState};
 
 use crate::checksum::StableHasher;
 use crate::config::{GameInput, PeerAddress, RollbackConfig, Session};
 use crate::error::RollbackError;
-use crate::event::{Difference, RollbackEvent};
+use crate::event::{Difference, FrameRecord, RecordedValue, RollbackEvent};
 use crate::registry::{Detail, Registry};
 use crate::sim::{PlayerInputs, RollbackRng, SimTime};
 use crate::snapshot::{self, Ring};
@@ -184,10 +184,14 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
         self
     }
 
-    /// Debug mode: during a sync test, each resimulated frame's values are
-    /// compared one by one with the first simulation's, and a desync names
-    /// the first component and entity that differ. Costs a hash per value
-    /// per save.
+    /// Debug mode: each save also records a hash per value. During a sync
+    /// test, each resimulated frame's values are compared one by one with
+    /// the first simulation's, and a desync names the first component and
+    /// entity that differ. Between peers, where the other peer's values are
+    /// not at hand, exchange [`frame_record`](Self::frame_record)s of the
+    /// frame a desync names and compare them with
+    /// [`first_difference`](Self::first_difference). Costs a hash and a
+    /// few bytes per value per save.
     pub fn set_debug(&mut self, debug: bool) -> &mut Self {
         self.debug = debug;
         self
@@ -387,7 +391,13 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
                     self.differences.push_back((frame, difference));
                 }
             }
-            Some(_) => {}
+            // In a game with other peers, a frame simulated again with the
+            // real inputs replaces its record.
+            Some(_) => {
+                if let Some((_, kept)) = self.records.iter_mut().find(|(f, _)| *f == frame) {
+                    kept.clone_from(&self.scratch);
+                }
+            }
             None => self.records.push_back((frame, self.scratch.clone())),
         }
         let keep = 64;
@@ -514,6 +524,32 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// The work counters.
     pub fn stats(&self) -> RollbackStats {
         self.stats
+    }
+
+    /// Debug mode's record of `frame`, while kept (the last 64 frames
+    /// saved): in a game with other peers, the latest simulation of the
+    /// frame; in a sync test, the first.
+    pub fn frame_record(&self, frame: Frame) -> Option<FrameRecord> {
+        let (_, details) = self.records.iter().find(|(f, _)| *f == frame)?;
+        let values = details
+            .iter()
+            .map(|d| RecordedValue { kind: d.kind, entity: d.entity.map(Entity::to_bits), hash: d.hash })
+            .collect();
+        Some(FrameRecord { frame, values })
+    }
+
+    /// The first value two records of the same frame disagree on (this
+    /// peer's and another's, after a [`RollbackEvent::Desync`]), named
+    /// with this driver's registrations.
+    pub fn first_difference(&self, mine: &FrameRecord, theirs: &FrameRecord) -> Option<Difference> {
+        let details = |record: &FrameRecord| -> Vec<Detail> {
+            record
+                .values
+                .iter()
+                .map(|v| Detail { kind: v.kind, entity: v.entity.and_then(Entity::from_bits), hash: v.hash })
+                .collect()
+        };
+        first_difference(&details(mine), &details(theirs), &self.registry)
     }
 
     /// Takes the events reported since the last call.

@@ -4,6 +4,7 @@
 
 use archetable_core::Entity;
 use ggrs::Frame;
+use serde::{Deserialize, Serialize};
 
 /// The first value two records of one frame disagree on, found in debug
 /// mode ([`RollbackDriver::set_debug`](crate::RollbackDriver::set_debug)).
@@ -60,4 +61,32 @@ pub enum RollbackEvent<A> {
         /// The peer.
         peer: A,
     },
+}
+
+/// One value's hash in a [`FrameRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedValue {
+    /// Which type: its place in the driver's registrations (the same on
+    /// every peer that registers the same types in the same order), or
+    /// `u32::MAX` for the entity set.
+    pub kind: u32,
+    /// The entity holding the value ([`Entity::to_bits`]); none for a
+    /// resource or the entity set.
+    pub entity: Option<u64>,
+    /// The value's hash.
+    pub hash: u64,
+}
+
+/// Debug mode's record of one saved frame: a hash per entity set, per
+/// component value and per resource. Serializable, so that two peers that
+/// disagree on a frame can exchange their records (over the game's own
+/// channel, or in log files) and have
+/// [`RollbackDriver::first_difference`](crate::RollbackDriver::first_difference)
+/// name the first value that differs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameRecord {
+    /// The frame recorded (the world at its start).
+    pub frame: Frame,
+    /// The hashes, in checksum order.
+    pub values: Vec<RecordedValue>,
 }

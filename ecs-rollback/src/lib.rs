@@ -18,7 +18,7 @@ pub use checksum::StableHasher;
 pub use config::{GameInput, PeerAddress, RollbackConfig, Session};
 pub use driver::{RollbackDriver, RollbackStats, Update};
 pub use error::RollbackError;
-pub use event::{Difference, RollbackEvent};
+pub use event::{Difference, FrameRecord, RecordedValue, RollbackEvent};
 pub use lossy::{LinkConditions, LinkStats, LossySocket};
 pub use registry::Registry;
 pub use sim::{PlayerInputs, RollbackRng, SimTime};

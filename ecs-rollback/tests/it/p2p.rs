@@ -8,6 +8,7 @@ use std::time::Duration;
 use archetable_rollback::ggrs::UdpNonBlockingSocket;
 use archetable_rollback::{LinkConditions, RollbackEvent};
 
+use crate::arena::{Pos, Ship};
 use crate::net::{self, bad_link, checked_lossy, free_port, local, lossy, run_peer, session};
 
 #[test]
@@ -157,4 +158,69 @@ fn a_spectator_sees_the_hosts_game() {
         }
     }
     assert!(compared >= frames as usize - 10, "compared {compared} frames");
+}
+
+/// Peer 1's extra rule: ship 0 moves a little at frame 120, on that peer
+/// only.
+fn nudge(
+    time: archetable_core::Res<archetable_rollback::SimTime>,
+    mut ships: archetable_core::Query<(&Ship, &mut Pos)>,
+) {
+    if time.frame == 120 {
+        for (ship, mut pos) in ships.iter_mut() {
+            if ship.player == 0 {
+                pos.x += 1;
+            }
+        }
+    }
+}
+
+/// Two peers whose simulations differ: both report the desync, and their
+/// debug records of that frame name the component and the entity.
+#[test]
+fn a_desync_between_peers_is_named_from_their_records() {
+    let (pa, pb) = (free_port(), free_port());
+    let link = LinkConditions { delay: Duration::from_millis(20), ..LinkConditions::default() };
+    let peer = move |me: usize| {
+        let (port, other) = if me == 0 { (pa, pb) } else { (pb, pa) };
+        std::thread::spawn(move || {
+            let mut driver = net::driver();
+            driver.set_debug(true);
+            if me == 1 {
+                driver.schedule_mut().add_system(nudge);
+            }
+            driver.start(session(me, local(other), checked_lossy(port, link))).unwrap();
+            let mut records = Vec::new();
+            let start = std::time::Instant::now();
+            while driver.frame() < 400 && start.elapsed() < Duration::from_secs(40) {
+                let frame = driver.frame();
+                driver.update(|handle, _| crate::arena::script(handle, frame)).unwrap();
+                let desyncs: Vec<_> = driver
+                    .drain_events()
+                    .filter_map(|e| match e {
+                        RollbackEvent::Desync { frame, .. } => Some(frame),
+                        _ => None,
+                    })
+                    .collect();
+                records.extend(desyncs.into_iter().filter_map(|frame| driver.frame_record(frame)));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            records
+        })
+    };
+    let (a, b) = (peer(0), peer(1));
+    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    assert!(!a.is_empty() && !b.is_empty(), "both peers report the desync");
+    let (mine, theirs) = a
+        .iter()
+        .find_map(|ra| b.iter().find(|rb| rb.frame == ra.frame).map(|rb| (ra, rb)))
+        .expect("a frame both recorded");
+    // Records travel as bytes between peers; any serde format does.
+    let theirs: archetable_rollback::FrameRecord = bincode::deserialize(&bincode::serialize(theirs).unwrap()).unwrap();
+    let namer = net::driver();
+    let ship0 = namer.world().query::<(archetable_core::Entity, &Ship)>().find(|(_, s)| s.player == 0).unwrap().0;
+    let difference = namer.first_difference(mine, &theirs).expect("the records differ");
+    assert!(difference.type_name.ends_with("::Pos"), "{difference:?}");
+    assert_eq!(difference.entity, Some(ship0));
+    assert!(mine.frame > 120);
 }

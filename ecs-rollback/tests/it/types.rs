@@ -1,6 +1,6 @@
 //! What a driver refuses when its session starts, and when a new type
 //! shows up mid-game: every type is rolled back or skipped, never left out
-//! silently.
+//! silently. And what it takes: a game loop's fixed-step stage.
 
 use archetable_core::{Commands, Res, Schedule, World};
 use archetable_macros::Component;
@@ -85,4 +85,35 @@ fn a_type_that_shows_up_mid_game_is_refused_at_the_next_save() {
     driver.start(sync_test()).unwrap();
     let error = (0..20).find_map(|_| driver.update(|_, _| Input(0)).err()).expect("refused");
     assert!(matches!(error, RollbackError::UnregisteredComponent { name } if name.ends_with("Forgotten")), "{error}");
+}
+
+fn count(mut ticks: archetable_core::ResMut<Ticks>) {
+    ticks.0 += 1;
+}
+
+#[derive(Clone, Hash)]
+struct Ticks(u64);
+
+/// A game written for a `GameLoop` hands its fixed-step stage and its
+/// world to a driver.
+#[test]
+fn a_game_loops_fixed_stage_runs_on_a_driver() {
+    use archetable_core::{GameLoop, Stage};
+
+    let mut game = GameLoop::new();
+    game.insert_resource(Ticks(0));
+    game.add_system(Stage::FixedUpdate, count);
+    let schedule = std::mem::take(game.stage_mut(Stage::FixedUpdate));
+    let world = game.into_world();
+    let names: Vec<&str> = world.resource_types().map(|(_, name)| name).collect();
+    let mut driver = Driver::new(world, schedule, 60);
+    driver.resource::<Ticks>();
+    // The loop's own clock for fixed steps is not the simulation's: the
+    // driver's step and `SimTime` are.
+    driver.skip_resource::<archetable_core::FixedTime>();
+    driver.start(sync_test()).unwrap_or_else(|error| panic!("{error}; resources: {names:?}"));
+    for _ in 0..30 {
+        driver.update(|_, _| Input(0)).unwrap();
+    }
+    assert_eq!(driver.world().resource::<Ticks>().0, 30);
 }

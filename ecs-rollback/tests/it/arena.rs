@@ -6,15 +6,16 @@
 //! drifting rocks to make the world bigger. `Sprite` is render-only and
 //! skipped by rollback.
 
+// The examples include this file too, each using part of it.
 #![allow(dead_code)]
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
 use archetable_core::{
     ChildOf, Children, Commands, Entity, IntoSystems, Query, Res, ResMut, Schedule, With, Without, World,
 };
 use archetable_macros::Component;
-use archetable_rollback::{GameInput, PeerAddress, PlayerInputs, RollbackDriver, RollbackRng, SimTime, StableHasher};
+use archetable_rollback::{PeerAddress, PlayerInputs, RollbackDriver, RollbackRng, SimTime, StableHasher};
 use serde::{Deserialize, Serialize};
 
 /// One player's buttons in one frame.
@@ -167,8 +168,7 @@ pub fn script(handle: usize, frame: i32) -> Input {
     Input(buttons)
 }
 
-/// Generic over the input so a test can feed it through a driver of any
-/// address type.
+/// Ships turn toward their player's direction buttons.
 fn steer(mut ships: Query<(&Ship, &mut Vel)>, inputs: Res<PlayerInputs<Input>>) {
     for (ship, mut vel) in ships.iter_mut() {
         let Input(b) = inputs.get(ship.player as usize);
@@ -312,18 +312,4 @@ fn phase(mut phase: ResMut<Phase>, score: Res<Score>, ships: Query<&Ship, With<S
 pub fn wall_clock(mut score: ResMut<Score>) {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     score.0[0] = score.0[0].wrapping_add(nanos % 7);
-}
-
-/// Keeps `GameInput` and `Hash` in use for every includer.
-pub fn assert_input<I: GameInput>() {}
-
-/// The hash of a world's entity handles, in query order.
-pub fn handles(world: &World) -> Vec<Entity> {
-    world.query::<Entity>().collect()
-}
-
-pub fn hash_of(value: impl Hash) -> u64 {
-    let mut h = StableHasher::new();
-    value.hash(&mut h);
-    h.finish()
 }

@@ -27,6 +27,13 @@ pub use archetable_serde as data;
 #[cfg(feature = "inspect")]
 pub use archetable_inspect as inspect;
 
+/// Rollback netcode on ggrs (the `rollback` feature, off by default): see
+/// [`archetable_rollback`]. A `RollbackDriver` owns the world, the
+/// simulation schedule and the ggrs session, and saves, restores and
+/// resimulates the world as ggrs asks.
+#[cfg(feature = "rollback")]
+pub use archetable_rollback as rollback;
+
 /// Everything a game needs in scope: `use archetable::prelude::*;`.
 ///
 /// What a game's code names often is here: the world and its handles, the

@@ -1,0 +1,140 @@
+//! Measures what a rollback costs, in a release build:
+//!
+//! - save + checksum, load, and the checksum alone, of 10,000 entities with
+//!   four components (one a `String`), beside a floor: cloning the same
+//!   values into preallocated `Vec`s with `clone_from`;
+//! - one frame of the arena with 1,000 rocks under a sync test with a check
+//!   distance of 8: a load, 8 resimulated steps with their saves, and the
+//!   new frame's step and save.
+//!
+//! Each figure is the median of many runs, after a warm-up. Run with
+//! `cargo run --release -p archetable-rollback --example rollback_speed`.
+
+#[path = "../tests/it/arena.rs"]
+mod arena;
+
+use std::hash::Hash;
+use std::time::{Duration, Instant};
+
+use archetable_core::{Schedule, World};
+use archetable_macros::Component;
+use archetable_rollback::ggrs::SessionBuilder;
+use archetable_rollback::{RollbackConfig, RollbackDriver, StableHasher};
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[component(clone)]
+struct Position(i32, i32);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[component(clone)]
+struct Velocity(i32, i32);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[component(clone)]
+struct Health(u32);
+
+#[derive(Component, Clone, Debug, PartialEq, Eq, Hash)]
+#[component(clone)]
+struct Name(String);
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn measure(runs: usize, mut f: impl FnMut()) -> Duration {
+    for _ in 0..runs / 10 + 1 {
+        f();
+    }
+    median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                f();
+                start.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    const N: usize = 10_000;
+    let mut world = World::new();
+    for i in 0..N as i32 {
+        world.spawn((Position(i, -i), Velocity(1, 2), Health(100), Name(format!("unit {i}"))));
+    }
+    let mut driver: RollbackDriver<u8> = RollbackDriver::new(world, Schedule::new(), 60);
+    driver.component::<Position>().component::<Velocity>().component::<Health>().component::<Name>();
+
+    let save = measure(200, || {
+        std::hint::black_box(driver.save_now().unwrap());
+    });
+    let load = measure(200, || driver.load_frame(0).unwrap());
+    let checksum = measure(200, || {
+        std::hint::black_box(driver.checksum());
+    });
+    let copy = measure(200, || {
+        std::hint::black_box(driver.world().try_clone().unwrap());
+    });
+
+    // The floor: the same values cloned into Vecs that keep their buffers.
+    let source: Vec<(Position, Velocity, Health, Name)> = driver
+        .world()
+        .query::<(&Position, &Velocity, &Health, &Name)>()
+        .map(|(p, v, h, n)| (*p, *v, *h, n.clone()))
+        .collect();
+    let (mut ps, mut vs, mut hs, mut ns) = (Vec::new(), Vec::new(), Vec::new(), Vec::<Name>::new());
+    let floor = measure(200, || {
+        ps.clear();
+        vs.clear();
+        hs.clear();
+        ps.extend(source.iter().map(|s| s.0));
+        vs.extend(source.iter().map(|s| s.1));
+        hs.extend(source.iter().map(|s| s.2));
+        ns.resize_with(source.len(), || Name(String::new()));
+        for (dst, s) in ns.iter_mut().zip(&source) {
+            dst.0.clone_from(&s.3 .0);
+        }
+        std::hint::black_box((&ps, &vs, &hs, &ns));
+    });
+    let floor_hash = measure(200, || {
+        let mut h = StableHasher::new();
+        source.hash(&mut h);
+        std::hint::black_box(h.finish128());
+    });
+
+    println!("10,000 entities of Position, Velocity, Health, Name(String):");
+    println!("  save + checksum        {:>9.1} us", us(save));
+    println!("  load                   {:>9.1} us", us(load));
+    println!("  checksum alone         {:>9.1} us", us(checksum));
+    println!("  World::try_clone alone {:>9.1} us", us(copy));
+    println!("  floor: clone_from into kept Vecs {:>9.1} us", us(floor));
+    println!("  floor: hash the same values      {:>9.1} us", us(floor_hash));
+
+    // The arena with 1,000 rocks, 8 frames rolled back every frame.
+    let mut driver: RollbackDriver<arena::Input> = RollbackDriver::new(arena::world(1000), arena::schedule(), 60);
+    arena::register(&mut driver);
+    let session = SessionBuilder::<RollbackConfig<arena::Input>>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_max_prediction_window(10)
+        .with_check_distance(8)
+        .start_synctest_session()
+        .unwrap();
+    driver.start(session).unwrap();
+    let mut frame = 0;
+    let mut step = || {
+        driver.update(|handle, _| arena::script(handle, frame)).unwrap();
+        frame += 1;
+    };
+    for _ in 0..50 {
+        step();
+    }
+    let rollback = measure(300, step);
+    println!("arena, 1,000 rocks (about 1,020 entities), sync test with check distance 8:");
+    println!("  one frame: load + 8 resimulated steps and saves + 1 step and save {:>9.1} us", us(rollback));
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}

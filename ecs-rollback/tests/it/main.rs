@@ -1,0 +1,13 @@
+//! The rollback layer's integration tests, one binary with a module per
+//! topic: `sync_test` (the arena under ggrs's sync test), `types` (what a
+//! driver refuses at the start), `p2p` (two peers over a lossy loopback
+//! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
+//! peer), `snapshot` (a save and a load by hand).
+
+mod arena;
+mod hostile;
+mod net;
+mod p2p;
+mod snapshot;
+mod sync_test;
+mod types;

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use archetable_core::{Component, Entity, Resource, Schedule, Time, World};
+use archetable_core::{Component, Entity, LoopStarted, Resource, Schedule, Time, World};
 use ggrs::{Frame, GgrsError, GgrsEvent, GgrsRequest, PlayerHandle, SessionState};
 
 use crate::checksum::StableHasher;
@@ -101,7 +101,7 @@ pub struct RollbackDriver<I: GameInput, A: PeerAddress = SocketAddr> {
 impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// A driver over `world` that runs `schedule` once per frame, `fps`
     /// frames per simulated second. Registers the engine's types
-    /// (`ChildOf`, `Children`, `Time`) and the driver's resources
+    /// (`ChildOf`, `Children`, `Time`, `LoopStarted`) and the driver's resources
     /// ([`SimTime`], [`RollbackRng`], and [`PlayerInputs`], which is
     /// rewritten before every step and so skipped), and inserts `SimTime`
     /// and `PlayerInputs`.
@@ -117,6 +117,9 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
             h.write_u64(time.frame());
             h.write_u64(time.elapsed().as_nanos() as u64);
         });
+        // A game loop's mark that its startup ran (constant once the game
+        // plays, but part of the state a snapshot restores).
+        registry.resource_with::<LoopStarted>(|started, h| h.write_u8(u8::from(started.get())));
         registry.resource_with::<SimTime>(|time, h| time.hash(h));
         registry.resource_with::<RollbackRng>(|rng, h| rng.hash(h));
         registry.skip_resource::<PlayerInputs<I>>();

@@ -180,8 +180,13 @@ fn the_readme_and_the_examples_import_only_the_prelude() {
             }
         }
     }
-    // The README names the serde layer's module in prose; the inspector is
-    // a tool with a path of its own (the `inspect` feature), on purpose.
-    others.retain(|line| !line.contains("(`archetable::data`") && !line.contains("archetable::inspect"));
+    // The README names the serde layer's module in prose; the inspector and
+    // rollback netcode are layers with paths of their own (the `inspect` and
+    // `rollback` features), on purpose.
+    others.retain(|line| {
+        !line.contains("(`archetable::data`")
+            && !line.contains("archetable::inspect")
+            && !line.contains("`archetable::rollback`")
+    });
     assert!(others.is_empty(), "code that names the crate past the prelude:\n{}", others.join("\n"));
 }

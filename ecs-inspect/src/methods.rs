@@ -581,6 +581,6 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
     }
     crate::watch::expire(&mut watches, shared);
     if fed {
-        shared.watch_signal.notify_all();
+        shared.watch_signal.notify_waiters();
     }
 }

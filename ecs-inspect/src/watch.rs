@@ -83,20 +83,24 @@ pub(crate) fn expire(watches: &mut Watches, shared: &Shared) {
     shared.watch_count.store(watches.list.len(), Ordering::Release);
 }
 
-/// `watch.poll`, on a server thread: waits until the watch has items after
-/// `after` or the timeout passed (not at all if too many polls wait
-/// already, so that waiting polls never take every server thread).
-pub(crate) fn poll(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
+/// `watch.poll`, on the server's thread: waits until the watch has items
+/// after `after` or `timeout_ms` passed since `start`, the moment its
+/// request arrived: the polls of a batch wait together, as long as the
+/// longest of them, never the sum.
+pub(crate) async fn poll(shared: &Shared, params: &Value, start: Instant) -> Result<Value, RpcError> {
     use crate::rpc::params;
     let id = params::uint(params, "watch", 0, u64::MAX)?;
     let after = params::uint(params, "after", 0, u64::MAX)?;
     let timeout = Duration::from_millis(params::uint(params, "timeout_ms", 1000, 10_000)?);
-    let waiting = shared.polling.fetch_add(1, Ordering::AcqRel);
-    let may_wait = waiting + 2 <= shared.limits.workers;
-    let deadline = Instant::now() + if may_wait { timeout } else { Duration::ZERO };
-    let result = (|| {
-        let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
+    let deadline = start + timeout;
+    loop {
+        // Listening before looking, so that an item pushed in between
+        // still wakes this poll.
+        let signal = shared.watch_signal.notified();
+        tokio::pin!(signal);
+        signal.as_mut().enable();
+        {
+            let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
             let Some(watch) = watches.list.iter_mut().find(|w| w.id == id) else {
                 return Err(RpcError::new(
                     codes::UNKNOWN_WATCH,
@@ -114,11 +118,9 @@ pub(crate) fn poll(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
                 let last = watch.next_seq - 1;
                 return Ok(json!({ "watch": id, "items": items, "last": last, "dropped": watch.dropped }));
             }
-            watches = shared.watch_signal.wait_timeout(watches, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
         }
-    })();
-    shared.polling.fetch_sub(1, Ordering::AcqRel);
-    result
+        let _ = tokio::time::timeout_at(deadline.into(), signal).await;
+    }
 }
 
 /// `watch.stop`, on a server thread.

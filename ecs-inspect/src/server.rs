@@ -180,9 +180,13 @@ pub(crate) fn form_decode(text: &str) -> Option<Vec<u8>> {
 /// or else `token=TOKEN` in the query, percent-decoded.
 fn authorized(headers: &HeaderMap, query: &str, limits: &Limits) -> bool {
     let Some(token) = &limits.token else { return true };
-    if let Some(value) = header_str(headers, header::AUTHORIZATION) {
-        let (scheme, given) = value.trim().split_once(' ').unwrap_or((value, ""));
-        return scheme.eq_ignore_ascii_case("bearer") && same_secret(given.trim().as_bytes(), token.as_bytes());
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        // As bytes: a token may hold any UTF-8, which is not a visible
+        // ASCII header string.
+        let value = value.as_bytes().trim_ascii();
+        let split = value.iter().position(|b| *b == b' ').unwrap_or(value.len());
+        let (scheme, given) = value.split_at(split);
+        return scheme.eq_ignore_ascii_case(b"bearer") && same_secret(given.trim_ascii(), token.as_bytes());
     }
     query
         .split('&')

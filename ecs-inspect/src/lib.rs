@@ -67,7 +67,7 @@ use crate::server::{Jobs, Limits, Shared};
 
 pub use crate::front::{GRACE, MAX_HEAD, MAX_HEADERS, MAX_LIFE};
 
-pub use crate::methods::{MAX_LIMIT, MAX_NODES, MAX_STEP};
+pub use crate::methods::{MAX_DEPTH, MAX_LIMIT, MAX_NODES, MAX_STEP};
 pub use crate::rpc::{codes, RpcError, MAX_BATCH};
 pub use crate::watch::{EXPIRE as WATCH_EXPIRE, MAX_ITEMS as WATCH_MAX_ITEMS};
 

@@ -15,8 +15,12 @@ use crate::watch::WatchKind;
 
 /// The most entities one page of a query holds.
 pub const MAX_LIMIT: u64 = 1000;
-/// The most nodes `world.hierarchy` returns.
+/// The most nodes `world.hierarchy` returns, roots included.
 pub const MAX_NODES: usize = 5000;
+/// The deepest level `world.hierarchy` lists (a root is at depth 0): its
+/// answer then nests 125 levels at most, under the 128 that JSON parsers
+/// such as `serde_json` accept by default.
+pub const MAX_DEPTH: usize = 60;
 /// The most frames `loop.step` takes at once.
 pub const MAX_STEP: u64 = 600;
 
@@ -483,14 +487,28 @@ fn hierarchy(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<
             roots
         }
     };
-    let mut budget = MAX_NODES;
-    let nodes: Vec<Value> = roots.into_iter().map(|root| node(world, &names, root, 0, &mut budget)).collect();
-    Ok(json!({ "roots": nodes, "truncated": budget == 0 }))
+    let mut walk = Walk { budget: MAX_NODES, truncated: false };
+    let mut nodes = Vec::new();
+    for root in roots {
+        if walk.budget == 0 {
+            walk.truncated = true;
+            break;
+        }
+        nodes.push(node(world, &names, root, 0, &mut walk));
+    }
+    Ok(json!({ "roots": nodes, "truncated": walk.truncated }))
 }
 
-/// One node and, depth first within the node budget, its children.
-fn node(world: &World, names: &Names, entity: Entity, depth: usize, budget: &mut usize) -> Value {
-    *budget = budget.saturating_sub(1);
+/// A hierarchy walk's node budget, and whether it left anything out.
+struct Walk {
+    budget: usize,
+    truncated: bool,
+}
+
+/// One node and, depth first within the node budget and [`MAX_DEPTH`],
+/// its children.
+fn node(world: &World, names: &Names, entity: Entity, depth: usize, walk: &mut Walk) -> Value {
+    walk.budget = walk.budget.saturating_sub(1);
     let components: Vec<&str> = names
         .of_entity(world, entity)
         .unwrap_or_default()
@@ -500,13 +518,12 @@ fn node(world: &World, names: &Names, entity: Entity, depth: usize, budget: &mut
         .collect();
     let kids = world.children(entity);
     let mut children: Vec<Value> = Vec::new();
-    if depth < 64 {
-        for &child in kids {
-            if *budget == 0 {
-                break;
-            }
-            children.push(node(world, names, child, depth + 1, budget));
+    for &child in kids {
+        if walk.budget == 0 || depth >= MAX_DEPTH {
+            walk.truncated = true;
+            break;
         }
+        children.push(node(world, names, child, depth + 1, walk));
     }
     json!({
         "entity": entity_json(entity),

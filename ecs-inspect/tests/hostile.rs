@@ -342,7 +342,7 @@ mod soak {
     const NORMAL_BOUND: Duration = Duration::from_secs(2);
     /// How far past its budget an `update` may run (a debug build on a
     /// shared 2-core machine, where the thread can be preempted).
-    const UPDATE_MARGIN: Duration = Duration::from_millis(20);
+    const UPDATE_MARGIN: Duration = Duration::from_millis(30);
     const BUDGET: Duration = Duration::from_millis(2);
 
     fn seconds() -> u64 {

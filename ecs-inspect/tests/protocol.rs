@@ -336,6 +336,43 @@ fn hierarchy_is_a_tree_of_roots() {
     assert_eq!(under["roots"][0]["child_count"], json!(1));
 }
 
+/// Nodes in a `world.hierarchy` answer, and its deepest level.
+fn count_nodes(nodes: &Value, depth: usize) -> (usize, usize) {
+    nodes.as_array().unwrap().iter().fold((0, 0), |(count, deepest), node| {
+        let (below, below_deepest) = count_nodes(&node["children"], depth + 1);
+        let node_deepest = if node["children"].as_array().unwrap().is_empty() { depth } else { below_deepest };
+        (count + 1 + below, deepest.max(node_deepest))
+    })
+}
+
+#[test]
+fn hierarchy_caps_count_roots_and_say_what_they_cut() {
+    let (mut game, _, mut inspector) = start();
+    let world = game.world_mut();
+    // 6,000 roots with one child each: 12,000 nodes, 5,000 listed.
+    for _ in 0..6000 {
+        let root = world.spawn(Health(0));
+        world.spawn((Health(1), ChildOf(root)));
+    }
+    // A chain 70 levels deep, listed down to level 60.
+    let top = world.spawn(Health(2));
+    let mut parent = top;
+    for _ in 0..70 {
+        parent = world.spawn((Health(3), ChildOf(parent)));
+    }
+    let (all, chain, deep_part) = drive(&mut game, &mut inspector, move |addr| {
+        (
+            ok(addr, "world.hierarchy", json!({})),
+            ok(addr, "world.hierarchy", json!({ "root": h(top) })),
+            ok(addr, "world.hierarchy", json!({ "root": h(parent) })),
+        )
+    });
+    assert_eq!((count_nodes(&all["roots"], 0).0, &all["truncated"]), (archetable_inspect::MAX_NODES, &json!(true)));
+    assert_eq!(count_nodes(&chain["roots"], 0), (archetable_inspect::MAX_DEPTH + 1, archetable_inspect::MAX_DEPTH));
+    assert_eq!(chain["truncated"], json!(true));
+    assert_eq!((count_nodes(&deep_part["roots"], 0), &deep_part["truncated"]), ((1, 0), &json!(false)));
+}
+
 #[test]
 fn schedule_lists_systems_per_stage_and_their_times() {
     let (mut game, _, mut inspector) = start();

@@ -147,9 +147,13 @@ impl InspectorConfig {
         self
     }
 
-    /// How long one [`Inspector::update`] may spend answering requests
-    /// (it answers at least one when any waits); the rest wait for the
-    /// next frame.
+    /// How long one [`Inspector::update`] may spend answering calls: it
+    /// answers one call at a time and stops once the budget is spent (after
+    /// at least one call, when any waits), so the calls of a batch spread
+    /// over frames when they do not fit in one; the rest wait for the next
+    /// frame. What one call costs is bounded by the protocol's caps
+    /// ([`MAX_LIMIT`] entities a query, [`MAX_NODES`] hierarchy nodes, the
+    /// response size), not by the budget.
     pub fn budget(mut self, budget: Duration) -> Self {
         self.budget = budget;
         self
@@ -216,6 +220,9 @@ pub struct Inspector {
     frame: u64,
     stepping: u64,
     history: History,
+    /// A batch whose calls are answered over several frames, and the
+    /// answers so far.
+    pending: Option<(server::Job, Vec<Result<Value, RpcError>>)>,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -272,6 +279,7 @@ impl Inspector {
             frame: 0,
             stepping: 0,
             history: History::default(),
+            pending: None,
         })
     }
 
@@ -306,7 +314,8 @@ impl Inspector {
         self.frame
     }
 
-    /// Answers the requests that arrived, for a game on a [`GameLoop`]:
+    /// Answers the calls that arrived, within the budget
+    /// ([`InspectorConfig::budget`]), for a game on a [`GameLoop`]:
     /// call it once per frame, after [`GameLoop::advance`].
     pub fn update(&mut self, game: &mut GameLoop) {
         if !self.wake() {
@@ -354,7 +363,7 @@ impl Inspector {
             self.idle_frames += 1;
             return true;
         }
-        self.stepping > 0 || self.shared.watch_count.load(Ordering::Acquire) > 0
+        self.stepping > 0 || self.pending.is_some() || self.shared.watch_count.load(Ordering::Acquire) > 0
     }
 
     fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
@@ -367,8 +376,20 @@ impl Inspector {
             }
         }
         self.history.sample(self.frame, world, stages);
+        // One call at a time, the budget checked after each: a batch's
+        // calls spread over frames when they do not fit in one.
         let started = Instant::now();
-        while let Ok(job) = self.jobs.try_recv() {
+        loop {
+            let (job, mut answers) = match self.pending.take() {
+                Some(pending) => pending,
+                None => match self.jobs.try_recv() {
+                    Ok(job) => {
+                        let answers = Vec::with_capacity(job.calls.len());
+                        (job, answers)
+                    }
+                    Err(_) => break,
+                },
+            };
             let mut ctx = Ctx {
                 world: &mut *world,
                 stages,
@@ -377,7 +398,16 @@ impl Inspector {
                 frame: self.frame,
                 shared: Some(&self.shared),
             };
-            let answers = job.calls.iter().map(|c| methods::call(&mut ctx, &c.method, &c.params)).collect();
+            while let Some(call) = job.calls.get(answers.len()) {
+                answers.push(methods::call(&mut ctx, &call.method, &call.params));
+                if answers.len() < job.calls.len() && started.elapsed() >= self.budget {
+                    break;
+                }
+            }
+            if answers.len() < job.calls.len() {
+                self.pending = Some((job, answers));
+                break;
+            }
             let _ = job.reply.send(answers);
             self.shared.jobs_done.fetch_add(1, Ordering::AcqRel);
             if started.elapsed() >= self.budget {

@@ -351,12 +351,45 @@ fn pairs(values: &[(String, String)]) -> Vec<(&str, &str)> {
     values.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
 }
 
+/// Refuses a `ChildOf` the engine would not keep as given: a parent that
+/// is not alive, the entity itself, or one of its descendants (a cycle).
+/// The engine drops such a link (and the parent the entity had), so the
+/// edit is refused here, before anything changes.
+fn check_parent(world: &World, entity: Option<Entity>, values: &[(String, String)]) -> Result<(), RpcError> {
+    let Some((_, text)) = values.iter().find(|(name, _)| name == "ChildOf") else { return Ok(()) };
+    // A value that is no handle is left for the registry to refuse.
+    let Ok(value) = serde_json::from_str::<Value>(text) else { return Ok(()) };
+    let Ok(parent) = params::entity(&json!({ "parent": value }), "parent") else { return Ok(()) };
+    let refuse = |why: String| Err(RpcError::new(codes::INVALID_VALUE, format!("`ChildOf`: {why}; nothing changed")));
+    if !world.contains(parent) {
+        return refuse(format!("the parent {parent} is not alive"));
+    }
+    let Some(entity) = entity else { return Ok(()) };
+    if parent == entity {
+        return refuse(format!("{entity} cannot be its own parent"));
+    }
+    // Up from the new parent, at most once per entity (never trusting the
+    // links to be acyclic): meeting the entity would close a cycle.
+    let mut up = world.parent(parent);
+    for _ in 0..world.len() {
+        match up {
+            Some(ancestor) if ancestor == entity => {
+                return refuse(format!("{parent} is under {entity}: making it the parent would close a cycle"));
+            }
+            Some(ancestor) => up = world.parent(ancestor),
+            None => break,
+        }
+    }
+    Ok(())
+}
+
 fn insert_components(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
     let entity = params::entity(params, "entity")?;
     let values = component_values(world, registry, params, true)?;
     if !world.contains(entity) {
         return Err(no_such_entity(entity));
     }
+    check_parent(world, Some(entity), &values)?;
     registry.insert_components_json(world, entity, &pairs(&values)).map_err(edit_error)?;
     Ok(Value::Null)
 }
@@ -380,6 +413,7 @@ fn remove_components(world: &mut World, registry: &SerdeRegistry, params: &Value
 
 fn spawn_entity(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
     let values = component_values(world, registry, params, false)?;
+    check_parent(world, None, &values)?;
     let entity = registry.spawn_json(world, &pairs(&values)).map_err(edit_error)?;
     Ok(json!({ "entity": entity_json(entity) }))
 }

@@ -374,6 +374,54 @@ fn hierarchy_caps_count_roots_and_say_what_they_cut() {
 }
 
 #[test]
+fn refused_parents_are_errors_that_change_nothing() {
+    let (mut game, scene, mut inspector) = start();
+    let dead = game.world_mut().spawn(Health(9));
+    game.world_mut().despawn(dead).unwrap();
+    let errors = drive(&mut game, &mut inspector, move |addr| {
+        let parent = |entity: Entity, parent: Entity| {
+            err(addr, "world.insert_components", json!({ "entity": h(entity), "components": { "ChildOf": h(parent) } }))
+        };
+        vec![
+            parent(scene.child, scene.child),
+            parent(scene.root, scene.grandchild),
+            parent(scene.child, scene.grandchild),
+            parent(scene.movers[0], dead),
+            err(addr, "world.spawn_entity", json!({ "components": { "Health": 1, "ChildOf": h(dead) } })),
+        ]
+    });
+    let messages: Vec<_> = errors.iter().map(|e| (e["code"].as_i64().unwrap(), e["message"].clone())).collect();
+    let (child, grandchild, root) = (h(scene.child), h(scene.grandchild), h(scene.root));
+    assert_eq!(
+        messages,
+        [
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: {child} cannot be its own parent; nothing changed"))),
+            (
+                codes::INVALID_VALUE,
+                json!(format!(
+                    "`ChildOf`: {grandchild} is under {root}: making it the parent would close a cycle; nothing changed"
+                ))
+            ),
+            (
+                codes::INVALID_VALUE,
+                json!(format!(
+                    "`ChildOf`: {grandchild} is under {child}: making it the parent would close a cycle; nothing changed"
+                ))
+            ),
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: the parent {} is not alive; nothing changed", h(dead)))),
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: the parent {} is not alive; nothing changed", h(dead)))),
+        ]
+    );
+    let world = game.world();
+    assert_eq!(world.parent(scene.child), Some(scene.root));
+    assert_eq!(world.parent(scene.grandchild), Some(scene.child));
+    assert_eq!(world.parent(scene.root), None);
+    assert_eq!(world.parent(scene.movers[0]), None);
+    assert_eq!(world.len(), 8);
+    world.check_invariants().unwrap();
+}
+
+#[test]
 fn schedule_lists_systems_per_stage_and_their_times() {
     let (mut game, _, mut inspector) = start();
     let (list, history) = drive(&mut game, &mut inspector, |addr| {

@@ -11,7 +11,7 @@ use crate::history::{History, StageTimings};
 use crate::names::{Known, Names};
 use crate::rpc::{codes, params, RpcError};
 use crate::server::Shared;
-use crate::watch::WatchKind;
+use crate::watch::{Item, WatchKind};
 
 /// The most entities one page of a query holds.
 pub const MAX_LIMIT: u64 = 1000;
@@ -622,10 +622,12 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
         }
         let item = match &watch.kind {
             WatchKind::Stats => match history.last() {
-                Some(record) => record.to_json(),
+                Some(record) => Item::Frame(record.clone()),
                 None => continue,
             },
-            WatchKind::Query(spec) => spec.run(world, &registry).unwrap_or_else(|e| json!({ "error": e.to_json() })),
+            WatchKind::Query(spec) => {
+                Item::Json(spec.run(world, &registry).unwrap_or_else(|e| json!({ "error": e.to_json() })))
+            }
         };
         watch.push(item);
         fed = true;

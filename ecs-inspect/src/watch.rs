@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::history::FrameRecord;
 use crate::methods::QuerySpec;
 use crate::rpc::{codes, RpcError};
 use crate::server::Shared;
@@ -22,11 +23,28 @@ pub(crate) enum WatchKind {
     Query(QuerySpec),
 }
 
+/// A watch's item as the game thread leaves it: a frame's figures are
+/// copied as they are and written as JSON by the poll, on the server's
+/// thread, so that a stats watch costs the game a copy per frame.
+pub(crate) enum Item {
+    Frame(FrameRecord),
+    Json(Value),
+}
+
+impl Item {
+    fn to_json(&self) -> Value {
+        match self {
+            Item::Frame(record) => record.to_json(),
+            Item::Json(value) => value.clone(),
+        }
+    }
+}
+
 pub(crate) struct Watch {
     pub id: u64,
     pub kind: WatchKind,
     pub every: u64,
-    items: VecDeque<(u64, Value)>,
+    items: VecDeque<(u64, Item)>,
     next_seq: u64,
     dropped: u64,
     last_poll: Instant,
@@ -65,7 +83,7 @@ impl Watches {
 
 impl Watch {
     /// Adds an item, dropping the oldest past [`MAX_ITEMS`].
-    pub fn push(&mut self, item: Value) {
+    pub fn push(&mut self, item: Item) {
         if self.items.len() == MAX_ITEMS {
             self.items.pop_front();
             self.dropped += 1;
@@ -114,7 +132,7 @@ pub(crate) async fn poll(shared: &Shared, params: &Value, start: Instant) -> Res
             }
             if !watch.items.is_empty() || now >= deadline || shared.is_stopping() {
                 let items: Vec<Value> =
-                    watch.items.iter().map(|(seq, item)| json!({ "seq": seq, "data": item })).collect();
+                    watch.items.iter().map(|(seq, item)| json!({ "seq": seq, "data": item.to_json() })).collect();
                 let last = watch.next_seq - 1;
                 return Ok(json!({ "watch": id, "items": items, "last": last, "dropped": watch.dropped }));
             }

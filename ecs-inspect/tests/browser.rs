@@ -128,4 +128,8 @@ fn the_page_shows_the_world_and_no_address_edits_it() {
     let card = &dom[dom.find("data-component=\"Health\"").expect("a Health card")..];
     assert!(card[..card.find("</textarea>").unwrap()].ends_with(">10"), "{}", &card[..200]);
     assert_eq!(game.world().get::<Health>(scene.movers[0]), None);
+    // Each card can be reverted; a step takes a number of frames; loop
+    // errors have a place to show.
+    assert!(card[..card.find("</textarea>").unwrap()].contains("class=\"revert\""), "{}", &card[..300]);
+    assert!(dom.contains("id=\"step-frames\"") && dom.contains("id=\"loop-error\""));
 }

@@ -15,17 +15,18 @@
 //! - a connection's life: after [`MAX_LIFE`] it is closed once its request
 //!   in progress is answered, and dropped [`GRACE`] later if that answer
 //!   does not go out;
-//! - shutdown: the runtime gives answers in flight [`GRACE`] to go out,
-//!   then drops every connection; nothing waits on a client.
+//! - shutdown: the listener closes at once; the runtime's thread gives
+//!   answers in flight [`GRACE`] to go out, then drops every connection,
+//!   on its own: the game's thread does not wait for it.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hyper::rt::{Read, ReadBufCursor, Write};
 use hyper::server::conn::http1;
@@ -45,9 +46,11 @@ pub const MAX_LIFE: Duration = Duration::from_secs(120);
 /// closing (at the end of its life, or when the inspector stops).
 pub const GRACE: Duration = Duration::from_millis(500);
 
-/// The running front: its thread and the switch that stops it.
+/// The running front: its thread, the switch that stops it, and word that
+/// the listener is closed.
 pub(crate) struct Front {
     stop: watch::Sender<bool>,
+    closed: mpsc::Receiver<()>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -57,29 +60,29 @@ impl Front {
         listener.set_nonblocking(true)?;
         let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
         let (stop, stopped) = watch::channel(false);
+        let (closing, closed) = mpsc::channel();
         let thread = std::thread::Builder::new().name("inspector-http".to_owned()).spawn(move || {
-            runtime.block_on(accept(listener, shared, jobs, stopped));
+            runtime.block_on(accept(listener, shared, jobs, stopped, closing));
             // Whatever is left (none, unless a task outlived its grace) is
             // dropped here, without waiting.
             runtime.shutdown_background();
         })?;
-        Ok(Front { stop, thread: Some(thread) })
+        Ok(Front { stop, closed, thread: Some(thread) })
     }
 
-    /// Stops serving: answers in flight get [`GRACE`] to go out, then every
-    /// connection is dropped. Waits for the thread at most twice that.
+    /// Stops serving. Waits until the listener is closed (so the port is
+    /// free again), which no client can delay; answers in flight get
+    /// [`GRACE`] to go out on the server's thread, which then drops every
+    /// connection and ends, unwaited for.
     pub fn stop(&mut self) {
         let _ = self.stop.send(true);
         let Some(thread) = self.thread.take() else { return };
-        let started = Instant::now();
-        while !thread.is_finished() && started.elapsed() < 2 * GRACE + Duration::from_millis(500) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        // The runtime's thread only ever waits on sockets and timers: the
+        // listener is closed as soon as it sees the switch.
+        let _ = self.closed.recv_timeout(Duration::from_secs(1));
         if thread.is_finished() {
             let _ = thread.join();
         }
-        // Otherwise the thread is left to finish on its own: it holds no
-        // client, only a runtime dropping its tasks.
     }
 }
 
@@ -95,8 +98,12 @@ async fn accept(
     shared: Arc<Shared>,
     jobs: Sender,
     mut stopped: watch::Receiver<bool>,
+    closing: mpsc::Sender<()>,
 ) {
-    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
+    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+        let _ = closing.send(());
+        return;
+    };
     let max = shared.limits.max_connections;
     let slots = Arc::new(Semaphore::new(max));
     loop {
@@ -132,6 +139,7 @@ async fn accept(
         });
     }
     drop(listener);
+    let _ = closing.send(());
     // Answers in flight get their grace; then the runtime drops the rest.
     let _ = tokio::time::timeout(GRACE, slots.acquire_many(max as u32)).await;
 }

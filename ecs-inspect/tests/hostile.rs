@@ -235,6 +235,9 @@ fn dropping_the_inspector_never_waits_on_a_client() {
     drop((mid_body, mid_head, never_reads));
     dropping.join().unwrap();
     assert!(in_time.is_ok(), "dropping the inspector waited for its clients");
+    // Its port is free again.
+    let again = Inspector::start(config().port(addr.port())).unwrap();
+    assert_eq!(again.addr(), addr);
 }
 
 /// Item 6: the polls of a batch wait together, as long as the longest one

@@ -132,4 +132,11 @@ fn the_page_shows_the_world_and_no_address_edits_it() {
     // errors have a place to show.
     assert!(card[..card.find("</textarea>").unwrap()].contains("class=\"revert\""), "{}", &card[..300]);
     assert!(dom.contains("id=\"step-frames\"") && dom.contains("id=\"loop-error\""));
+    // Insert offers the names the world can write.
+    let names = &dom[dom.find("<datalist id=\"component-names\">").expect("a list of names")..];
+    let names = &names[..names.find("</datalist>").unwrap()];
+    for name in ["Health", "Position", "Velocity", "ChildOf"] {
+        assert!(names.contains(&format!("<option value=\"{name}\">")), "{names}");
+    }
+    assert!(!names.contains("Secret"), "{names}");
 }

@@ -118,6 +118,8 @@ fn the_page_shows_the_world_and_no_address_edits_it() {
     assert!(!dom.contains("data-last-edit"), "the page tried an edit:\n{dom}");
     assert_eq!(text_of(&dom, "entities"), "8", "the world's entity count");
     assert_eq!(text_of(&dom, "entity-total"), "3", "entities with a Velocity");
+    // The tables' count is the header's (they come from one request).
+    assert!(text_of(&dom, "table-summary").contains(", 8 entities,"), "{}", text_of(&dom, "table-summary"));
     assert_eq!(text_of(&dom, "selected"), h(hurt));
     // The entity's Position as the page shows it (one field per line).
     let card = &dom[dom.find("data-component=\"Position\"").expect("a Position card")..];

@@ -614,7 +614,9 @@ fn watch_start(ctx: &mut Ctx<'_>, registry: &SerdeRegistry, params: &Value) -> R
 /// holds the lock, so the game never waits.
 pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared: &Shared) {
     let Ok(mut watches) = shared.watches.try_lock() else { return };
-    let registry = world.serde_registry();
+    // The registry is looked up (a copy of it) only for a query watch due
+    // this frame: a stats watch alone costs a record's copy.
+    let mut registry: Option<SerdeRegistry> = None;
     let mut fed = false;
     for watch in &mut watches.list {
         if !frame.is_multiple_of(watch.every) {
@@ -626,7 +628,8 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
                 None => continue,
             },
             WatchKind::Query(spec) => {
-                Item::Json(spec.run(world, &registry).unwrap_or_else(|e| json!({ "error": e.to_json() })))
+                let registry = registry.get_or_insert_with(|| world.serde_registry());
+                Item::Json(spec.run(world, registry).unwrap_or_else(|e| json!({ "error": e.to_json() })))
             }
         };
         watch.push(item);

@@ -127,15 +127,14 @@ async fn accept(
             }
         };
         let _ = stream.set_nodelay(true);
-        let shared = Arc::clone(&shared);
+        // Counted until the task ends, or is dropped unfinished (or even
+        // unstarted) by the runtime.
+        let open = Open::new(&shared);
         let jobs = jobs.clone();
         let stopped = stopped.clone();
-        shared.connections.fetch_add(1, Ordering::AcqRel);
         tokio::spawn(async move {
-            // Uncounted also when the runtime drops this task unfinished.
-            let _open = Open(&shared);
-            connection(stream, &shared, jobs, stopped).await;
-            drop(slot);
+            connection(stream, &open.0, jobs, stopped).await;
+            drop((open, slot));
         });
     }
     drop(listener);
@@ -145,9 +144,16 @@ async fn accept(
 }
 
 /// Counts a connection as open while it lives.
-struct Open<'s>(&'s Shared);
+struct Open(Arc<Shared>);
 
-impl Drop for Open<'_> {
+impl Open {
+    fn new(shared: &Arc<Shared>) -> Open {
+        shared.connections.fetch_add(1, Ordering::AcqRel);
+        Open(Arc::clone(shared))
+    }
+}
+
+impl Drop for Open {
     fn drop(&mut self) {
         self.0.connections.fetch_sub(1, Ordering::AcqRel);
     }

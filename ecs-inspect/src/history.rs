@@ -14,6 +14,7 @@ pub(crate) const FRAMES: usize = 600;
 pub(crate) type StageTimings = (String, Timings);
 
 /// One frame's figures.
+#[derive(Clone)]
 pub(crate) struct FrameRecord {
     pub frame: u64,
     pub real_dt_us: f64,

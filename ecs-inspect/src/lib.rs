@@ -1,7 +1,7 @@
 //! A live inspector for `archetable`: see and edit a running world from a
 //! web page, or script it over JSON-RPC 2.0 on HTTP.
 //!
-//! [`Inspector::start`] serves HTTP on threads of its own; the game calls
+//! [`Inspector::start`] serves HTTP on a thread of its own; the game calls
 //! [`Inspector::update`] once per frame (after [`GameLoop::advance`]), which
 //! answers the requests that arrived, within a time budget, on the game's
 //! own thread: the world is never touched from another thread, and a slow
@@ -33,13 +33,17 @@
 //!   (`world.register_serde::<T>("Name")`): registered components and
 //!   resources appear as JSON, others by name and size, read-only.
 //! - **Safety**: binds `127.0.0.1` unless told otherwise, and then only
-//!   with a token every request must carry; bodies and responses are
-//!   capped; bad input gets a JSON-RPC error and changes nothing; a panic
-//!   in user code during an edit is caught and reported.
+//!   with a token every request must carry; requests must name this
+//!   server as their `Host` (on loopback) and come from its own origin;
+//!   every read and write a client can stretch is bounded in size and time
+//!   (connections, request heads, bodies, writes, long polls); bad input
+//!   gets a JSON-RPC error and changes nothing; a panic in user code during
+//!   an edit is caught and reported.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod front;
 mod history;
 mod methods;
 mod names;
@@ -51,17 +55,19 @@ use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use archetable_core::{GameLoop, Schedule, Stage, Time, World};
 use serde_json::Value;
 
+use crate::front::Front;
 use crate::history::{History, StageTimings};
 use crate::methods::Ctx;
 use crate::server::{Jobs, Limits, Shared};
 
-pub use crate::methods::{MAX_LIMIT, MAX_NODES, MAX_STEP};
+pub use crate::front::{GRACE, MAX_HEAD, MAX_HEADERS, MAX_LIFE};
+
+pub use crate::methods::{MAX_DEPTH, MAX_LIMIT, MAX_NODES, MAX_STEP};
 pub use crate::rpc::{codes, RpcError, MAX_BATCH};
 pub use crate::watch::{EXPIRE as WATCH_EXPIRE, MAX_ITEMS as WATCH_MAX_ITEMS};
 
@@ -80,7 +86,10 @@ pub struct InspectorConfig {
     budget: Duration,
     max_body: usize,
     max_response: usize,
-    workers: usize,
+    max_connections: usize,
+    header_timeout: Duration,
+    body_timeout: Duration,
+    write_timeout: Duration,
     answer_timeout: Duration,
     max_watches: usize,
 }
@@ -93,8 +102,9 @@ impl Default for InspectorConfig {
 
 impl InspectorConfig {
     /// `127.0.0.1:15713`, a 2 ms budget per frame, 1 MiB request bodies,
-    /// 8 MiB responses, 6 server threads, 10 s for the game to answer, 16
-    /// watches.
+    /// 8 MiB responses, 128 connections, 5 s to send a request head, 10 s
+    /// to send a body, 10 s for a client to take any byte of its answer,
+    /// 10 s for the game to answer, 16 watches.
     pub fn new() -> Self {
         InspectorConfig {
             addr: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), DEFAULT_PORT),
@@ -102,7 +112,10 @@ impl InspectorConfig {
             budget: Duration::from_millis(2),
             max_body: 1 << 20,
             max_response: 8 << 20,
-            workers: 6,
+            max_connections: 128,
+            header_timeout: Duration::from_secs(5),
+            body_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
             answer_timeout: Duration::from_secs(10),
             max_watches: 16,
         }
@@ -117,23 +130,30 @@ impl InspectorConfig {
 
     /// Listens on `addr`, which may be reachable from other machines, and
     /// asks every request for `token` (`Authorization: Bearer TOKEN`, or
-    /// `?token=TOKEN` in the page's address). Anyone who can reach the
-    /// address and has the token can change the world.
+    /// `?token=TOKEN` in the page's address, percent-encoded). Anyone who
+    /// can reach the address and has the token can change the world. An
+    /// empty token is refused by [`Inspector::start`].
     pub fn bind_with_token(mut self, addr: SocketAddr, token: impl Into<String>) -> Self {
         self.addr = addr;
         self.token = Some(token.into());
         self
     }
 
-    /// Asks every request for `token`, on the loopback address too.
+    /// Asks every request for `token`, on the loopback address too (where
+    /// the `Host` and `Origin` checks stay on). An empty token is refused by
+    /// [`Inspector::start`].
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
     }
 
-    /// How long one [`Inspector::update`] may spend answering requests
-    /// (it answers at least one when any waits); the rest wait for the
-    /// next frame.
+    /// How long one [`Inspector::update`] may spend answering calls: it
+    /// answers one call at a time and stops once the budget is spent (after
+    /// at least one call, when any waits), so the calls of a batch spread
+    /// over frames when they do not fit in one; the rest wait for the next
+    /// frame. What one call costs is bounded by the protocol's caps
+    /// ([`MAX_LIMIT`] entities a query, [`MAX_NODES`] hierarchy nodes, the
+    /// response size), not by the budget.
     pub fn budget(mut self, budget: Duration) -> Self {
         self.budget = budget;
         self
@@ -151,9 +171,31 @@ impl InspectorConfig {
         self
     }
 
-    /// How many threads serve HTTP (at least 2).
-    pub fn workers(mut self, workers: usize) -> Self {
-        self.workers = workers.max(2);
+    /// How many connections are served at once (at least 1); past that,
+    /// new ones wait to be accepted until one closes.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.clamp(1, u32::MAX as usize);
+        self
+    }
+
+    /// How long a client may take to send a request head (from the moment
+    /// the server waits for it, so also how long an idle connection is
+    /// kept).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a whole request body.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take no byte of its answer before it is
+    /// dropped.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 
@@ -165,12 +207,11 @@ impl InspectorConfig {
 }
 
 /// A running inspector: the HTTP server and the game thread's end of it.
-/// Dropping it stops the server.
+/// Dropping it stops the server without waiting on any client.
 pub struct Inspector {
     shared: Arc<Shared>,
-    server: Arc<tiny_http::Server>,
+    front: Front,
     jobs: Jobs,
-    workers: Vec<JoinHandle<()>>,
     addr: SocketAddr,
     budget: Duration,
     /// The request count last seen, and frames since it changed.
@@ -179,6 +220,9 @@ pub struct Inspector {
     frame: u64,
     stepping: u64,
     history: History,
+    /// A batch whose calls are answered over several frames, and the
+    /// answers so far.
+    pending: Option<(server::Job, Vec<Result<Value, RpcError>>)>,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -191,22 +235,29 @@ impl Inspector {
     /// Starts serving.
     ///
     /// # Errors
-    /// If the address cannot be bound, or is not a loopback address and no
-    /// token was given ([`InspectorConfig::bind_with_token`]).
+    /// If the address cannot be bound, the token is empty, or the address
+    /// is not a loopback address and no token was given
+    /// ([`InspectorConfig::bind_with_token`]).
     pub fn start(config: InspectorConfig) -> io::Result<Inspector> {
         let loopback = config.addr.ip().is_loopback();
-        if !loopback && config.token.as_deref().is_none_or(str::is_empty) {
+        if config.token.as_deref() == Some("") {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "the inspector's token is empty: give it one"));
+        }
+        if !loopback && config.token.is_none() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("{} is not a loopback address: serve it with InspectorConfig::bind_with_token", config.addr),
             ));
         }
-        let server = tiny_http::Server::http(config.addr).map_err(io::Error::other)?;
-        let addr = server.server_addr().to_ip().ok_or_else(|| io::Error::other("not an IP listener"))?;
+        let listener = std::net::TcpListener::bind(config.addr)?;
+        let addr = listener.local_addr()?;
         let limits = Limits {
             max_body: config.max_body,
             max_response: config.max_response,
-            workers: config.workers.max(2),
+            max_connections: config.max_connections,
+            header_timeout: config.header_timeout,
+            body_timeout: config.body_timeout,
+            write_timeout: config.write_timeout,
             answer_timeout: config.answer_timeout,
             max_watches: config.max_watches,
             queue: 64,
@@ -214,14 +265,13 @@ impl Inspector {
             loopback,
             port: addr.port(),
         };
+        let (send, jobs) = server::queue(&limits);
         let shared = Arc::new(Shared::new(limits));
-        let server = Arc::new(server);
-        let (jobs, workers) = server::spawn_workers(Arc::clone(&server), Arc::clone(&shared))?;
+        let front = Front::start(listener, Arc::clone(&shared), send)?;
         Ok(Inspector {
             shared,
-            server,
+            front,
             jobs,
-            workers,
             addr,
             budget: config.budget,
             seen: 0,
@@ -229,6 +279,7 @@ impl Inspector {
             frame: 0,
             stepping: 0,
             history: History::default(),
+            pending: None,
         })
     }
 
@@ -253,12 +304,18 @@ impl Inspector {
         self.shared.jobs_done.load(Ordering::Acquire)
     }
 
+    /// Connections open now (at most [`InspectorConfig::max_connections`]).
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::Acquire)
+    }
+
     /// Frames this inspector has been updated for.
     pub fn frames(&self) -> u64 {
         self.frame
     }
 
-    /// Answers the requests that arrived, for a game on a [`GameLoop`]:
+    /// Answers the calls that arrived, within the budget
+    /// ([`InspectorConfig::budget`]), for a game on a [`GameLoop`]:
     /// call it once per frame, after [`GameLoop::advance`].
     pub fn update(&mut self, game: &mut GameLoop) {
         if !self.wake() {
@@ -306,7 +363,7 @@ impl Inspector {
             self.idle_frames += 1;
             return true;
         }
-        self.stepping > 0 || self.shared.watch_count.load(Ordering::Acquire) > 0
+        self.stepping > 0 || self.pending.is_some() || self.shared.watch_count.load(Ordering::Acquire) > 0
     }
 
     fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
@@ -319,8 +376,20 @@ impl Inspector {
             }
         }
         self.history.sample(self.frame, world, stages);
+        // One call at a time, the budget checked after each: a batch's
+        // calls spread over frames when they do not fit in one.
         let started = Instant::now();
-        while let Ok(job) = self.jobs.try_recv() {
+        loop {
+            let (job, mut answers) = match self.pending.take() {
+                Some(pending) => pending,
+                None => match self.jobs.try_recv() {
+                    Ok(job) => {
+                        let answers = Vec::with_capacity(job.calls.len());
+                        (job, answers)
+                    }
+                    Err(_) => break,
+                },
+            };
             let mut ctx = Ctx {
                 world: &mut *world,
                 stages,
@@ -329,8 +398,17 @@ impl Inspector {
                 frame: self.frame,
                 shared: Some(&self.shared),
             };
-            let answers = job.calls.iter().map(|c| methods::call(&mut ctx, &c.method, &c.params)).collect();
-            let _ = job.reply.try_send(answers);
+            while let Some(call) = job.calls.get(answers.len()) {
+                answers.push(methods::call(&mut ctx, &call.method, &call.params));
+                if answers.len() < job.calls.len() && started.elapsed() >= self.budget {
+                    break;
+                }
+            }
+            if answers.len() < job.calls.len() {
+                self.pending = Some((job, answers));
+                break;
+            }
+            let _ = job.reply.send(answers);
             self.shared.jobs_done.fetch_add(1, Ordering::AcqRel);
             if started.elapsed() >= self.budget {
                 break;
@@ -345,18 +423,13 @@ impl Inspector {
 impl Drop for Inspector {
     fn drop(&mut self) {
         self.shared.stop();
-        self.server.unblock();
         // Calls still queued for the game are dropped, which tells the
-        // threads waiting for them that no answer comes.
-        while self.workers.iter().any(|w| !w.is_finished()) {
-            while let Ok(job) = self.jobs.try_recv() {
-                drop(job);
-            }
-            std::thread::sleep(Duration::from_millis(2));
+        // requests waiting for them that no answer comes; then the server
+        // gets a short grace to send those answers, and stops.
+        while let Ok(job) = self.jobs.try_recv() {
+            drop(job);
         }
-        for worker in self.workers.drain(..) {
-            let _ = worker.join();
-        }
+        self.front.stop();
     }
 }
 

@@ -11,12 +11,16 @@ use crate::history::{History, StageTimings};
 use crate::names::{Known, Names};
 use crate::rpc::{codes, params, RpcError};
 use crate::server::Shared;
-use crate::watch::WatchKind;
+use crate::watch::{Item, WatchKind};
 
 /// The most entities one page of a query holds.
 pub const MAX_LIMIT: u64 = 1000;
-/// The most nodes `world.hierarchy` returns.
+/// The most nodes `world.hierarchy` returns, roots included.
 pub const MAX_NODES: usize = 5000;
+/// The deepest level `world.hierarchy` lists (a root is at depth 0): its
+/// answer then nests 125 levels at most, under the 128 that JSON parsers
+/// such as `serde_json` accept by default.
+pub const MAX_DEPTH: usize = 60;
 /// The most frames `loop.step` takes at once.
 pub const MAX_STEP: u64 = 600;
 
@@ -347,12 +351,45 @@ fn pairs(values: &[(String, String)]) -> Vec<(&str, &str)> {
     values.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
 }
 
+/// Refuses a `ChildOf` the engine would not keep as given: a parent that
+/// is not alive, the entity itself, or one of its descendants (a cycle).
+/// The engine drops such a link (and the parent the entity had), so the
+/// edit is refused here, before anything changes.
+fn check_parent(world: &World, entity: Option<Entity>, values: &[(String, String)]) -> Result<(), RpcError> {
+    let Some((_, text)) = values.iter().find(|(name, _)| name == "ChildOf") else { return Ok(()) };
+    // A value that is no handle is left for the registry to refuse.
+    let Ok(value) = serde_json::from_str::<Value>(text) else { return Ok(()) };
+    let Ok(parent) = params::entity(&json!({ "parent": value }), "parent") else { return Ok(()) };
+    let refuse = |why: String| Err(RpcError::new(codes::INVALID_VALUE, format!("`ChildOf`: {why}; nothing changed")));
+    if !world.contains(parent) {
+        return refuse(format!("the parent {parent} is not alive"));
+    }
+    let Some(entity) = entity else { return Ok(()) };
+    if parent == entity {
+        return refuse(format!("{entity} cannot be its own parent"));
+    }
+    // Up from the new parent, at most once per entity (never trusting the
+    // links to be acyclic): meeting the entity would close a cycle.
+    let mut up = world.parent(parent);
+    for _ in 0..world.len() {
+        match up {
+            Some(ancestor) if ancestor == entity => {
+                return refuse(format!("{parent} is under {entity}: making it the parent would close a cycle"));
+            }
+            Some(ancestor) => up = world.parent(ancestor),
+            None => break,
+        }
+    }
+    Ok(())
+}
+
 fn insert_components(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
     let entity = params::entity(params, "entity")?;
     let values = component_values(world, registry, params, true)?;
     if !world.contains(entity) {
         return Err(no_such_entity(entity));
     }
+    check_parent(world, Some(entity), &values)?;
     registry.insert_components_json(world, entity, &pairs(&values)).map_err(edit_error)?;
     Ok(Value::Null)
 }
@@ -376,6 +413,7 @@ fn remove_components(world: &mut World, registry: &SerdeRegistry, params: &Value
 
 fn spawn_entity(world: &mut World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
     let values = component_values(world, registry, params, false)?;
+    check_parent(world, None, &values)?;
     let entity = registry.spawn_json(world, &pairs(&values)).map_err(edit_error)?;
     Ok(json!({ "entity": entity_json(entity) }))
 }
@@ -483,14 +521,28 @@ fn hierarchy(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<
             roots
         }
     };
-    let mut budget = MAX_NODES;
-    let nodes: Vec<Value> = roots.into_iter().map(|root| node(world, &names, root, 0, &mut budget)).collect();
-    Ok(json!({ "roots": nodes, "truncated": budget == 0 }))
+    let mut walk = Walk { budget: MAX_NODES, truncated: false };
+    let mut nodes = Vec::new();
+    for root in roots {
+        if walk.budget == 0 {
+            walk.truncated = true;
+            break;
+        }
+        nodes.push(node(world, &names, root, 0, &mut walk));
+    }
+    Ok(json!({ "roots": nodes, "truncated": walk.truncated }))
 }
 
-/// One node and, depth first within the node budget, its children.
-fn node(world: &World, names: &Names, entity: Entity, depth: usize, budget: &mut usize) -> Value {
-    *budget = budget.saturating_sub(1);
+/// A hierarchy walk's node budget, and whether it left anything out.
+struct Walk {
+    budget: usize,
+    truncated: bool,
+}
+
+/// One node and, depth first within the node budget and [`MAX_DEPTH`],
+/// its children.
+fn node(world: &World, names: &Names, entity: Entity, depth: usize, walk: &mut Walk) -> Value {
+    walk.budget = walk.budget.saturating_sub(1);
     let components: Vec<&str> = names
         .of_entity(world, entity)
         .unwrap_or_default()
@@ -500,13 +552,12 @@ fn node(world: &World, names: &Names, entity: Entity, depth: usize, budget: &mut
         .collect();
     let kids = world.children(entity);
     let mut children: Vec<Value> = Vec::new();
-    if depth < 64 {
-        for &child in kids {
-            if *budget == 0 {
-                break;
-            }
-            children.push(node(world, names, child, depth + 1, budget));
+    for &child in kids {
+        if walk.budget == 0 || depth >= MAX_DEPTH {
+            walk.truncated = true;
+            break;
         }
+        children.push(node(world, names, child, depth + 1, walk));
     }
     json!({
         "entity": entity_json(entity),
@@ -563,7 +614,9 @@ fn watch_start(ctx: &mut Ctx<'_>, registry: &SerdeRegistry, params: &Value) -> R
 /// holds the lock, so the game never waits.
 pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared: &Shared) {
     let Ok(mut watches) = shared.watches.try_lock() else { return };
-    let registry = world.serde_registry();
+    // The registry is looked up (a copy of it) only for a query watch due
+    // this frame: a stats watch alone costs a record's copy.
+    let mut registry: Option<SerdeRegistry> = None;
     let mut fed = false;
     for watch in &mut watches.list {
         if !frame.is_multiple_of(watch.every) {
@@ -571,16 +624,19 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
         }
         let item = match &watch.kind {
             WatchKind::Stats => match history.last() {
-                Some(record) => record.to_json(),
+                Some(record) => Item::Frame(record.clone()),
                 None => continue,
             },
-            WatchKind::Query(spec) => spec.run(world, &registry).unwrap_or_else(|e| json!({ "error": e.to_json() })),
+            WatchKind::Query(spec) => {
+                let registry = registry.get_or_insert_with(|| world.serde_registry());
+                Item::Json(spec.run(world, registry).unwrap_or_else(|e| json!({ "error": e.to_json() })))
+            }
         };
         watch.push(item);
         fed = true;
     }
     crate::watch::expire(&mut watches, shared);
     if fed {
-        shared.watch_signal.notify_all();
+        shared.watch_signal.notify_waiters();
     }
 }

@@ -257,7 +257,8 @@ pub(crate) const METHODS: &[Method] = &[
     },
     Method {
         name: "world.hierarchy",
-        about: "The ChildOf/Children trees, roots first, each node with its children.",
+        about: "The ChildOf/Children trees, roots first, each node with its children: 5,000 nodes \
+                (roots included) and 60 levels at most; `truncated` says whether any were left out.",
         params: &[p("root", "string", false, "only the tree under this entity")],
     },
     Method {

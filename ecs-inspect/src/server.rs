@@ -1,18 +1,22 @@
-//! The HTTP side, on threads of its own: `tiny_http` parses requests; our
-//! workers check them (token, host, size, content type), answer what needs
-//! no world (the page, `rpc.discover`, `watch.poll`), and hand every other
-//! call to the game thread through a bounded queue, waiting for its answer
-//! with a timeout. The game thread only ever `try_recv`s that queue, so no
-//! client can stall it.
+//! The inspector's requests, as the HTTP front (`front.rs`) hands them
+//! over: checks (token, host and origin, size, content type), answers to
+//! what needs no world (the page, `rpc.discover`, `watch.poll`), and every
+//! other call handed to the game thread through a bounded queue, its answer
+//! awaited with a timeout. The game thread only ever `try_recv`s that
+//! queue, so no client can stall it.
 
-use std::io::Read;
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
-use tiny_http::{Header, Method, Request, Response, Server};
+use tokio::sync::{oneshot, Notify};
 
 use crate::rpc::{self, codes, Call, Parsed, RpcError};
 use crate::watch::{self, Watches};
@@ -20,12 +24,20 @@ use crate::watch::{self, Watches};
 /// The page, served at `/`.
 pub(crate) const PAGE: &str = include_str!("page.html");
 
+/// What the page may load and who may frame it: nothing from elsewhere,
+/// no frame around it, no form or base address that leaves it.
+pub(crate) const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+     connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /// The limits a server keeps.
 #[derive(Clone, Debug)]
 pub(crate) struct Limits {
     pub max_body: usize,
     pub max_response: usize,
-    pub workers: usize,
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+    pub write_timeout: Duration,
     pub answer_timeout: Duration,
     pub max_watches: usize,
     pub queue: usize,
@@ -36,17 +48,17 @@ pub(crate) struct Limits {
     pub port: u16,
 }
 
-/// What the server threads and the game thread share.
+/// What the server thread and the game thread share.
 pub(crate) struct Shared {
     stop: AtomicBool,
     /// Counts requests, so the game thread can tell cheaply whether a
     /// client is around.
     pub requests: AtomicU64,
     pub watches: Mutex<Watches>,
-    pub watch_signal: Condvar,
+    pub watch_signal: Notify,
     pub watch_count: AtomicUsize,
-    /// Long polls waiting now.
-    pub polling: AtomicUsize,
+    /// Connections open now.
+    pub connections: AtomicUsize,
     /// Jobs handed to the game thread, and jobs it answered.
     pub jobs_sent: AtomicU64,
     pub jobs_done: AtomicU64,
@@ -59,9 +71,9 @@ impl Shared {
             stop: AtomicBool::new(false),
             requests: AtomicU64::new(0),
             watches: Mutex::new(Watches::default()),
-            watch_signal: Condvar::new(),
+            watch_signal: Notify::new(),
             watch_count: AtomicUsize::new(0),
-            polling: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
             jobs_sent: AtomicU64::new(0),
             jobs_done: AtomicU64::new(0),
             limits,
@@ -74,157 +86,250 @@ impl Shared {
 
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Release);
-        let _guard = self.watches.lock();
-        self.watch_signal.notify_all();
+        self.watch_signal.notify_waiters();
     }
 }
 
 /// Calls for the game thread, and where to send their answers.
 pub(crate) struct Job {
     pub calls: Vec<Call>,
-    pub reply: SyncSender<Vec<Result<Value, RpcError>>>,
+    pub reply: oneshot::Sender<Vec<Result<Value, RpcError>>>,
 }
 
 /// The game thread's end of the queue.
 pub(crate) type Jobs = Receiver<Job>;
+/// The server's end of the queue.
+pub(crate) type Sender = SyncSender<Job>;
 
-/// Starts the worker threads.
-pub(crate) fn spawn_workers(
-    server: Arc<Server>,
-    shared: Arc<Shared>,
-) -> std::io::Result<(Jobs, Vec<std::thread::JoinHandle<()>>)> {
-    let (send, jobs) = mpsc::sync_channel(shared.limits.queue);
-    let mut handles = Vec::new();
-    for i in 0..shared.limits.workers {
-        let server = Arc::clone(&server);
-        let shared = Arc::clone(&shared);
-        let send = send.clone();
-        let handle = std::thread::Builder::new().name(format!("inspector-http-{i}")).spawn(move || {
-            while !shared.is_stopping() {
-                match server.recv_timeout(Duration::from_millis(100)) {
-                    Ok(Some(request)) => handle(request, &shared, &send),
-                    Ok(None) => {}
-                    Err(_) => break,
-                }
-            }
-        })?;
-        handles.push(handle);
-    }
-    Ok((jobs, handles))
+/// The queue between the server and the game thread.
+pub(crate) fn queue(limits: &Limits) -> (Sender, Jobs) {
+    mpsc::sync_channel(limits.queue)
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+type Reply = Response<Full<Bytes>>;
+
+fn reply(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Reply {
+    let mut response = Response::new(Full::new(body.into()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }
 
-fn json_response(status: u16, body: String) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_data(body.into_bytes())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"))
+fn json_reply(status: StatusCode, body: String) -> Reply {
+    reply(status, "application/json", body)
 }
 
 /// An HTTP-level refusal, as a JSON-RPC error without an id.
-fn refuse(request: Request, status: u16, code: i64, message: &str) {
-    let body = rpc::response(Value::Null, Err(RpcError::new(code, message))).to_string();
-    let _ = request.respond(json_response(status, body));
+fn refuse(status: StatusCode, code: i64, message: &str) -> Reply {
+    json_reply(status, rpc::response(Value::Null, Err(RpcError::new(code, message))).to_string())
 }
 
-fn header_value<'r>(request: &'r Request, name: &'static str) -> Option<&'r str> {
-    request.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str())
+/// A refusal after which the connection is closed: the body that was not
+/// read is never read.
+fn refuse_and_close(status: StatusCode, code: i64, message: &str) -> Reply {
+    let mut response = refuse(status, code, message);
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
-/// Compares in time independent of where the strings differ.
-fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn authorized(request: &Request, query: &str, limits: &Limits) -> bool {
-    let Some(token) = &limits.token else { return true };
-    if let Some(bearer) = header_value(request, "Authorization").and_then(|v| v.strip_prefix("Bearer ")) {
-        return same_secret(bearer.trim(), token);
+/// Whether `given` is `secret`, in a time that depends on the secret's
+/// length only (not on where, or whether, the two differ).
+pub(crate) fn same_secret(given: &[u8], secret: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != secret.len());
+    for (i, s) in secret.iter().enumerate() {
+        diff |= s ^ given.get(i).copied().unwrap_or(!s);
     }
-    query.split('&').filter_map(|kv| kv.strip_prefix("token=")).any(|given| same_secret(given, token))
+    diff == 0
 }
 
-/// On a loopback address, the `Host` must be a loopback name: a page of
-/// another site that rebinds its own name to 127.0.0.1 gets nothing.
-fn host_allowed(request: &Request, limits: &Limits) -> bool {
-    if !limits.loopback || limits.token.is_some() {
-        return true;
-    }
-    let Some(host) = header_value(request, "Host") else { return false };
-    let name = match host.rsplit_once(':') {
-        Some((name, port)) if port.parse() == Ok(limits.port) => name,
-        Some((_, _)) if host.ends_with(']') => host,
-        Some(_) => return false,
-        None => host,
-    };
-    matches!(name, "127.0.0.1" | "localhost" | "[::1]")
-}
-
-fn handle(mut request: Request, shared: &Shared, jobs: &SyncSender<Job>) {
-    shared.requests.fetch_add(1, Ordering::AcqRel);
-    let url = request.url().to_owned();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    if !authorized(&request, query, &shared.limits) {
-        return refuse(request, 401, codes::UNAUTHORIZED, "this server needs its token: `Authorization: Bearer TOKEN`");
-    }
-    if !host_allowed(&request, &shared.limits) {
-        return refuse(request, 403, codes::UNAUTHORIZED, "the Host header does not name this server");
-    }
-    match (request.method(), path) {
-        (Method::Get | Method::Head, "/" | "/index.html") => {
-            let response = Response::from_data(PAGE.as_bytes().to_vec())
-                .with_header(header("Content-Type", "text/html; charset=utf-8"))
-                .with_header(header("Cache-Control", "no-store"));
-            let _ = request.respond(response);
+/// Decodes one `application/x-www-form-urlencoded` value (`%XX` escapes,
+/// `+` for a space), the way the page's `URLSearchParams` reads it.
+pub(crate) fn form_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
         }
-        (Method::Post, "/" | "/rpc") => {
-            let json_body = header_value(&request, "Content-Type")
+    }
+    Some(out)
+}
+
+/// With a token: `Authorization: Bearer TOKEN` (the scheme in any case),
+/// or else `token=TOKEN` in the query, percent-decoded.
+fn authorized(headers: &HeaderMap, query: &str, limits: &Limits) -> bool {
+    let Some(token) = &limits.token else { return true };
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        // As bytes: a token may hold any UTF-8, which is not a visible
+        // ASCII header string.
+        let value = value.as_bytes().trim_ascii();
+        let split = value.iter().position(|b| *b == b' ').unwrap_or(value.len());
+        let (scheme, given) = value.split_at(split);
+        return scheme.eq_ignore_ascii_case(b"bearer") && same_secret(given.trim_ascii(), token.as_bytes());
+    }
+    query
+        .split('&')
+        .filter_map(|kv| kv.strip_prefix("token="))
+        .any(|given| form_decode(given).is_some_and(|given| same_secret(&given, token.as_bytes())))
+}
+
+/// The name in a `Host` value, if its port (when it names one) is this
+/// server's.
+fn host_name(host: &str, port: u16) -> Option<&str> {
+    let (name, given_port) = match host.strip_prefix('[') {
+        Some(rest) => {
+            let end = rest.find(']')? + 2;
+            (&host[..end], host[end..].strip_prefix(':'))
+        }
+        None => match host.rsplit_once(':') {
+            Some((name, p)) => (name, Some(p)),
+            None => (host, None),
+        },
+    };
+    match given_port {
+        Some(p) if p.parse() != Ok(port) => None,
+        _ => Some(name),
+    }
+}
+
+fn loopback_name(name: &str) -> bool {
+    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+}
+
+/// Requests must come from this server's own origin, with or without a
+/// token: on a loopback address the `Host` must be a loopback name (a page
+/// of another site that rebinds its own name to 127.0.0.1 gets nothing),
+/// and an `Origin`, when a browser sends one, must be `http://` and the
+/// `Host`.
+fn origin_allowed(headers: &HeaderMap, limits: &Limits) -> Result<(), &'static str> {
+    let host = header_str(headers, header::HOST);
+    if limits.loopback && !host.and_then(|h| host_name(h, limits.port)).is_some_and(loopback_name) {
+        return Err("the Host header does not name this server");
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let authority = origin.to_str().ok().and_then(|o| o.strip_prefix("http://"));
+        if !authority.zip(host).is_some_and(|(a, h)| a.eq_ignore_ascii_case(h)) {
+            return Err("the request comes from a page of another origin");
+        }
+    }
+    Ok(())
+}
+
+/// Reads a body of at most `max` bytes: refused from its `Content-Length`
+/// before anything is read, cut off when it streams past `max`, and given
+/// up when it has not all arrived within the body timeout.
+async fn read_body(body: Incoming, limits: &Limits) -> Result<Bytes, Reply> {
+    let max = limits.max_body;
+    let too_large = || {
+        refuse_and_close(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            codes::TOO_LARGE,
+            &format!("the body is larger than {max} bytes"),
+        )
+    };
+    if body.size_hint().lower() > max as u64 {
+        return Err(too_large());
+    }
+    match tokio::time::timeout(limits.body_timeout, Limited::new(body, max).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        // The client went away or sent a broken chunk: this answer will
+        // likely not reach it.
+        Ok(Err(_)) => {
+            Err(refuse_and_close(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, "the body could not be read"))
+        }
+        Err(_) => Err(refuse_and_close(
+            StatusCode::REQUEST_TIMEOUT,
+            codes::INVALID_REQUEST,
+            &format!("the body did not arrive within {:?}", limits.body_timeout),
+        )),
+    }
+}
+
+/// Answers one request.
+pub(crate) async fn handle(request: Request<Incoming>, shared: Arc<Shared>, jobs: Sender) -> Result<Reply, Infallible> {
+    shared.requests.fetch_add(1, Ordering::AcqRel);
+    let limits = &shared.limits;
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path();
+    let query = parts.uri.query().unwrap_or("");
+    if !authorized(&parts.headers, query, limits) {
+        return Ok(refuse_and_close(
+            StatusCode::UNAUTHORIZED,
+            codes::UNAUTHORIZED,
+            "this server needs its token: `Authorization: Bearer TOKEN`",
+        ));
+    }
+    if let Err(why) = origin_allowed(&parts.headers, limits) {
+        return Ok(refuse_and_close(StatusCode::FORBIDDEN, codes::UNAUTHORIZED, why));
+    }
+    Ok(match (&parts.method, path) {
+        (&Method::GET | &Method::HEAD, "/" | "/index.html") => {
+            let mut response = reply(StatusCode::OK, "text/html; charset=utf-8", PAGE);
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_POLICY));
+            headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+            headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+            response
+        }
+        (&Method::POST, "/" | "/rpc") => {
+            let json_body = header_str(&parts.headers, header::CONTENT_TYPE)
                 .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
             if !json_body {
-                return refuse(
-                    request,
-                    415,
+                return Ok(refuse_and_close(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
                     codes::INVALID_REQUEST,
                     "send the request as Content-Type: application/json",
-                );
+                ));
             }
-            let max = shared.limits.max_body;
-            if request.body_length().is_some_and(|n| n > max) {
-                return refuse(request, 413, codes::TOO_LARGE, &format!("the body is larger than {max} bytes"));
-            }
-            let mut body = Vec::new();
-            let read = request.as_reader().take(max as u64 + 1).read_to_end(&mut body);
-            if read.is_err() {
-                return; // The client went away.
-            }
-            if body.len() > max {
-                return refuse(request, 413, codes::TOO_LARGE, &format!("the body is larger than {max} bytes"));
-            }
-            match answer(&body, shared, jobs) {
-                Some(text) => {
-                    let _ = request.respond(json_response(200, text));
-                }
+            let body = match read_body(body, limits).await {
+                Ok(body) => body,
+                Err(refusal) => return Ok(refusal),
+            };
+            match answer(&body, &shared, &jobs).await {
+                Some(text) => json_reply(StatusCode::OK, text),
                 None => {
-                    let _ = request.respond(Response::empty(204));
+                    let mut response = Response::new(Full::new(Bytes::new()));
+                    *response.status_mut() = StatusCode::NO_CONTENT;
+                    response
                 }
             }
         }
         (_, "/" | "/index.html" | "/rpc") => {
-            let _ = request.respond(Response::empty(405).with_header(header("Allow", "GET, POST")));
+            let mut response = reply(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "method not allowed");
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, POST"));
+            response
         }
-        _ => {
-            let _ = request.respond(Response::from_string("not found").with_status_code(404));
-        }
-    }
+        _ => reply(StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found"),
+    })
 }
 
 /// The whole JSON-RPC exchange for one body: the response text, or `None`
-/// when the body held only notifications. Public to the crate for the
-/// fuzz entry point.
-pub(crate) fn answer(body: &[u8], shared: &Shared, jobs: &SyncSender<Job>) -> Option<String> {
+/// when the body held only notifications. Its long polls wait together,
+/// from the moment it arrived.
+pub(crate) async fn answer(body: &[u8], shared: &Shared, jobs: &Sender) -> Option<String> {
+    let start = Instant::now();
     let (entries, batch) = match rpc::parse(body) {
         Ok(Parsed::Single(entry)) => (vec![entry], false),
         Ok(Parsed::Batch(entries)) => (entries, true),
@@ -245,7 +350,7 @@ pub(crate) fn answer(body: &[u8], shared: &Shared, jobs: &SyncSender<Job>) -> Op
                 ids.push(call.id.clone());
                 match call.method.as_str() {
                     "rpc.discover" => results.push(Some(Ok(rpc::discover()))),
-                    "watch.poll" => results.push(Some(watch::poll(shared, &call.params))),
+                    "watch.poll" => results.push(Some(watch::poll(shared, &call.params, start).await)),
                     "watch.stop" => results.push(Some(watch::stop(shared, &call.params))),
                     _ => {
                         game_slots.push(results.len());
@@ -257,7 +362,7 @@ pub(crate) fn answer(body: &[u8], shared: &Shared, jobs: &SyncSender<Job>) -> Op
         }
     }
     if !game_calls.is_empty() {
-        let answers = ask_game(game_calls, shared, jobs);
+        let answers = ask_game(game_calls, shared, jobs).await;
         for (slot, answer) in game_slots.into_iter().zip(answers) {
             results[slot] = Some(answer);
         }
@@ -288,10 +393,10 @@ pub(crate) fn answer(body: &[u8], shared: &Shared, jobs: &SyncSender<Job>) -> Op
     }
 }
 
-fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &SyncSender<Job>) -> Vec<Result<Value, RpcError>> {
+async fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &Sender) -> Vec<Result<Value, RpcError>> {
     let n = calls.len();
     let all = |error: RpcError| vec![Err(error); n];
-    let (reply, answers) = mpsc::sync_channel(1);
+    let (reply, answers) = oneshot::channel();
     // Counted before it can be answered, uncounted if it cannot be sent.
     shared.jobs_sent.fetch_add(1, Ordering::AcqRel);
     let sent = jobs.try_send(Job { calls, reply });
@@ -305,13 +410,11 @@ fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &SyncSender<Job>) -> Vec<Re
         }
         Err(TrySendError::Disconnected(_)) => return all(RpcError::new(codes::NO_ANSWER, "the inspector stopped")),
     }
-    match answers.recv_timeout(shared.limits.answer_timeout) {
-        Ok(answers) if answers.len() == n => answers,
-        Ok(_) => all(RpcError::new(codes::INTERNAL_ERROR, "the game answered another number of calls")),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            all(RpcError::new(codes::NO_ANSWER, "the inspector stopped before the game answered"))
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => all(RpcError::new(
+    match tokio::time::timeout(shared.limits.answer_timeout, answers).await {
+        Ok(Ok(answers)) if answers.len() == n => answers,
+        Ok(Ok(_)) => all(RpcError::new(codes::INTERNAL_ERROR, "the game answered another number of calls")),
+        Ok(Err(_)) => all(RpcError::new(codes::NO_ANSWER, "the inspector stopped before the game answered")),
+        Err(_) => all(RpcError::new(
             codes::NO_ANSWER,
             format!(
                 "the game did not answer within {:?} (is it calling Inspector::update each frame?)",
@@ -321,7 +424,6 @@ fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &SyncSender<Job>) -> Vec<Re
     }
 }
 
-/// The status a JSON-RPC answer is sent with, for tests.
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,10 +431,29 @@ mod tests {
 
     #[test]
     fn secrets_compare_whole() {
-        assert!(same_secret("abc", "abc"));
-        assert!(!same_secret("abc", "abd"));
-        assert!(!same_secret("abc", "abcd"));
-        assert!(!same_secret("", "a"));
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abd", b"abc"));
+        assert!(!same_secret(b"abcd", b"abc"));
+        assert!(!same_secret(b"ab", b"abc"));
+        assert!(!same_secret(b"", b"a"));
+        assert!(!same_secret(b"a", b""));
+    }
+
+    #[test]
+    fn form_values_are_decoded() {
+        assert_eq!(form_decode("a%2Bb+c%25").as_deref(), Some(&b"a+b c%"[..]));
+        assert_eq!(form_decode("%zz"), None);
+        assert_eq!(form_decode("%2"), None);
+    }
+
+    #[test]
+    fn host_names_and_ports() {
+        assert_eq!(host_name("127.0.0.1:80", 80), Some("127.0.0.1"));
+        assert_eq!(host_name("127.0.0.1:81", 80), None);
+        assert_eq!(host_name("localhost", 80), Some("localhost"));
+        assert_eq!(host_name("[::1]:80", 80), Some("[::1]"));
+        assert_eq!(host_name("[::1]", 80), Some("[::1]"));
+        assert_eq!(host_name("[::1]:8", 80), None);
     }
 
     #[test]
@@ -340,7 +461,10 @@ mod tests {
         let shared = Shared::new(Limits {
             max_body: 1024,
             max_response: 1024,
-            workers: 2,
+            max_connections: 2,
+            header_timeout: Duration::from_secs(1),
+            body_timeout: Duration::from_secs(1),
+            write_timeout: Duration::from_secs(1),
             answer_timeout: Duration::from_millis(10),
             max_watches: 1,
             queue: 1,
@@ -349,13 +473,16 @@ mod tests {
             port: 1,
         });
         let (send, _jobs) = mpsc::sync_channel(1);
-        assert_eq!(answer(br#"{"jsonrpc":"2.0","method":"rpc.discover"}"#, &shared, &send), None);
-        let text = answer(
-            br#"[{"jsonrpc":"2.0","method":"rpc.discover"},{"jsonrpc":"2.0","id":7,"method":"nope.x"}]"#,
-            &shared,
-            &send,
-        )
-        .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let notifications = br#"{"jsonrpc":"2.0","method":"rpc.discover"}"#;
+        assert_eq!(runtime.block_on(answer(notifications, &shared, &send)), None);
+        let text = runtime
+            .block_on(answer(
+                br#"[{"jsonrpc":"2.0","method":"rpc.discover"},{"jsonrpc":"2.0","id":7,"method":"nope.x"}]"#,
+                &shared,
+                &send,
+            ))
+            .unwrap();
         let value: Value = serde_json::from_str(&text).unwrap();
         // The unknown method goes to the game, which does not answer here.
         assert_eq!(value[0]["id"], json!(7));

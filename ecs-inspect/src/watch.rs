@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::history::FrameRecord;
 use crate::methods::QuerySpec;
 use crate::rpc::{codes, RpcError};
 use crate::server::Shared;
@@ -22,11 +23,28 @@ pub(crate) enum WatchKind {
     Query(QuerySpec),
 }
 
+/// A watch's item as the game thread leaves it: a frame's figures are
+/// copied as they are and written as JSON by the poll, on the server's
+/// thread, so that a stats watch costs the game a copy per frame.
+pub(crate) enum Item {
+    Frame(FrameRecord),
+    Json(Value),
+}
+
+impl Item {
+    fn to_json(&self) -> Value {
+        match self {
+            Item::Frame(record) => record.to_json(),
+            Item::Json(value) => value.clone(),
+        }
+    }
+}
+
 pub(crate) struct Watch {
     pub id: u64,
     pub kind: WatchKind,
     pub every: u64,
-    items: VecDeque<(u64, Value)>,
+    items: VecDeque<(u64, Item)>,
     next_seq: u64,
     dropped: u64,
     last_poll: Instant,
@@ -65,7 +83,7 @@ impl Watches {
 
 impl Watch {
     /// Adds an item, dropping the oldest past [`MAX_ITEMS`].
-    pub fn push(&mut self, item: Value) {
+    pub fn push(&mut self, item: Item) {
         if self.items.len() == MAX_ITEMS {
             self.items.pop_front();
             self.dropped += 1;
@@ -83,20 +101,24 @@ pub(crate) fn expire(watches: &mut Watches, shared: &Shared) {
     shared.watch_count.store(watches.list.len(), Ordering::Release);
 }
 
-/// `watch.poll`, on a server thread: waits until the watch has items after
-/// `after` or the timeout passed (not at all if too many polls wait
-/// already, so that waiting polls never take every server thread).
-pub(crate) fn poll(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
+/// `watch.poll`, on the server's thread: waits until the watch has items
+/// after `after` or `timeout_ms` passed since `start`, the moment its
+/// request arrived: the polls of a batch wait together, as long as the
+/// longest of them, never the sum.
+pub(crate) async fn poll(shared: &Shared, params: &Value, start: Instant) -> Result<Value, RpcError> {
     use crate::rpc::params;
     let id = params::uint(params, "watch", 0, u64::MAX)?;
     let after = params::uint(params, "after", 0, u64::MAX)?;
     let timeout = Duration::from_millis(params::uint(params, "timeout_ms", 1000, 10_000)?);
-    let waiting = shared.polling.fetch_add(1, Ordering::AcqRel);
-    let may_wait = waiting + 2 <= shared.limits.workers;
-    let deadline = Instant::now() + if may_wait { timeout } else { Duration::ZERO };
-    let result = (|| {
-        let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
+    let deadline = start + timeout;
+    loop {
+        // Listening before looking, so that an item pushed in between
+        // still wakes this poll.
+        let signal = shared.watch_signal.notified();
+        tokio::pin!(signal);
+        signal.as_mut().enable();
+        {
+            let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
             let Some(watch) = watches.list.iter_mut().find(|w| w.id == id) else {
                 return Err(RpcError::new(
                     codes::UNKNOWN_WATCH,
@@ -110,15 +132,13 @@ pub(crate) fn poll(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
             }
             if !watch.items.is_empty() || now >= deadline || shared.is_stopping() {
                 let items: Vec<Value> =
-                    watch.items.iter().map(|(seq, item)| json!({ "seq": seq, "data": item })).collect();
+                    watch.items.iter().map(|(seq, item)| json!({ "seq": seq, "data": item.to_json() })).collect();
                 let last = watch.next_seq - 1;
                 return Ok(json!({ "watch": id, "items": items, "last": last, "dropped": watch.dropped }));
             }
-            watches = shared.watch_signal.wait_timeout(watches, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
         }
-    })();
-    shared.polling.fetch_sub(1, Ordering::AcqRel);
-    result
+        let _ = tokio::time::timeout_at(deadline.into(), signal).await;
+    }
 }
 
 /// `watch.stop`, on a server thread.

@@ -336,6 +336,91 @@ fn hierarchy_is_a_tree_of_roots() {
     assert_eq!(under["roots"][0]["child_count"], json!(1));
 }
 
+/// Nodes in a `world.hierarchy` answer, and its deepest level.
+fn count_nodes(nodes: &Value, depth: usize) -> (usize, usize) {
+    nodes.as_array().unwrap().iter().fold((0, 0), |(count, deepest), node| {
+        let (below, below_deepest) = count_nodes(&node["children"], depth + 1);
+        let node_deepest = if node["children"].as_array().unwrap().is_empty() { depth } else { below_deepest };
+        (count + 1 + below, deepest.max(node_deepest))
+    })
+}
+
+#[test]
+fn hierarchy_caps_count_roots_and_say_what_they_cut() {
+    let (mut game, _, mut inspector) = start();
+    let world = game.world_mut();
+    // 6,000 roots with one child each: 12,000 nodes, 5,000 listed.
+    for _ in 0..6000 {
+        let root = world.spawn(Health(0));
+        world.spawn((Health(1), ChildOf(root)));
+    }
+    // A chain 70 levels deep, listed down to level 60.
+    let top = world.spawn(Health(2));
+    let mut parent = top;
+    for _ in 0..70 {
+        parent = world.spawn((Health(3), ChildOf(parent)));
+    }
+    let (all, chain, deep_part) = drive(&mut game, &mut inspector, move |addr| {
+        (
+            ok(addr, "world.hierarchy", json!({})),
+            ok(addr, "world.hierarchy", json!({ "root": h(top) })),
+            ok(addr, "world.hierarchy", json!({ "root": h(parent) })),
+        )
+    });
+    assert_eq!((count_nodes(&all["roots"], 0).0, &all["truncated"]), (archetable_inspect::MAX_NODES, &json!(true)));
+    assert_eq!(count_nodes(&chain["roots"], 0), (archetable_inspect::MAX_DEPTH + 1, archetable_inspect::MAX_DEPTH));
+    assert_eq!(chain["truncated"], json!(true));
+    assert_eq!((count_nodes(&deep_part["roots"], 0), &deep_part["truncated"]), ((1, 0), &json!(false)));
+}
+
+#[test]
+fn refused_parents_are_errors_that_change_nothing() {
+    let (mut game, scene, mut inspector) = start();
+    let dead = game.world_mut().spawn(Health(9));
+    game.world_mut().despawn(dead).unwrap();
+    let errors = drive(&mut game, &mut inspector, move |addr| {
+        let parent = |entity: Entity, parent: Entity| {
+            err(addr, "world.insert_components", json!({ "entity": h(entity), "components": { "ChildOf": h(parent) } }))
+        };
+        vec![
+            parent(scene.child, scene.child),
+            parent(scene.root, scene.grandchild),
+            parent(scene.child, scene.grandchild),
+            parent(scene.movers[0], dead),
+            err(addr, "world.spawn_entity", json!({ "components": { "Health": 1, "ChildOf": h(dead) } })),
+        ]
+    });
+    let messages: Vec<_> = errors.iter().map(|e| (e["code"].as_i64().unwrap(), e["message"].clone())).collect();
+    let (child, grandchild, root) = (h(scene.child), h(scene.grandchild), h(scene.root));
+    assert_eq!(
+        messages,
+        [
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: {child} cannot be its own parent; nothing changed"))),
+            (
+                codes::INVALID_VALUE,
+                json!(format!(
+                    "`ChildOf`: {grandchild} is under {root}: making it the parent would close a cycle; nothing changed"
+                ))
+            ),
+            (
+                codes::INVALID_VALUE,
+                json!(format!(
+                    "`ChildOf`: {grandchild} is under {child}: making it the parent would close a cycle; nothing changed"
+                ))
+            ),
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: the parent {} is not alive; nothing changed", h(dead)))),
+            (codes::INVALID_VALUE, json!(format!("`ChildOf`: the parent {} is not alive; nothing changed", h(dead)))),
+        ]
+    );
+    let world = game.world();
+    assert_eq!(world.parent(scene.child), Some(scene.root));
+    assert_eq!(world.parent(scene.grandchild), Some(scene.child));
+    assert_eq!(world.parent(scene.root), None);
+    assert_eq!(world.parent(scene.movers[0]), None);
+    assert_eq!(world.len(), 8);
+    world.check_invariants().unwrap();
+}
+
 #[test]
 fn schedule_lists_systems_per_stage_and_their_times() {
     let (mut game, _, mut inspector) = start();
@@ -587,4 +672,98 @@ fn other_addresses_need_a_token() {
     let guarded = Inspector::start(InspectorConfig::new().bind_with_token(loopback, "t0ken")).unwrap();
     assert!(guarded.addr().ip().is_loopback());
     assert_ne!(guarded.addr().port(), 0);
+}
+
+#[test]
+fn empty_tokens_are_refused() {
+    let loopback: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+    for config in [config().token(""), InspectorConfig::new().bind_with_token(loopback, "")] {
+        let error = Inspector::start(config).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(error.to_string(), "the inspector's token is empty: give it one");
+    }
+}
+
+/// What a page of another site sends after rebinding its own name to
+/// 127.0.0.1, token or not: refused, and nothing changes.
+#[test]
+fn host_and_origin_are_checked_with_a_token_too() {
+    let (mut game, _) = game();
+    let mut inspector = Inspector::start(config().token("s3cret")).unwrap();
+    let replies = drive(&mut game, &mut inspector, |addr| {
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "world.insert_resource",
+                           "params": { "resource": "Score", "value": { "points": 1 } } })
+        .to_string();
+        let port = addr.port();
+        let post = "POST /?token=s3cret HTTP/1.1\r\nContent-Type: application/json\r\n";
+        vec![
+            raw_reply(addr, &format!("{post}Host: evil.example\r\nOrigin: http://evil.example\r\n"), &body),
+            raw_reply(addr, &format!("{post}Host: evil.example:{port}\r\n"), &body),
+            raw_reply(addr, &format!("{post}Host: 127.0.0.1:{port}\r\nOrigin: http://evil.example\r\n"), &body),
+            raw_reply(addr, &format!("{post}Host: 127.0.0.1:{port}\r\nOrigin: null\r\n"), &body),
+            raw_reply(addr, &format!("{post}Host: localhost:{}\r\n", port + 1), &body),
+            raw_reply(addr, &format!("{post}Host: 127.0.0.1:{port}\r\nOrigin: http://localhost:{port}\r\n"), &body),
+        ]
+    });
+    let refusals: Vec<_> = replies.iter().map(|r| (r.status, r.json()["error"]["message"].clone())).collect();
+    let host = json!("the Host header does not name this server");
+    let origin = json!("the request comes from a page of another origin");
+    assert_eq!(
+        refusals,
+        [
+            (403, host.clone()),
+            (403, host.clone()),
+            (403, origin.clone()),
+            (403, origin.clone()),
+            (403, host),
+            (403, origin)
+        ]
+    );
+    assert_eq!(game.world().resource::<Score>(), &Score { points: 7 });
+}
+
+#[test]
+fn tokens_are_read_the_way_browsers_and_clients_send_them() {
+    let (mut game, _) = game();
+    let mut inspector = Inspector::start(config().token("s3 cr+t%é")).unwrap();
+    let statuses = drive(&mut game, &mut inspector, |addr| {
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "loop.status" }).to_string();
+        let json_type = ("Content-Type", "application/json");
+        let with = |auth: &str| http(addr, "POST", "/", &[json_type, ("Authorization", auth)], body.as_bytes()).status;
+        vec![
+            // The page's address, as URLSearchParams reads it.
+            http(addr, "GET", "/?token=s3+cr%2Bt%25%C3%A9", &[], b"").status,
+            http(addr, "GET", "/?with=A&token=s3%20cr%2bt%25%c3%a9", &[], b"").status,
+            http(addr, "GET", "/?token=s3+cr+t%25%C3%A9", &[], b"").status,
+            http(addr, "GET", "/?token=s3+cr%2Bt%25%C3%A", &[], b"").status,
+            with("Bearer s3 cr+t%é"),
+            with("bearer s3 cr+t%é"),
+            with("BEARER s3 cr+t%é"),
+            with("Basic s3 cr+t%é"),
+            with("Bearer s3 cr+t%e"),
+            with("Bearer s3 cr+t%é "),
+            with("Bearer"),
+        ]
+    });
+    assert_eq!(statuses, [200, 200, 401, 401, 200, 200, 200, 401, 401, 200, 401]);
+}
+
+#[test]
+fn the_page_forbids_framing_sniffing_and_code_from_elsewhere() {
+    let (mut game, _, mut inspector) = start();
+    let (page, answer) = drive(&mut game, &mut inspector, |addr| {
+        (http(addr, "GET", "/", &[], b""), post(addr, &json!({ "jsonrpc": "2.0", "id": 1, "method": "loop.status" })))
+    });
+    assert_eq!(
+        page.header("content-security-policy"),
+        Some(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; \
+             img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+    );
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+    assert_eq!(answer.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(answer.header("content-type"), Some("application/json"));
 }

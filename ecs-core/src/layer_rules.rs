@@ -30,12 +30,6 @@ const UPWARD: &[(&str, &str, &str)] = &[
          type-erased code cannot name `T` later, and only the observer layer knows those event types",
     ),
     (
-        "component/required.rs",
-        "storage",
-        "a required component's constructor returns its value ready to move into a column (`RequiredValue`), \
-         built before the table write so a panicking `Default` leaves the table untouched",
-    ),
-    (
         "world/mod.rs",
         "query",
         "`World::query`, `query_one`, `query_many` and `despawn_where`: in `World`'s own module, so that compiler \

@@ -18,6 +18,7 @@ mod allocator;
 pub(crate) mod cloning;
 #[allow(unsafe_code)]
 pub(crate) mod column_batch;
+pub(crate) mod command_queue;
 pub(crate) mod entity_mut;
 pub(crate) mod entity_ops;
 pub(crate) mod entity_ref;

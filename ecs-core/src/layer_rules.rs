@@ -36,20 +36,11 @@ const UPWARD: &[(&str, &str, &str)] = &[
          notes name them `World::query` (an impl block in another module is named `<impl World>` by its path)",
     ),
     (
-        "world/hooks.rs",
-        "query",
-        "the hooks' contract: a hook is `fn(HookWorld, Entity)`, and `HookWorld` lets it query the world",
-    ),
-    (
-        "world/hooks.rs",
-        "system",
-        "the hooks' contract: `HookWorld::commands` gives a hook `Commands` to defer structural changes",
-    ),
-    (
-        "world/hooks.rs",
+        "world/hooks/registry.rs",
         "observer",
-        "every structural change fires the lifecycle observers right after the hooks, from the hook path; \
-         without the `observers` feature a stub answers that there are none",
+        "the world keeps its observers beside its hooks (`Hooks::observers`): every structural change fires the \
+         lifecycle observers right after the hooks, and entity observers go with their entity; without the \
+         `observers` feature a stub answers that there are none",
     ),
 ];
 

@@ -130,7 +130,7 @@ struct Watchers {
     by_entity: HashMap<Entity, Vec<ObserverId>>,
 }
 
-/// The world's observers (kept beside its hooks, in `hooks.rs`).
+/// The world's observers (kept beside its hooks, in `world/hooks/registry.rs`).
 #[derive(Default)]
 pub(crate) struct Observers {
     slots: HashMap<ObserverId, Slot>,

@@ -12,6 +12,7 @@ use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
 use crate::world::command_queue::{CommandError, CommandQueue, CommandReport, Skip};
 use crate::world::event::Event;
+use crate::world::hooks::HookWorld;
 use crate::world::World;
 
 /// A system parameter that records structural changes to apply after the
@@ -384,6 +385,32 @@ impl<'a> EntityCommands<'a> {
         let entity = self.entity;
         self.queue
             .push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity, reason: None }));
+    }
+}
+
+/// A hook's commands: in the system layer, beside [`Commands`], which it
+/// hands out.
+impl HookWorld<'_> {
+    /// Records structural changes (spawn, insert, remove, despawn) and other
+    /// world changes. They apply right after the world operation that ran
+    /// this hook, in the order recorded, before that operation returns; the
+    /// hooks they fire in turn queue theirs after them, until none is left.
+    /// A command whose entity is gone by then is skipped.
+    pub fn commands(&mut self) -> Commands<'_, '_> {
+        Commands::new(self.commands, self.world)
+    }
+}
+
+// The engine hooks' deferral records through `Commands`, so it is here.
+impl World {
+    /// Queues `command` with the hooks' commands, to apply after the world
+    /// operation under way: how the engine's own hooks, which have the
+    /// whole world, defer their work.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn defer(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
+        let mut queue = std::mem::take(self.hooks.queue());
+        Commands::new(&mut queue, self).add(command);
+        *self.hooks.queue() = queue;
     }
 }
 

@@ -8,8 +8,10 @@
 //! of operation each: `allocator.rs` (reserving handles, the allocator's
 //! state), `spawn_batch.rs`, `spawn_bundle.rs` (what `spawn` takes, and
 //! entity builders), `entity_mut.rs` / `entity_ref.rs` / `entity_ops.rs`
-//! (the entity-level API), `hooks.rs` (component hooks and the hook path
-//! that fires observers), `resources.rs` and `resource_scope.rs`,
+//! (the entity-level API), `hooks/` (component hooks, their registry, the
+//! view a hook receives, and the hooked operations, which also fire the
+//! observers), `command_queue.rs` (the commands that hooks and systems
+//! defer), `resources.rs` and `resource_scope.rs`,
 //! `event.rs`, `removed.rs`, `time.rs`, `pools.rs`, `cloning.rs`,
 //! `transaction.rs` (all or nothing) and `column_batch.rs` (whole columns
 //! at once).
@@ -110,7 +112,7 @@ pub struct World {
     last_check_tick: Tick,
     /// Which entities lost which components, for the types someone reads.
     removals: Removals,
-    /// Component lifecycle hooks (see `hooks.rs`).
+    /// Component lifecycle hooks (see `hooks/`).
     pub(crate) hooks: Hooks,
     /// The reset values of pooled component types, for `spawn_pooled`.
     pools: Pools,

@@ -6,8 +6,8 @@ file, an arrow from a file to each file that defines an item it names. The
 paths read are the `crate::`, `super::` and `self::` paths (and the paths
 that begin with a child module of the file's own module) of the file's `use`
 declarations, outside comments, string literals and `#[cfg(test)]` items
-(`#[cfg(test)] mod tests { .. }`, and the test-only files such modules
-load). A path is traced to the file that defines its item: through the
+(`#[cfg(test)] mod tests { .. }` or `#[cfg(all(test, ..))]`, and the
+test-only files such modules load). A path is traced to the file that defines its item: through the
 module tree, through the `pub use` re-exports of `lib.rs` and of each
 `mod.rs` (`crate::World` -> `world/mod.rs`, `crate::query::QueryIter` ->
 `query/iter.rs`); a path that names a module is an arrow to that module's
@@ -117,7 +117,8 @@ def item_end(code, start):
     return n
 
 
-CFG_TEST = re.compile(r"#\[cfg\(test\)\]")
+# `#[cfg(test)]`, and `#[cfg(all(test, ...))]`, which is test-only too.
+CFG_TEST = re.compile(r"#\[cfg\((?:test|all\([^\]]*\btest\b[^\]]*\))\)\]")
 
 
 def test_spans(code):

@@ -2,17 +2,27 @@
 """Import circles and file sizes of the core (`ecs-core/src`).
 
 Builds the file-level import graph of the core crate: one node per source
-file, an arrow from a file to each file that defines an item it names. The
-paths read are the `crate::`, `super::` and `self::` paths (and the paths
-that begin with a child module of the file's own module) of the file's `use`
-declarations, outside comments, string literals and `#[cfg(test)]` items
-(`#[cfg(test)] mod tests { .. }` or `#[cfg(all(test, ..))]`, and the
-test-only files such modules load). A path is traced to the file that defines its item: through the
-module tree, through the `pub use` re-exports of `lib.rs` and of each
-`mod.rs` (`crate::World` -> `world/mod.rs`, `crate::query::QueryIter` ->
-`query/iter.rs`); a path that names a module is an arrow to that module's
-file. With `--all-paths`, the paths written inside the code (`fn(&mut
-crate::World)`) count as well, not only those of `use` declarations.
+file, an arrow from a file to each file that defines an item it imports.
+By default the paths read are those of the file's `use` declarations that
+begin with `crate::` or `super::`, outside comments, string literals and
+test-only code (`#[cfg(test)]` or `#[cfg(all(test, ..))]` items such as
+`mod tests { .. }`, and the files such modules load). A path is traced
+through the module tree to the file that defines its item, following the
+crate root's re-exports (`crate::World` -> `world/mod.rs`); a path into a
+folder (`crate::query::QueryIter`) stops at that folder's `mod.rs`, which
+is the folder's public face, and a path that names a module is an arrow to
+that module's file. This is the count the layers are held to.
+
+Two stricter readings:
+- `--deep` also follows the re-exports of every `mod.rs` to the defining
+  file (`crate::query::QueryIter` -> `query/iter.rs`) and reads relative
+  paths (`use plan::X`, `pub use iter::QueryIter`): then `World::query`,
+  which stays in World's module for the compiler's notes, closes a circle
+  between `world/` and `query/`;
+- `--all-paths` also reads the paths written inside the code (`fn(&mut
+  crate::World)`); with `--deep` too, the arrows that `layer_rules.rs`
+  lists (the `Component` trait names `World`) close one circle through
+  most layers.
 
 It then finds the strongly connected components of the graph (Tarjan) and
 prints each circle (a component of more than one file) with its files, the
@@ -21,10 +31,11 @@ are all in one top-level folder of `src/` is that layer's own business, one
 that spans two folders is a knot between layers.
 
 Last, the line count of every file: all lines, and the lines outside its
-tests (a `#[cfg(test)] mod tests { .. }` block, a `#[cfg(test)]` item),
+tests (a `#[cfg(test)] mod tests { .. }` block, any test-only item),
 largest first, marking those over the limit (1,000 by default).
 
     python3 scripts/import_circles.py                 # circles and sizes
+    python3 scripts/import_circles.py --deep          # follow every mod.rs re-export
     python3 scripts/import_circles.py --all-paths     # also paths inside code
     python3 scripts/import_circles.py --edges         # also every arrow
     python3 scripts/import_circles.py --check         # exit 1 on a circle that crosses a folder

@@ -30,32 +30,23 @@ const UPWARD: &[(&str, &str, &str)] = &[
          type-erased code cannot name `T` later, and only the observer layer knows those event types",
     ),
     (
-        "component/required.rs",
-        "storage",
-        "a required component's constructor returns its value ready to move into a column (`RequiredValue`), \
-         built before the table write so a panicking `Default` leaves the table untouched",
-    ),
-    (
         "world/mod.rs",
         "query",
         "`World::query`, `query_one`, `query_many` and `despawn_where`: in `World`'s own module, so that compiler \
          notes name them `World::query` (an impl block in another module is named `<impl World>` by its path)",
     ),
     (
-        "world/hooks.rs",
-        "query",
-        "the hooks' contract: a hook is `fn(HookWorld, Entity)`, and `HookWorld` lets it query the world",
+        "world/hooks/plan.rs",
+        "hierarchy",
+        "with the `hierarchy` feature, the hook plans know the hierarchy's own components (`ChildOf`, `Children`): \
+         a recursive despawn whose tables run nothing but their upkeep skips it for the lists that go too",
     ),
     (
-        "world/hooks.rs",
-        "system",
-        "the hooks' contract: `HookWorld::commands` gives a hook `Commands` to defer structural changes",
-    ),
-    (
-        "world/hooks.rs",
+        "world/hooks/registry.rs",
         "observer",
-        "every structural change fires the lifecycle observers right after the hooks, from the hook path; \
-         without the `observers` feature a stub answers that there are none",
+        "the world keeps its observers beside its hooks (`Hooks::observers`): every structural change fires the \
+         lifecycle observers right after the hooks, and entity observers go with their entity; without the \
+         `observers` feature a stub answers that there are none",
     ),
 ];
 
@@ -64,9 +55,18 @@ fn layer_of(file: &str) -> Option<&str> {
     file.split_once('/').map(|(folder, _)| folder)
 }
 
-/// The source without comments and without a trailing `#[cfg(test)] mod tests`.
+/// Where the source's `mod tests` starts, if it is compiled for tests only:
+/// `#[cfg(test)]`, or `#[cfg(all(test, ..))]` for tests that need features.
+fn tests_start(source: &str) -> Option<usize> {
+    let at = source.find("\nmod tests {")?;
+    let line = source[..at].rfind('\n').map_or(0, |end| end + 1);
+    let attribute = &source[line..at];
+    (attribute == "#[cfg(test)]" || attribute.starts_with("#[cfg(all(test,")).then_some(line)
+}
+
+/// The source without comments and without its `#[cfg(test)] mod tests`.
 fn code_of(source: &str) -> String {
-    let source = match source.find("#[cfg(test)]\nmod tests {") {
+    let source = match tests_start(source) {
         Some(at) => &source[..at],
         None => source,
     };
@@ -111,7 +111,12 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
 fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     for statement in code_of(lib).split(';') {
-        let Some(path) = statement.trim().strip_prefix("pub use ") else { continue };
+        // A re-export behind a feature (`#[cfg(feature = "hierarchy")]`) names its folder all the same.
+        let mut statement = statement.trim();
+        while let Some(attribute) = statement.strip_prefix("#[") {
+            statement = attribute.split_once(']').map_or("", |(_, rest)| rest).trim_start();
+        }
+        let Some(path) = statement.strip_prefix("pub use ") else { continue };
         let folder = path.split("::").next().unwrap_or("").trim().to_string();
         let names = match (path.find('{'), path.rfind('}')) {
             (Some(open), Some(close)) => path[open + 1..close].to_string(),
@@ -183,9 +188,16 @@ fn layers_import_only_downward_except_the_listed_arrows() {
 fn the_checker_sees_paths_and_reexports() {
     let code = code_of("use crate::world::World; // crate::query\nfn f() -> crate::Entity { archetable_core::x() }");
     assert_eq!(crate_paths(&code), BTreeSet::from(["world".to_string(), "Entity".to_string()]));
-    let map = root_reexports("pub use world::{SpawnBatch, World};\npub use entity::error::SpawnAtError;\n");
+    let map = root_reexports(
+        "pub use world::{SpawnBatch, World};\npub use entity::error::SpawnAtError;\n#[cfg(feature = \"hierarchy\")]\npub use hierarchy::{ChildOf, Children};\n",
+    );
     assert_eq!(map.get("World").map(String::as_str), Some("world"));
     assert_eq!(map.get("SpawnAtError").map(String::as_str), Some("entity"));
+    assert_eq!(map.get("Children").map(String::as_str), Some("hierarchy"));
+    let code = code_of(
+        "use crate::world::World;\n#[cfg(all(test, feature = \"tracing\"))]\nmod tests {\n use crate::Trigger;\n}",
+    );
+    assert_eq!(crate_paths(&code), BTreeSet::from(["world".to_string()]));
     assert_eq!(layer_of("world/hooks.rs"), Some("world"));
     assert_eq!(layer_of("names.rs"), None);
     let code = "pub use crate::observer::Trigger;\n    pub use crate::hierarchy::{\n A,\n B};\nuse crate::query::Q;\nfn f() { crate::pub_use_x(); }";

@@ -96,11 +96,12 @@ pub use storage::resource::{Resource, ResourceId};
 pub use system::IntoObserver;
 pub use system::{CommandBuffer, ParamSet};
 pub use system::{
-    CommandQueue, Commands, EntityCommands, EventReader, EventWriter, ForeignQueueError, IntoSystem, Local, Query,
-    RemovedComponents, Res, ResMut, System, SystemParam,
+    Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, RemovedComponents, Res, ResMut,
+    System, SystemParam,
 };
 pub use world::cloning::CloneError;
 pub use world::column_batch::{ColumnBatch, ColumnBatchError};
+pub use world::command_queue::{CommandQueue, ForeignQueueError};
 pub use world::entity_mut::EntityWorldMut;
 pub use world::entity_ref::EntityRef;
 pub use world::event::{Event, EventCursor, Events};

@@ -12,11 +12,35 @@
 use std::any::{type_name, TypeId};
 use std::collections::HashSet;
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use crate::component::{Component, ComponentId, Components};
 use crate::names::short_type_name;
-use crate::storage::structural::RequiredValue;
+
+/// A required component's value on its way into the table: built before the
+/// table write starts, since its constructor is user code that may panic,
+/// then moved into its column (`Column::push_required` in the storage
+/// layer, which checks the type and moves the value in).
+pub(crate) trait RequiredValue: Send {
+    /// The value's type, which the column it moves into must store.
+    fn value_type(&self) -> TypeId;
+
+    /// Hands the value to `take` as a pointer to it, for `take` to move it
+    /// out; the value is forgotten afterwards, never dropped here.
+    fn hand_over(self: Box<Self>, take: &mut dyn FnMut(*const u8));
+}
+
+impl<C: Component> RequiredValue for C {
+    fn value_type(&self) -> TypeId {
+        TypeId::of::<C>()
+    }
+
+    fn hand_over(self: Box<Self>, take: &mut dyn FnMut(*const u8)) {
+        let value = ManuallyDrop::new(*self);
+        take(std::ptr::from_ref::<C>(&value).cast());
+    }
+}
 
 /// Builds a required component's value, boxed for the table write.
 pub(crate) type RequiredCtor = Arc<dyn Fn() -> Box<dyn RequiredValue> + Send + Sync>;

@@ -9,12 +9,14 @@
 
 mod allocator;
 pub(crate) mod error;
+mod handle;
 mod location;
 #[cfg(feature = "serde")]
 mod serde_impl;
 
-pub use allocator::{AllocatorHooks, AllocatorState, Entity, TableEntities};
+pub use allocator::{AllocatorHooks, AllocatorState, TableEntities};
 pub(crate) use allocator::{Entities, Handles, ReservationLanes};
+pub use handle::Entity;
 pub(crate) use location::EntityLocation;
 pub use location::{ArchetypeId, Row};
 #[cfg(feature = "serde")]

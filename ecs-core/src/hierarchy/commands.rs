@@ -5,7 +5,8 @@ use super::ChildOf;
 use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::system::commands::Reserver;
-use crate::system::{CommandQueue, EntityCommands};
+use crate::system::EntityCommands;
+use crate::world::command_queue::CommandQueue;
 
 impl EntityCommands<'_> {
     /// Makes `parent` this entity's parent, as [`World::set_parent`]

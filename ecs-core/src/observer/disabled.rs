@@ -4,6 +4,7 @@
 
 use std::any::{Any, TypeId};
 
+use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::world::hooks::HookKind;
 use crate::world::World;
@@ -39,17 +40,10 @@ impl Observers {
     }
 }
 
-/// How a trigger's commands apply (see the feature's module).
-#[derive(Clone, Copy)]
-pub(crate) enum Delivery {
-    /// With the hooks' commands.
-    AfterOperation,
-}
-
 impl World {
-    /// Nothing to run.
+    /// Nothing observes a lifecycle event.
     #[inline(always)]
-    pub(crate) fn run_observers(&mut self, _: &dyn Any, _: &str, _: Option<Entity>, _: Delivery) {}
+    pub(crate) fn fire_observers(&mut self, _: HookKind, _: ComponentId, _: Entity) {}
 
     /// Nothing to detach.
     #[inline(always)]

@@ -8,9 +8,9 @@ use std::marker::PhantomData;
 use crate::entity::Entity;
 use crate::observer::Trigger;
 use crate::system::access::AccessConflict;
-use crate::system::commands::{CommandQueue, CommandReport};
 use crate::system::function::{function_name, init_for_world};
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
+use crate::world::command_queue::{CommandQueue, CommandReport};
 use crate::world::event::Event;
 use crate::world::{World, WorldId};
 

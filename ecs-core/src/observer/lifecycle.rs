@@ -5,8 +5,11 @@ use std::any::{type_name, Any};
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::observer::Delivery;
 use crate::world::hooks::HookKind;
+use crate::world::World;
 
 /// Hands the lifecycle event of one kind for one component type, and its
 /// type name, to a callback: stored per component type, so the world can
@@ -132,4 +135,17 @@ lifecycle_events! {
     /// assert_eq!(world.resource::<Dead>().0, [f]);
     /// ```
     OnDespawn;
+}
+
+impl World {
+    /// Triggers the lifecycle event of `kind` for component `id` at
+    /// `entity` (`OnAdd<T>`, ...), if anything observes it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fire_observers(&mut self, kind: HookKind, id: ComponentId, entity: Entity) {
+        let lifecycle = self.components().info(id).lifecycle();
+        lifecycle(kind, &mut |event, name| {
+            self.run_observers(event, name, Some(entity), Delivery::AfterOperation);
+        });
+    }
 }

@@ -81,7 +81,8 @@ use hashbrown::HashMap;
 use crate::component::TypeIdMap;
 use crate::entity::error::EntityError;
 use crate::entity::Entity;
-use crate::system::{AccessConflict, CommandQueue};
+use crate::system::access::AccessConflict;
+use crate::world::command_queue::CommandQueue;
 use crate::world::event::Event;
 use crate::world::World;
 use function::{AnyObserver, IntoObserver};
@@ -129,7 +130,7 @@ struct Watchers {
     by_entity: HashMap<Entity, Vec<ObserverId>>,
 }
 
-/// The world's observers (kept beside its hooks, in `hooks.rs`).
+/// The world's observers (kept beside its hooks, in `world/hooks/registry.rs`).
 #[derive(Default)]
 pub(crate) struct Observers {
     slots: HashMap<ObserverId, Slot>,

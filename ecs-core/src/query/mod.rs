@@ -13,6 +13,7 @@ mod combinations;
 mod condition;
 mod fetch;
 mod filter;
+mod hook_world;
 mod iter;
 mod one;
 mod par;

@@ -15,7 +15,7 @@ use super::condition::all_hold;
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
 use crate::component::change::Tick;
-use crate::system::CommandReport;
+use crate::world::command_queue::CommandReport;
 use crate::world::time::Time;
 use crate::world::World;
 

@@ -18,7 +18,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::component::change::Tick;
-use crate::system::{AnySystem, BoxedSystem, CommandReport, IntoSystem};
+use crate::system::{AnySystem, BoxedSystem, IntoSystem};
+use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
 pub use condition::{Condition, IntoCondition};

@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 use crate::component::change::{ComponentTicks, Tick, TickCell};
+use crate::component::required::RequiredValue;
 use crate::component::ComponentInfo;
 
 /// A `Vec` of one component type, with the type erased.
@@ -451,6 +452,21 @@ impl Column {
         self.data = data;
         self.capacity = capacity;
         self.len = count;
+    }
+
+    /// Appends a required component's value, built by its constructor
+    /// before the table write started (`component/required.rs`), added and
+    /// changed at `tick`.
+    ///
+    /// # Panics
+    /// If this column does not store the value's type (a bug in the
+    /// caller); before anything is written.
+    pub(crate) fn push_required(&mut self, value: Box<dyn RequiredValue>, tick: Tick) {
+        assert_eq!(self.type_id, value.value_type(), "a required value pushed into a column of another type");
+        // SAFETY: the value is of this column's type (checked above), lives
+        // outside the column, and `hand_over` forgets it once `push` has
+        // moved it in.
+        value.hand_over(&mut |src| unsafe { self.push(src, tick) });
     }
 
     /// Appends `value`, added and changed at `tick`.

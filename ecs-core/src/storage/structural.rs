@@ -8,6 +8,7 @@ use std::mem::ManuallyDrop;
 
 use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles, ComponentReader, ComponentWriter};
 use crate::component::change::Tick;
+use crate::component::required::RequiredValue;
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::error::ComponentError;
 use crate::entity::{Entities, Entity, EntityLocation};
@@ -123,26 +124,6 @@ pub(crate) fn has_component(
     }
 }
 
-/// A required component's value on its way into the table (see
-/// `component/required.rs`): built before the table write starts, since its
-/// constructor is user code that may panic, then moved into its column.
-pub(crate) trait RequiredValue: Send {
-    /// Appends the value to `column`, added and changed at `tick`.
-    ///
-    /// # Panics
-    /// If `column` does not store this value's type (a bug in the caller);
-    /// before anything is written.
-    fn push_into(self: Box<Self>, column: &mut Column, tick: Tick);
-}
-
-impl<C: Component> RequiredValue for C {
-    fn push_into(self: Box<Self>, column: &mut Column, tick: Tick) {
-        assert_eq!(column.type_id(), TypeId::of::<C>(), "a required value pushed into a column of another type");
-        // SAFETY: the column stores `C`, checked above.
-        unsafe { column.push_typed(*self, tick) };
-    }
-}
-
 /// Builds the values of the required components that inserting `info`
 /// along `edge` adds, before any table changes.
 #[cold]
@@ -157,7 +138,7 @@ fn required_values(info: &BundleInfo, edge: &InsertEdge) -> Vec<Box<dyn Required
 #[inline(never)]
 fn push_required(values: Vec<Box<dyn RequiredValue>>, edge: &InsertEdge, columns: &mut [Column], tick: Tick) {
     for (value, &(_, column)) in values.into_iter().zip(edge.required.iter()) {
-        value.push_into(&mut columns[column as usize], tick);
+        columns[column as usize].push_required(value, tick);
     }
 }
 

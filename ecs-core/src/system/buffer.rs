@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::component::bundle::Bundle;
 use crate::entity::Entity;
-use crate::system::commands::{CommandQueue, CommandReport, Skip};
+use crate::world::command_queue::{CommandQueue, CommandReport, Skip};
 use crate::world::SpawnBundle;
 use crate::world::World;
 

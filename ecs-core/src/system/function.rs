@@ -9,8 +9,8 @@ use crate::component::change::Tick;
 use crate::entity::ReservationLanes;
 use crate::names::short_type_name;
 use crate::system::access::{AccessConflict, SystemAccess};
-use crate::system::commands::CommandReport;
 use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
+use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
 /// A system written as a struct: it takes the whole world, and may react to

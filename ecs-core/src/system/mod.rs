@@ -28,14 +28,14 @@ mod world_param;
 
 pub use access::{AccessConflict, SystemAccess};
 pub use buffer::CommandBuffer;
-pub use commands::{
-    CommandError, CommandQueue, CommandReport, Commands, EntityCommands, ForeignQueueError, SkippedCommand,
-};
+pub use commands::{Commands, EntityCommands};
 pub use events::{EventReader, EventWriter};
 pub(crate) use function::AnySystem;
 pub use function::{
     BoxedSystem, IntoSystem, IsExclusiveSystem, IsFunctionSystem, IsStructSystem, System, SystemParamFunction,
 };
+// Kept at their public paths; they live in the world layer.
+pub use crate::world::command_queue::{CommandError, CommandQueue, CommandReport, ForeignQueueError, SkippedCommand};
 // Kept at their public paths; they live in the observer layer.
 #[cfg(feature = "observers")]
 pub use crate::observer::function::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};

@@ -10,7 +10,8 @@ use crate::component::change::{ComponentTicks, RunTicks, Tick};
 use crate::names::short_type_name;
 use crate::storage::resource::{Resource, ResourceId};
 use crate::system::access::{AccessConflict, SystemAccess};
-use crate::system::commands::{CommandReport, EntityLane};
+use crate::system::commands::EntityLane;
+use crate::world::command_queue::CommandReport;
 use crate::world::World;
 
 /// A system's name and what its parameters touch.
@@ -187,7 +188,7 @@ pub unsafe trait SystemParam: Sized {
     /// A parameter made of others (a tuple, a `#[derive(SystemParam)]`
     /// struct, a [`ParamSet`](crate::ParamSet)) forwards each of the three
     /// deferred steps, this one included, to every member.
-    fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+    fn move_deferred(state: &mut Self::State, queue: &mut crate::world::command_queue::CommandQueue) {
         let _ = (state, queue);
     }
 }
@@ -596,7 +597,7 @@ macro_rules! forward_deferred {
             state: &mut Self::State,
             world: &mut World,
             meta: &SystemMeta,
-            report: &mut crate::system::commands::CommandReport,
+            report: &mut crate::world::command_queue::CommandReport,
         ) {
             $($name::apply_deferred(&mut state.$index, world, meta, report);)*
         }
@@ -607,7 +608,7 @@ macro_rules! forward_deferred {
         }
 
         #[allow(unused_variables)]
-        fn move_deferred(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+        fn move_deferred(state: &mut Self::State, queue: &mut crate::world::command_queue::CommandQueue) {
             $($name::move_deferred(&mut state.$index, queue);)*
         }
     };

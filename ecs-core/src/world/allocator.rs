@@ -2,9 +2,9 @@
 //! lanes for parallel commands), and saving or restoring the allocator's
 //! state so that a rebuilt world hands out exactly the same handles.
 
-use crate::entity::error::AllocatorStateError;
+use crate::entity::error::{AllocatorStateError, SpawnAtError};
 use crate::entity::{AllocatorState, Entity, EntityLocation, ReservationLanes};
-use crate::storage::archetype::ArchetypeId;
+use crate::storage::archetype::{ArchetypeId, Row};
 use crate::world::World;
 
 impl World {
@@ -87,5 +87,33 @@ impl World {
     #[doc(hidden)]
     pub fn entity_allocator_hooks(&mut self) -> crate::entity::AllocatorHooks<'_> {
         self.entities.hooks()
+    }
+
+    /// Makes the exact handle `entity` live, without components, in the
+    /// empty table (see `Entities::claim` for the rule).
+    pub(crate) fn claim_entity(&mut self, entity: Entity) -> Result<(), SpawnAtError> {
+        self.flush();
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        archetype.reserve(1);
+        let row = Row(archetype.len() as u32);
+        self.entities.claim(entity, EntityLocation { archetype: ArchetypeId::EMPTY, row })?;
+        archetype.push_entity(entity);
+        Ok(())
+    }
+
+    /// Makes every reserved entity live, with no components.
+    #[inline]
+    pub fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            self.flush_reserved();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_reserved(&mut self) {
+        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        self.entities
+            .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
     }
 }

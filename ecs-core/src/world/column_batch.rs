@@ -23,12 +23,12 @@ use std::fmt;
 
 use crate::component::bundle::BundleId;
 use crate::component::change::Tick;
+use crate::component::required::RequiredValue;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::error::AllocatorStateError;
 use crate::entity::{AllocatorState, Entity, EntityLocation};
 use crate::storage::archetype::{ArchetypeId, Row};
 use crate::storage::column::Column;
-use crate::storage::structural::RequiredValue;
 use crate::world::World;
 
 /// The values of many entities with the same components, column by
@@ -557,7 +557,7 @@ impl World {
             }
             for (to, values) in plan.required {
                 for value in values {
-                    value.push_into(&mut columns[to as usize], tick);
+                    columns[to as usize].push_required(value, tick);
                 }
             }
             done.push((plan.bundle, plan.batch.rows, plan.hooked));

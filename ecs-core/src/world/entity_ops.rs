@@ -6,7 +6,7 @@
 use crate::component::bundle::Bundle;
 use crate::entity::error::{EntityError, SpawnAtError};
 use crate::entity::{Entity, EntityLocation};
-use crate::storage::archetype::Row;
+use crate::storage::archetype::{ArchetypeId, Row};
 use crate::world::entity_ref::EntityRef;
 use crate::world::World;
 
@@ -136,5 +136,39 @@ impl World {
     /// returns how many.
     pub(crate) fn despawn_each(&mut self, entities: Vec<Entity>) -> usize {
         entities.into_iter().filter(|&entity| self.despawn(entity).is_ok()).count()
+    }
+}
+
+impl World {
+    /// Makes room, in each table that inserting bundle `B` into `entities`
+    /// (all alive) moves them to, for all the rows it receives, so that it
+    /// grows once.
+    pub(crate) fn reserve_insert_targets<B: Bundle>(&mut self, entities: &[Entity]) {
+        let mut per_source = vec![0usize; self.archetypes.len()];
+        for &entity in entities {
+            if let Some(location) = self.entities.get(entity) {
+                per_source[location.archetype.index()] += 1;
+            }
+        }
+        let info = self.bundles.register::<B>(&mut self.components);
+        // Several tables may lead to one target: sum their rows first.
+        let mut per_target: Vec<(ArchetypeId, usize)> = Vec::new();
+        for (source, &count) in per_source.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let source = self.archetypes.as_slice()[source].id();
+            let target = self.archetypes.insert_edge(source, info, &self.components);
+            if target == source {
+                continue;
+            }
+            match per_target.iter_mut().find(|(t, _)| *t == target) {
+                Some((_, total)) => *total += count,
+                None => per_target.push((target, count)),
+            }
+        }
+        for (target, count) in per_target {
+            self.archetypes.get_mut(target).reserve(count);
+        }
     }
 }

@@ -3,21 +3,26 @@
 //!
 //! The world layer: it owns the storage below it and changes it only
 //! through the operations here. This file has the `World` type, spawning,
-//! inserting, removing, despawning, reading components and change ticks,
+//! inserting, removing, despawning, reading components and their ticks,
 //! and the queries without a cached state; the other files add one kind
-//! of operation each: `allocator.rs` (reserving handles, the allocator's
-//! state), `spawn_batch.rs`, `spawn_bundle.rs` (what `spawn` takes, and
+//! of operation each: `allocator.rs` (reserving handles and making them
+//! live, the allocator's state), `change_ticks.rs` (the world's change
+//! tick), `spawn_batch.rs`, `spawn_bundle.rs` (what `spawn` takes, and
 //! entity builders), `entity_mut.rs` / `entity_ref.rs` / `entity_ops.rs`
-//! (the entity-level API), `hooks.rs` (component hooks and the hook path
-//! that fires observers), `resources.rs` and `resource_scope.rs`,
+//! (the entity-level API), `hooks/` (component hooks, their registry, the
+//! view a hook receives, and the hooked operations, which also fire the
+//! observers), `command_queue.rs` (the commands that hooks and systems
+//! defer), `resources.rs` and `resource_scope.rs`,
 //! `event.rs`, `removed.rs`, `time.rs`, `pools.rs`, `cloning.rs`,
 //! `transaction.rs` (all or nothing) and `column_batch.rs` (whole columns
 //! at once).
 
 mod allocator;
+mod change_ticks;
 pub(crate) mod cloning;
 #[allow(unsafe_code)]
 pub(crate) mod column_batch;
+pub(crate) mod command_queue;
 pub(crate) mod entity_mut;
 pub(crate) mod entity_ops;
 pub(crate) mod entity_ref;
@@ -42,13 +47,13 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles};
-use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick, CHECK_INTERVAL};
+use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick};
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::error::QueryEntityError;
-use crate::entity::error::{ComponentError, EntityError, SpawnAtError};
+use crate::entity::error::{ComponentError, EntityError};
 use crate::entity::{Entities, Entity, EntityLocation, TableEntities};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
-use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes, Row};
+use crate::storage::archetype::{Archetype, Archetypes, Row};
 use crate::storage::builder::{BuiltBundle, EntityBuilder};
 use crate::storage::column::for_each_unwinding;
 use crate::storage::pool::Pools;
@@ -109,7 +114,7 @@ pub struct World {
     last_check_tick: Tick,
     /// Which entities lost which components, for the types someone reads.
     removals: Removals,
-    /// Component lifecycle hooks (see `hooks.rs`).
+    /// Component lifecycle hooks (see `hooks/`).
     pub(crate) hooks: Hooks,
     /// The reset values of pooled component types, for `spawn_pooled`.
     pools: Pools,
@@ -654,86 +659,6 @@ impl World {
         archetype.column(archetype.column_index(id)?).ticks_at(location.row.index())
     }
 
-    /// The world's current change tick: writes made now, outside systems,
-    /// are stamped with it.
-    #[inline]
-    pub fn change_tick(&self) -> Tick {
-        Tick::new(self.change_tick.load(Ordering::Relaxed))
-    }
-
-    /// Starts a reader's run: returns the tick of the run and advances the
-    /// world's tick past it, so later writes are newer than the run.
-    #[inline]
-    pub(crate) fn increment_change_tick(&self) -> Tick {
-        Tick::new(self.change_tick.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// [`World::increment_change_tick`] through an exclusive borrow: a plain
-    /// add, not an atomic one (about 20 cycles, a good part of a pass over a
-    /// few small tables).
-    #[inline]
-    pub(crate) fn increment_change_tick_mut(&mut self) -> Tick {
-        let tick = self.change_tick.get_mut();
-        let now = *tick;
-        *tick = now.wrapping_add(1);
-        Tick::new(now)
-    }
-
-    /// Hands out `n` consecutive change ticks at once, for readers that
-    /// will run side by side: the first is returned, and the world's tick
-    /// moves past the last. One update of the counter instead of one per
-    /// reader, which threads would otherwise fight over.
-    #[inline]
-    pub(crate) fn reserve_change_ticks(&mut self, n: u32) -> Tick {
-        let tick = self.change_tick.get_mut();
-        let first = *tick;
-        *tick = tick.wrapping_add(n);
-        Tick::new(first)
-    }
-
-    /// Clamps every stored change tick to at most [`Tick::MAX_AGE`] old, so
-    /// that ticks wrapping around never make an old change look new. A
-    /// [`Schedule`](crate::Schedule) calls it when due (every 2^29 ticks);
-    /// call it yourself if the world's tick advances without one.
-    pub fn check_change_ticks(&mut self) {
-        let now = self.change_tick();
-        for archetype in self.archetypes.as_mut_slice() {
-            archetype.check_ticks(now);
-        }
-        self.sparse.check_ticks(now);
-        self.resources.check_ticks(now);
-        self.last_check_tick = now;
-    }
-
-    /// The ticks of a reader without a previous run (`World::query`,
-    /// `query_one`): writes are stamped now, and every change the world
-    /// still remembers counts as new.
-    #[inline]
-    pub(crate) fn one_off_ticks(&self) -> RunTicks {
-        let now = self.change_tick();
-        RunTicks { last_run: Tick::new(now.get().wrapping_sub(Tick::MAX_AGE)), this_run: now }
-    }
-
-    /// Runs [`World::check_change_ticks`] if enough ticks passed since the
-    /// last check; returns the tick it clamped to.
-    pub(crate) fn check_change_ticks_if_due(&mut self) -> Option<Tick> {
-        let now = self.change_tick();
-        if now.get().wrapping_sub(self.last_check_tick.get()) >= CHECK_INTERVAL {
-            self.check_change_ticks();
-            Some(now)
-        } else {
-            None
-        }
-    }
-
-    /// Advances the change tick by `ticks` at once, as if that many systems
-    /// had run: a test hook for tick wrap-around. Not part of the API.
-    #[doc(hidden)]
-    pub fn advance_change_tick(&mut self, ticks: u32) {
-        let tick = self.change_tick.get_mut();
-        *tick = tick.wrapping_add(ticks);
-    }
-
     /// A read-only view of `entity`, if it is alive.
     pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
         let location = self.entities.get(entity)?;
@@ -790,66 +715,6 @@ impl World {
         if let Err(payload) = tables {
             std::panic::resume_unwind(payload);
         }
-    }
-
-    /// Makes room, in each table that inserting bundle `B` into `entities`
-    /// (all alive) moves them to, for all the rows it receives, so that it
-    /// grows once.
-    pub(crate) fn reserve_insert_targets<B: Bundle>(&mut self, entities: &[Entity]) {
-        let mut per_source = vec![0usize; self.archetypes.len()];
-        for &entity in entities {
-            if let Some(location) = self.entities.get(entity) {
-                per_source[location.archetype.index()] += 1;
-            }
-        }
-        let info = self.bundles.register::<B>(&mut self.components);
-        // Several tables may lead to one target: sum their rows first.
-        let mut per_target: Vec<(ArchetypeId, usize)> = Vec::new();
-        for (source, &count) in per_source.iter().enumerate() {
-            if count == 0 {
-                continue;
-            }
-            let source = self.archetypes.as_slice()[source].id();
-            let target = self.archetypes.insert_edge(source, info, &self.components);
-            if target == source {
-                continue;
-            }
-            match per_target.iter_mut().find(|(t, _)| *t == target) {
-                Some((_, total)) => *total += count,
-                None => per_target.push((target, count)),
-            }
-        }
-        for (target, count) in per_target {
-            self.archetypes.get_mut(target).reserve(count);
-        }
-    }
-
-    /// Makes the exact handle `entity` live, without components, in the
-    /// empty table (see `Entities::claim` for the rule).
-    pub(crate) fn claim_entity(&mut self, entity: Entity) -> Result<(), SpawnAtError> {
-        self.flush();
-        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
-        archetype.reserve(1);
-        let row = Row(archetype.len() as u32);
-        self.entities.claim(entity, EntityLocation { archetype: ArchetypeId::EMPTY, row })?;
-        archetype.push_entity(entity);
-        Ok(())
-    }
-
-    /// Makes every reserved entity live, with no components.
-    #[inline]
-    pub fn flush(&mut self) {
-        if self.entities.has_reserved() {
-            self.flush_reserved();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn flush_reserved(&mut self) {
-        let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
-        self.entities
-            .flush(|entity| EntityLocation { archetype: ArchetypeId::EMPTY, row: archetype.push_entity(entity) });
     }
 
     pub(crate) fn entities_mut(&mut self) -> &mut Entities {

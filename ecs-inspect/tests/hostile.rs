@@ -370,8 +370,12 @@ mod soak {
     //! `INSPECTOR_SOAK_SECS`): slow bodies, huge lengths, garbage, clients
     //! that never read, long polls and normal calls, while the game thread
     //! runs frames. Every normal call must be answered within
-    //! [`NORMAL_BOUND`], and no `update` may take longer than its budget
-    //! plus [`UPDATE_MARGIN`].
+    //! [`NORMAL_BOUND`]; 999 `update`s in 1,000 must end within their budget
+    //! plus [`UPDATE_MARGIN`], and none may take [`UPDATE_STALL`]. (The
+    //! slowest single `update` measures the machine as much as the
+    //! inspector: on a shared 2-core machine the game thread can lose its
+    //! core for tens of milliseconds. A client that held the game thread
+    //! would hold it for a timeout, seconds.)
 
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -383,6 +387,9 @@ mod soak {
     /// shared 2-core machine, where the thread can be preempted).
     const UPDATE_MARGIN: Duration = Duration::from_millis(30);
     const BUDGET: Duration = Duration::from_millis(2);
+    /// What no `update` may take: a stall, far past any preemption, far
+    /// short of the server's shortest timeout (5 s).
+    const UPDATE_STALL: Duration = Duration::from_millis(500);
 
     fn seconds() -> u64 {
         std::env::var("INSPECTOR_SOAK_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(30)
@@ -549,7 +556,12 @@ mod soak {
         );
         assert!(times.len() > 100, "only {} normal calls", times.len());
         assert!(pick(&times, 1.0) <= NORMAL_BOUND, "a normal call waited {:?}", pick(&times, 1.0));
-        assert!(pick(&updates, 1.0) <= BUDGET + UPDATE_MARGIN, "an update took {:?}", pick(&updates, 1.0));
+        assert!(
+            pick(&updates, 0.999) <= BUDGET + UPDATE_MARGIN,
+            "one update in a thousand took {:?}",
+            pick(&updates, 0.999)
+        );
+        assert!(pick(&updates, 1.0) < UPDATE_STALL, "an update took {:?}", pick(&updates, 1.0));
         game.world().check_invariants().unwrap();
     }
 }

@@ -4,14 +4,19 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use archetable_core::{Time, Timings, World};
+use archetable_core::{SystemTiming, Time, Timings, World};
 use serde_json::{json, Value};
 
 /// How many frames the history keeps.
 pub(crate) const FRAMES: usize = 600;
 
-/// A stage's name and its systems' timings, sampled this frame.
+/// A stage's name and its systems' timings, copied for the calls of a
+/// frame (`schedule.list`).
 pub(crate) type StageTimings = (String, Timings);
+
+/// A stage's name and its systems' timings where the schedule keeps them,
+/// read by [`History::sample`] every frame without copying.
+pub(crate) type SampledStage<'a> = (String, Vec<&'a SystemTiming>);
 
 /// One frame's figures.
 #[derive(Clone)]
@@ -58,9 +63,9 @@ pub(crate) struct History {
 
 impl History {
     /// Records a frame.
-    pub fn sample(&mut self, frame: u64, world: &World, stages: &[StageTimings]) {
-        let flat: Vec<(&String, &archetable_core::SystemTiming)> =
-            stages.iter().flat_map(|(stage, timings)| timings.iter().map(move |t| (stage, t))).collect();
+    pub fn sample(&mut self, frame: u64, world: &World, stages: &[SampledStage<'_>]) {
+        let flat: Vec<(&String, &SystemTiming)> =
+            stages.iter().flat_map(|(stage, timings)| timings.iter().map(move |t| (stage, *t))).collect();
         let same = flat.len() == self.columns.len()
             && flat.iter().zip(&self.columns).all(|((stage, t), &c)| {
                 let (s, n) = &self.systems[c];
@@ -92,7 +97,7 @@ impl History {
 
     /// Maps the systems sampled now to columns, adding new ones; a system
     /// met for the first time counts from its current total.
-    fn relayout(&mut self, stages: &[StageTimings]) {
+    fn relayout(&mut self, stages: &[SampledStage<'_>]) {
         self.columns.clear();
         for (stage, timings) in stages {
             for t in timings.iter() {

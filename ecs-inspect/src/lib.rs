@@ -61,7 +61,7 @@ use archetable_core::{GameLoop, Schedule, Stage, Time, World};
 use serde_json::Value;
 
 use crate::front::Front;
-use crate::history::{History, StageTimings};
+use crate::history::{History, SampledStage, StageTimings};
 use crate::methods::Ctx;
 use crate::server::{Jobs, Limits, Shared};
 
@@ -321,9 +321,19 @@ impl Inspector {
         if !self.wake() {
             return;
         }
+        self.count_step(game.world_mut());
         let all: Vec<Stage> = std::iter::once(Stage::Startup).chain(game.stages().cloned()).collect();
-        let stages: Vec<StageTimings> =
-            all.into_iter().map(|stage| (stage.to_string(), game.stage(stage).timings())).collect();
+        // The chart reads the timings where they are, every frame; a copy
+        // (names included) is made only on a frame with calls to answer.
+        let seen: Vec<SampledStage> =
+            all.iter().map(|stage| (stage.to_string(), game.stage(stage.clone()).system_timings().collect())).collect();
+        self.history.sample(self.frame, game.world(), &seen);
+        drop(seen);
+        let stages: Vec<StageTimings> = if self.has_calls() {
+            all.into_iter().map(|stage| (stage.to_string(), game.stage(stage).timings())).collect()
+        } else {
+            Vec::new()
+        };
         self.serve(game.world_mut(), &stages);
     }
 
@@ -335,7 +345,15 @@ impl Inspector {
         if !self.wake() {
             return;
         }
-        let stages: Vec<StageTimings> = schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect();
+        self.count_step(world);
+        let seen: Vec<SampledStage> =
+            schedules.iter().map(|(name, s)| ((*name).to_owned(), s.system_timings().collect())).collect();
+        self.history.sample(self.frame, world, &seen);
+        let stages: Vec<StageTimings> = if self.has_calls() {
+            schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect()
+        } else {
+            Vec::new()
+        };
         self.serve(world, &stages);
     }
 
@@ -343,8 +361,22 @@ impl Inspector {
     /// per frame (or whenever the world may be looked at).
     pub fn update_world(&mut self, world: &mut World) {
         if self.wake() {
+            self.count_step(world);
+            self.history.sample(self.frame, world, &[]);
             self.serve(world, &[]);
         }
+    }
+
+    /// Whether a call waits for an answer this frame: one left over from
+    /// the last frame, or a new one (taken from the queue and kept).
+    fn has_calls(&mut self) -> bool {
+        if self.pending.is_none()
+            && let Ok(job) = self.jobs.try_recv()
+        {
+            let answers = Vec::with_capacity(job.calls.len());
+            self.pending = Some((job, answers));
+        }
+        self.pending.is_some()
     }
 
     /// Counts the frame; whether there is anything to do: a request since
@@ -366,7 +398,9 @@ impl Inspector {
         self.stepping > 0 || self.pending.is_some() || self.shared.watch_count.load(Ordering::Acquire) > 0
     }
 
-    fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
+    /// Counts down a `loop.step`: the frame that ends it pauses the game
+    /// again (before the frame is sampled, so its record says paused).
+    fn count_step(&mut self, world: &mut World) {
         if self.stepping > 0 {
             self.stepping -= 1;
             if self.stepping == 0
@@ -375,7 +409,9 @@ impl Inspector {
                 time.pause();
             }
         }
-        self.history.sample(self.frame, world, stages);
+    }
+
+    fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
         // One call at a time, the budget checked after each: a batch's
         // calls spread over frames when they do not fit in one.
         let started = Instant::now();

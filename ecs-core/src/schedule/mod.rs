@@ -734,13 +734,30 @@ impl Schedule {
     }
 
     /// Per-system timings (runs, last and mean duration) in run order,
-    /// printable as a table.
+    /// printable as a table: a copy, names included. To read them every
+    /// frame without copying, use [`Schedule::system_timings`].
     pub fn timings(&self) -> Timings {
-        let order: Vec<usize> = match &self.plan {
-            Some(plan) => plan.order().to_vec(),
-            None => (0..self.entries.len()).collect(),
-        };
-        Timings(order.into_iter().map(|i| self.entries[i].timing.clone()).collect())
+        Timings(self.system_timings().cloned().collect())
+    }
+
+    /// Each system's timing in run order, borrowed: what a profiler or an
+    /// inspector reads every frame, allocating nothing.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// fn tick() {}
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(tick);
+    /// schedule.run(&mut world);
+    /// let runs: Vec<(&str, u64)> = schedule.system_timings().map(|t| (t.name(), t.runs())).collect();
+    /// assert_eq!(runs, [("tick", 1)]);
+    /// ```
+    pub fn system_timings(&self) -> impl Iterator<Item = &SystemTiming> + '_ {
+        let planned = self.plan.as_ref().map(|plan| plan.order());
+        let unplanned = if planned.is_some() { 0 } else { self.entries.len() };
+        planned.into_iter().flatten().copied().chain(0..unplanned).map(move |i| &self.entries[i].timing)
     }
 
     /// Number of runs so far.

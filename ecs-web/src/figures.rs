@@ -74,6 +74,12 @@ impl Workloads {
         Workloads { world, query, schedule }
     }
 
+    /// Runs the schedule's systems one after the other on the calling
+    /// thread, as they run in wasm.
+    pub fn set_single_threaded(&mut self) {
+        self.schedule.set_single_threaded(true);
+    }
+
     /// One pass of the query: the sum of every position moved by its
     /// velocity.
     pub fn query(&mut self) -> f32 {

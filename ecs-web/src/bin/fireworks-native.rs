@@ -6,7 +6,7 @@
 //! ```text
 //! fireworks-native checksum [FRAMES]   # checksum FRAMES HEX
 //! fireworks-native layers              # layers HEX
-//! fireworks-native figures             # query_us ..., schedule_us ...
+//! fireworks-native figures             # query_us ..., schedule_us ..., schedule_one_thread_us ...
 //! ```
 
 use std::time::Instant;
@@ -64,7 +64,10 @@ fn figures() {
     }
     let query = median_us(15, 200, || workloads.query());
     let schedule = median_us(15, 100, || workloads.schedule());
+    workloads.set_single_threaded();
+    let one_thread = median_us(15, 100, || workloads.schedule());
     println!("entities {ENTITIES}");
     println!("query_us {query:.2}");
     println!("schedule_us {schedule:.2}");
+    println!("schedule_one_thread_us {one_thread:.2}");
 }

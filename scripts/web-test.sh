@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 frames=${FRAMES:-300}
 playwright_version=1.65.1
 
-scripts/web.sh
+scripts/web.sh --checks
 
 # Chromium and Node: installed with apt-get when missing, never skipped.
 missing=()
@@ -70,7 +70,8 @@ for n in 120 600 "$frames"; do
     compare "scripted run, $n frames" "$line" "$(timeout 120 node ecs-web/tests/node.mjs "$wasm" checksum "$n")"
 done
 expected=$(timeout 120 "$native" checksum "$frames")
-compare "every layer's digest" "$(timeout 120 "$native" layers)" "$(timeout 120 node ecs-web/tests/node.mjs "$wasm" layers)"
+compare "every layer's digest" "$(timeout 120 "$native" layers)" \
+    "$(timeout 120 node ecs-web/tests/node.mjs target/web/checks.wasm layers)"
 
 echo "== the page in headless Chromium"
 hex=${expected##* }
@@ -79,6 +80,7 @@ PLAYWRIGHT_CORE="$PWD/$node_dir/node_modules/playwright-core" \
 
 echo "== figures"
 echo "fireworks.wasm: $(stat -c %s "$wasm") bytes, $(gzip -9 -c "$wasm" | wc -c) gzipped"
+echo "checks.wasm (with the pass over every layer): $(stat -c %s target/web/checks.wasm) bytes"
 echo "native:"
 timeout 300 "$native" figures | sed 's/^/  /'
 echo "wasm in Node $(node --version):"

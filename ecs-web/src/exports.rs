@@ -4,6 +4,10 @@
 //! [`fireworks_draw`] returns where it starts in the module's memory, for
 //! the page to copy it into an `ImageData`.
 //!
+//! The pass over every layer (`layers_*`) is exported only with the
+//! `checks` feature: its save formats and prefabs would quadruple the
+//! page's module.
+//!
 //! `#[unsafe(no_mangle)]` keeps each function's name as the export's
 //! name; it is the only reason this module allows `unsafe_code`, and
 //! there is no `unsafe` block here.
@@ -167,18 +171,21 @@ pub extern "C" fn fireworks_script_field(i: u32, field: u32) -> f64 {
 }
 
 /// The digest of the pass over every layer ([`crate::layers`]).
+#[cfg(feature = "checks")]
 #[unsafe(no_mangle)]
 pub extern "C" fn layers_digest() -> u64 {
     crate::layers::digest()
 }
 
 /// Check `i` of the pass over every layer, by itself (0 past the end).
+#[cfg(feature = "checks")]
 #[unsafe(no_mangle)]
 pub extern "C" fn layers_check(i: u32) -> u64 {
     crate::layers::CHECKS.get(i as usize).map_or(0, |(_, check)| check())
 }
 
 /// Checks in the pass over every layer.
+#[cfg(feature = "checks")]
 #[unsafe(no_mangle)]
 pub extern "C" fn layers_len() -> u32 {
     crate::layers::CHECKS.len() as u32

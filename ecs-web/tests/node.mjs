@@ -1,10 +1,10 @@
-// The wasm side of the web checks, in Node: loads the page's module and
+// The wasm side of the web checks, in Node: loads a module of the page and
 // prints, in the lines `fireworks-native` prints, the scripted run's
 // checksum (replayed through the exports the page's mouse and keyboard
 // use), the digest of the pass over every layer, and the figures' timings.
 //
 //   node ecs-web/tests/node.mjs target/web/site/fireworks.wasm checksum [FRAMES]
-//   node ecs-web/tests/node.mjs target/web/site/fireworks.wasm layers
+//   node ecs-web/tests/node.mjs target/web/checks.wasm layers      (the `checks` feature)
 //   node ecs-web/tests/node.mjs target/web/site/fireworks.wasm figures
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The web checks, as one CI stage: builds the page for wasm32-unknown-unknown
 # (scripts/web.sh, which installs Debian's toolchain when it is missing),
-# then compares the wasm build with the native one:
+# runs the crate's native tests, then compares the wasm build with the
+# native one:
 #
 # - in Node: the scripted run's checksum after FRAMES frames, and the
 #   digest of the pass over every layer (saves and loads, prefabs,
@@ -15,7 +16,7 @@
 #   schedule run natively and in Node, the page's frame time with about
 #   1,000 entities.
 #
-# Every step is bounded in time. FRAMES (default 300) sets the scripted
+# Every run of a module, of the browser and of npm is bounded in time. FRAMES (default 300) sets the scripted
 # run's length; SHOT=path saves a screenshot of the page there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +47,11 @@ if [ ! -f "$node_dir/node_modules/playwright-core/package.json" ] ||
         "playwright-core@$playwright_version"
 fi
 
-echo "== the native reference"
+echo "== the native reference and its tests"
+# The crate's own tests: the script gives the same world on one thread and
+# many, clicks count only while playing, the picture is drawn, every layer
+# answers.
+cargo test --release -p archetable-web
 cargo build --release -p archetable-web --bin fireworks-native
 native=target/release/fireworks-native
 wasm=target/web/site/fireworks.wasm

@@ -16,8 +16,9 @@
 #   schedule run natively and in Node, the page's frame time with about
 #   1,000 entities.
 #
-# Every run of a module, of the browser and of npm is bounded in time. FRAMES (default 300) sets the scripted
-# run's length; SHOT=path saves a screenshot of the page there.
+# Every run of a module, of the browser and of npm is bounded in time.
+# FRAMES (default 300) sets the scripted run's length; SHOT=path saves a
+# screenshot of the page there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -20,8 +20,8 @@
 //! observer/, hierarchy/, game_loop/   the layers above one frame
 //! ```
 //!
-//! `names.rs`, `trace.rs` and `tuples.rs` at the root are utilities that
-//! import no layer.
+//! `clock.rs`, `names.rs`, `trace.rs` and `tuples.rs` at the root are
+//! utilities that import no layer.
 //!
 //! `unsafe` code lives only in the storage modules (`storage/`: `column`,
 //! `archetype`, `sparse`, `builder`, `structural`, `pool`, `resource`; the
@@ -41,6 +41,7 @@
 // this crate's own tests.
 extern crate self as archetable_core;
 
+mod clock;
 mod component;
 mod entity;
 #[cfg(feature = "game-loop")]

@@ -24,8 +24,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 #[cfg(feature = "parallel")]
 use std::sync::{Arc, Mutex};
 #[cfg(feature = "parallel")]
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+#[cfg(feature = "parallel")]
+use crate::clock::Instant;
 #[cfg(feature = "parallel")]
 use crate::component::change::RunTicks;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};

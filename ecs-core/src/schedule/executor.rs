@@ -9,11 +9,12 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(feature = "parallel")]
 use std::sync::{Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::condition::all_hold;
 use super::order::{self, Node, ScheduleError};
 use super::Entry;
+use crate::clock::Instant;
 use crate::component::change::Tick;
 use crate::world::command_queue::CommandReport;
 use crate::world::time::Time;

@@ -33,7 +33,8 @@ dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installe
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]}"
-    if [ "$(id -u)" -ne 0 ] || ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; then
+    if [ "$(id -u)" -ne 0 ] || ! { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+        { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }; }; then
         echo "error: the browser check needs ${missing[*]}" >&2
         echo "error: install with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
         exit 1

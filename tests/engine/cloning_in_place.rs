@@ -77,7 +77,11 @@ fn names(world: &World) -> Vec<(Entity, String)> {
     world.query::<(Entity, &Name)>().map(|(e, n)| (e, n.0.clone())).collect()
 }
 
-fn everything(world: &World) -> Vec<(Entity, Option<i32>, Option<String>, bool, Option<u32>)> {
+/// One entity as the tests compare it: handle, `Pos`, `Name`, `Marker`,
+/// `Shield`.
+type Row = (Entity, Option<i32>, Option<String>, bool, Option<u32>);
+
+fn everything(world: &World) -> Vec<Row> {
     world
         .query::<Entity>()
         .map(|e| {

@@ -1,5 +1,6 @@
-//! Snapshot and restore of a world in memory (`World::try_clone`) beside a
-//! binary save and load round trip (`archetable-serde`, postcard), on the
+//! Snapshot and restore of a world in memory (`World::try_clone`, and
+//! `World::clone_from` into a world that keeps its memory, as rollback
+//! snapshots are made) beside a binary save and load round trip (`archetable-serde`, postcard), on the
 //! save/load workload's world of [`ENTITIES`]
 //! entities with four components. Run with
 //! `cargo run -p archetable-bench --release --bin snapshot`.
@@ -23,6 +24,16 @@ pub struct Figures {
     /// `world = snapshot.try_clone()`: the copy replaces a changed world,
     /// whose drop is included.
     pub restore: Duration,
+    /// `saved.clone_from(&world)` into a world that holds an earlier copy.
+    pub snapshot_in_place: Duration,
+    /// `world.clone_from(&saved)` over a changed world.
+    pub restore_in_place: Duration,
+    /// The two in place, with the four types registered with
+    /// `World::register_clone_from` (whole columns; the `Copy` ones in
+    /// bulk).
+    pub snapshot_in_place_typed: Duration,
+    /// See `snapshot_in_place_typed`.
+    pub restore_in_place_typed: Duration,
     /// `save_binary`.
     pub save: Duration,
     /// `load_binary`.
@@ -50,6 +61,33 @@ pub fn measure(n: usize, runs: usize) -> Figures {
     let registry = source.serde_registry();
     let (mut snapshot, mut restore, mut saves, mut loads) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut save_bytes = 0;
+    let mut in_place: [Vec<Duration>; 4] = Default::default();
+    for typed in [false, true] {
+        let mut live = source.try_clone().expect("every component is cloneable");
+        if typed {
+            live.register_clone_from::<crate::save_load::Position>();
+            live.register_clone_from::<crate::save_load::Velocity>();
+            live.register_clone_from::<crate::save_load::Health>();
+            live.register_clone_from::<crate::save_load::Name>();
+        }
+        let mut saved = World::new();
+        saved.clone_from(&live).expect("every component is cloneable");
+        let (snapshots, restores) = in_place.split_at_mut(2);
+        let (snapshots, restores) =
+            if typed { (&mut snapshots[1], &mut restores[1]) } else { (&mut snapshots[0], &mut restores[0]) };
+        for _ in 0..runs {
+            let start = Instant::now();
+            saved.clone_from(&live).expect("every component is cloneable");
+            snapshots.push(start.elapsed());
+            assert_eq!(checksum(&saved), expected);
+            live.query_mut::<&mut crate::save_load::Health>().for_each(|mut h| h.0 = 0);
+            let start = Instant::now();
+            live.clone_from(&saved).expect("every component is cloneable");
+            restores.push(start.elapsed());
+            assert_eq!(checksum(&live), expected);
+        }
+    }
+    let [snapshot_in_place, snapshot_in_place_typed, restore_in_place, restore_in_place_typed] = in_place.map(median);
     for _ in 0..runs {
         let start = Instant::now();
         let copy = live.try_clone().expect("every component is cloneable");
@@ -78,6 +116,10 @@ pub fn measure(n: usize, runs: usize) -> Figures {
         entities: n,
         snapshot: median(snapshot),
         restore: median(restore),
+        snapshot_in_place,
+        restore_in_place,
+        snapshot_in_place_typed,
+        restore_in_place_typed,
         save: median(saves),
         load: median(loads),
         save_bytes,
@@ -89,10 +131,16 @@ pub fn table(figures: &Figures) -> String {
     let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
     format!(
         "| {} entities | time |\n|---|---|\n| snapshot (`try_clone`) | {} |\n| restore (`world = snapshot.try_clone()`) | {} \
-         |\n| binary save (postcard, {} bytes) | {} |\n| binary load | {} |\n| binary round trip | {} |\n",
+         |\n| snapshot in place (`saved.clone_from(&world)`) | {} |\n| restore in place (`world.clone_from(&saved)`) | {} \
+         |\n| snapshot in place, types registered with `register_clone_from` | {} |\n| restore in place, types registered \
+         | {} |\n| binary save (postcard, {} bytes) | {} |\n| binary load | {} |\n| binary round trip | {} |\n",
         figures.entities,
         ms(figures.snapshot),
         ms(figures.restore),
+        ms(figures.snapshot_in_place),
+        ms(figures.restore_in_place),
+        ms(figures.snapshot_in_place_typed),
+        ms(figures.restore_in_place_typed),
         figures.save_bytes,
         ms(figures.save),
         ms(figures.load),

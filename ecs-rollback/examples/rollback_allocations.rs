@@ -32,9 +32,21 @@ struct Velocity(i32, i32);
 #[component(clone)]
 struct Health(u32);
 
-#[derive(Component, Clone, Hash)]
+#[derive(Component, Hash)]
 #[component(clone)]
 struct Name(String);
+
+// By hand, so that a save's `clone_from` keeps each string's buffer:
+// `derive(Clone)` would clone anew and drop the old string.
+impl Clone for Name {
+    fn clone(&self) -> Self {
+        Name(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 fn main() {
     let mut world = World::new();
@@ -43,6 +55,11 @@ fn main() {
     }
     let mut driver: RollbackDriver<u8> = RollbackDriver::new(world, Schedule::new(), 60);
     driver.component::<Position>().component::<Velocity>().component::<Health>().component::<Name>();
+    driver
+        .copy_with_clone_from::<Position>()
+        .copy_with_clone_from::<Velocity>()
+        .copy_with_clone_from::<Health>()
+        .copy_with_clone_from::<Name>();
     for _ in 0..5 {
         driver.save_now().unwrap();
         driver.load_frame(0).unwrap();

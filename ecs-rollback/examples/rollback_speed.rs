@@ -33,9 +33,21 @@ struct Velocity(i32, i32);
 #[component(clone)]
 struct Health(u32);
 
-#[derive(Component, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Component, Debug, PartialEq, Eq, Hash)]
 #[component(clone)]
 struct Name(String);
+
+// By hand, so that a save's `clone_from` keeps each string's buffer:
+// `derive(Clone)` would clone anew and drop the old string.
+impl Clone for Name {
+    fn clone(&self) -> Self {
+        Name(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -65,6 +77,11 @@ fn main() {
     }
     let mut driver: RollbackDriver<u8> = RollbackDriver::new(world, Schedule::new(), 60);
     driver.component::<Position>().component::<Velocity>().component::<Health>().component::<Name>();
+    driver
+        .copy_with_clone_from::<Position>()
+        .copy_with_clone_from::<Velocity>()
+        .copy_with_clone_from::<Health>()
+        .copy_with_clone_from::<Name>();
 
     let save = measure(200, || {
         std::hint::black_box(driver.save_now().unwrap());

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use archetable_core::{Component, Entity, LoopStarted, Resource, Schedule, Time, World};
+use archetable_core::{ChildOf, Component, Entity, LoopStarted, Resource, Schedule, Time, World};
 use ggrs::{Frame, GgrsError, GgrsEvent, GgrsRequest, PlayerHandle, SessionState};
 
 use crate::checksum::StableHasher;
@@ -113,6 +113,7 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
         let step = Duration::from_secs(1) / fps;
         let mut registry = Registry::default();
         registry.engine_types();
+        world.register_clone_from::<ChildOf>();
         registry.resource_with::<Time>(|time, h| {
             h.write_u64(time.frame());
             h.write_u64(time.elapsed().as_nanos() as u64);
@@ -184,6 +185,23 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// keeps its present value.
     pub fn skip_resource<T: Resource>(&mut self) -> &mut Self {
         self.registry.skip_resource::<T>();
+        self
+    }
+
+    /// Copies component `T` into and out of snapshots with
+    /// `Clone::clone_from`, a whole column at a time (see
+    /// `World::register_clone_from`): a `Copy` type is copied in bulk, and
+    /// a type that owns memory (a `String`, a `Vec`) keeps it from one save
+    /// to the next, so that saves and loads stop allocating. `T` still
+    /// needs one of [`component`](Self::component),
+    /// [`component_with`](Self::component_with) or
+    /// [`skip_component`](Self::skip_component).
+    ///
+    /// `#[derive(Clone)]` does not forward `clone_from` to the fields (it
+    /// clones anew and drops the old value): implement `Clone` by hand for
+    /// a type whose buffers should be kept.
+    pub fn copy_with_clone_from<T: Component + Clone>(&mut self) -> &mut Self {
+        self.world.register_clone_from::<T>();
         self
     }
 

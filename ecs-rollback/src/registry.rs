@@ -159,9 +159,10 @@ impl Registry {
         self.skipped_components.push(Skipped {
             type_id: TypeId::of::<T>(),
             carry: Box::new(|present, restored| {
-                // The present value goes to the same entity in the restored
-                // world where that entity has the component there too; no
-                // entity changes table, so no query's order changes.
+                // The present value goes to the same entity in the snapshot
+                // about to be copied back, where that entity has the
+                // component there too; no entity changes table, so no
+                // query's order changes.
                 for (entity, mut value) in present.query_mut::<(Entity, &mut T)>() {
                     if let Some(mut slot) = restored.get_mut::<T>(entity) {
                         std::mem::swap(&mut *slot, &mut *value);
@@ -171,22 +172,14 @@ impl Registry {
         });
     }
 
-    /// Leaves resource `T` out of rollback.
+    /// Leaves resource `T` out of rollback: a load copies the snapshot's
+    /// entities into the present world, which keeps its resources, so
+    /// there is nothing to carry.
     pub(crate) fn skip_resource<T: Resource>(&mut self) {
         if self.knows(TypeId::of::<T>()) {
             return;
         }
-        self.skipped_resources.push(Skipped {
-            type_id: TypeId::of::<T>(),
-            carry: Box::new(|present, restored| match present.remove_resource::<T>() {
-                Some(value) => {
-                    restored.insert_resource(value);
-                }
-                None => {
-                    restored.remove_resource::<T>();
-                }
-            }),
-        });
+        self.skipped_resources.push(Skipped { type_id: TypeId::of::<T>(), carry: Box::new(|_, _| {}) });
     }
 
     /// Registers the engine's relationship components.

@@ -1,18 +1,26 @@
 //! The ring of snapshots ggrs saves into and loads from, and the checksum
 //! of a world.
 //!
-//! A snapshot is a copy of the world made with `World::try_clone` (every
-//! entity with its handle and generation, the allocator's free list, every
-//! table and sparse set, the hierarchy lists, the change tick) plus a copy
-//! of each rolled-back resource, kept in the slot `frame % len`. ggrs keeps
-//! at most `max_prediction + 2` frames alive, so a ring a little longer
-//! than that never overwrites a frame ggrs may still ask for; each slot
-//! remembers its frame and a load checks it.
+//! Each slot keeps a world of its own, and a save makes it a copy of the
+//! present one in place (`World::clone_from`: every entity with its handle
+//! and generation, the allocator's free list, every table and sparse set,
+//! the hierarchy lists, the change tick), plus a copy of each rolled-back
+//! resource; the slot for a frame is `frame % len`. The copy goes into the
+//! memory the slot's world has from earlier saves, so once every slot has
+//! held a world of the present size, a save allocates nothing (for the
+//! types copied with `clone_from`, see
+//! [`RollbackDriver::copy_with_clone_from`](crate::RollbackDriver::copy_with_clone_from)).
+//! ggrs keeps at most `max_prediction + 2` frames alive, so a ring a little
+//! longer than that never overwrites a frame ggrs may still ask for; each
+//! slot remembers its frame and a load checks it.
 //!
-//! A load makes the world a copy of the snapshot (the snapshot stays, as
-//! ggrs may load the same frame again), puts the rolled-back resources
-//! back, and carries the skipped components and resources over from the
-//! world it replaces.
+//! A load copies the slot's world back into the present one, in place too
+//! (the slot stays, as ggrs may load the same frame again), and puts the
+//! rolled-back resources back. The present world keeps its id, so the
+//! schedule's systems and query states stay set up, and its resources, so
+//! the skipped ones keep their present values; skipped components are
+//! handed to the slot before the copy, so that they come back as they
+//! were before the load.
 
 use std::hash::{Hash, Hasher};
 
@@ -25,7 +33,9 @@ use crate::registry::{Detail, Registry, Stored};
 
 struct Slot {
     frame: Frame,
-    world: Option<World>,
+    /// Whether `world` holds the save of `frame`.
+    saved: bool,
+    world: World,
     resources: Vec<Stored>,
     checksum: u128,
 }
@@ -38,7 +48,13 @@ pub(crate) struct Ring {
 impl Ring {
     pub(crate) fn new(len: usize) -> Self {
         let slots = (0..len.max(1))
-            .map(|_| Slot { frame: ggrs::NULL_FRAME, world: None, resources: Vec::new(), checksum: 0 })
+            .map(|_| Slot {
+                frame: ggrs::NULL_FRAME,
+                saved: false,
+                world: World::new(),
+                resources: Vec::new(),
+                checksum: 0,
+            })
             .collect();
         Ring { slots }
     }
@@ -56,11 +72,11 @@ impl Ring {
     pub(crate) fn save(&mut self, world: &World, registry: &Registry, frame: Frame) -> Result<u128, RollbackError> {
         let index = self.index(frame);
         let slot = &mut self.slots[index];
-        let copy = world.try_clone().map_err(|error| match error {
+        slot.world.clone_from(world).map_err(|error| match error {
             archetable_core::CloneError::NotCloneable { component } => RollbackError::NotCloneable { name: component },
             archetable_core::CloneError::NoSuchEntity(_) => unreachable!("a whole-world copy names no entity"),
         })?;
-        slot.world = Some(copy);
+        slot.saved = true;
         slot.resources.resize_with(registry.resources.len(), || None);
         for (entry, stored) in registry.resources.iter().zip(&mut slot.resources) {
             (entry.save)(world, stored);
@@ -71,23 +87,19 @@ impl Ring {
     }
 
     /// Makes `world` the snapshot of frame `frame`.
-    pub(crate) fn load(&self, world: &mut World, registry: &Registry, frame: Frame) -> Result<(), RollbackError> {
-        let slot = &self.slots[self.index(frame)];
-        let saved = match (&slot.world, slot.frame == frame) {
-            (Some(saved), true) => saved,
-            _ => return Err(RollbackError::MissingSnapshot { frame }),
-        };
-        let mut restored = saved.try_clone().expect("a snapshot is a copy, so it copies again");
-        for (entry, stored) in registry.resources.iter().zip(&slot.resources) {
-            (entry.load)(&mut restored, stored);
-        }
-        for skipped in &registry.skipped_resources {
-            (skipped.carry)(world, &mut restored);
+    pub(crate) fn load(&mut self, world: &mut World, registry: &Registry, frame: Frame) -> Result<(), RollbackError> {
+        let index = self.index(frame);
+        let slot = &mut self.slots[index];
+        if !slot.saved || slot.frame != frame {
+            return Err(RollbackError::MissingSnapshot { frame });
         }
         for skipped in &registry.skipped_components {
-            (skipped.carry)(world, &mut restored);
+            (skipped.carry)(world, &mut slot.world);
         }
-        *world = restored;
+        world.clone_from(&slot.world).expect("a snapshot is a copy, so it copies back");
+        for (entry, stored) in registry.resources.iter().zip(&slot.resources) {
+            (entry.load)(world, stored);
+        }
         Ok(())
     }
 
@@ -95,17 +107,13 @@ impl Ring {
     /// frame is still kept.
     pub(crate) fn world_of(&self, frame: Frame) -> Option<&World> {
         let slot = &self.slots[self.index(frame)];
-        if slot.frame == frame {
-            slot.world.as_ref()
-        } else {
-            None
-        }
+        (slot.saved && slot.frame == frame).then_some(&slot.world)
     }
 
     /// The checksum saved with frame `frame`, if that frame is still kept.
     pub(crate) fn checksum_of(&self, frame: Frame) -> Option<u128> {
         let slot = &self.slots[self.index(frame)];
-        (slot.frame == frame && slot.world.is_some()).then_some(slot.checksum)
+        (slot.frame == frame && slot.saved).then_some(slot.checksum)
     }
 }
 

@@ -13,6 +13,7 @@ mod access;
 mod builder;
 mod change_tracking;
 mod cloning;
+mod cloning_in_place;
 mod column_batch;
 mod combinations;
 mod command_buffer;

@@ -173,6 +173,19 @@ impl Entities {
         }
     }
 
+    /// Makes this table an exact copy of `src` in place, as
+    /// [`Entities::snapshot`] does, keeping the memory.
+    pub fn clone_from_table(&mut self, src: &Entities) {
+        self.slots.clone_from(&src.slots);
+        self.free.clone_from(&src.free);
+        self.live = src.live;
+        self.max_slots = src.max_slots;
+        *self.reserved.get_mut() = src.reserved.load(Ordering::Relaxed);
+        self.skipped.clone_from(&src.skipped);
+        self.txns.clear();
+        self.allocated.clear();
+    }
+
     /// Number of live entities.
     #[inline]
     pub fn len(&self) -> u32 {

@@ -13,7 +13,7 @@ use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 pub use crate::entity::{ArchetypeId, Row};
 use crate::storage::bitset::BitSet;
-use crate::storage::column::{for_each_unwinding, Column};
+use crate::storage::column::{for_each_unwinding, CloneColumnFn, Column};
 use crate::storage::graph::{Edges, NO_COLUMN};
 use crate::storage::pool::Pools;
 
@@ -567,6 +567,38 @@ impl Archetype {
         (new_row, self.entities.get(r).copied())
     }
 
+    /// Makes this table's rows copies of `src`'s (the same signature), in
+    /// place: see [`Archetypes::clone_from_same_layout`].
+    fn clone_rows_from(
+        &mut self,
+        src: &Archetype,
+        registry: &Components,
+        typed: &impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+    ) {
+        debug_assert_eq!(self.components, src.components);
+        if self.is_empty() && src.is_empty() {
+            return;
+        }
+        if src.len() > self.len() {
+            self.reserve(src.len() - self.len());
+        }
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            match typed(column.type_id()) {
+                Some(copy) => copy(column, &src.columns[i]),
+                None => {
+                    let info = registry.info(self.components[i]);
+                    let Some(clone) = info.clone_fn() else { panic!("component `{}` is not cloneable", info.name()) };
+                    // SAFETY: both columns store `components[i]`'s type (same
+                    // signature, same registry), and `clone` is that type's
+                    // clone function.
+                    unsafe { column.clone_from_erased(&src.columns[i], clone) };
+                }
+            }
+        }
+        // Every column now holds one value per row of `src`, in its rows.
+        self.entities.clone_from(&src.entities);
+    }
+
     /// Clamps the change ticks of every tracked column (see
     /// [`World::check_change_ticks`](crate::World::check_change_ticks)).
     pub(crate) fn check_ticks(&mut self, now: crate::component::change::Tick) {
@@ -806,6 +838,50 @@ impl Archetypes {
             target.entities.extend_from_slice(&archetype.entities);
         }
         copy
+    }
+
+    /// Makes these tables copies of `src`'s, in place: the same rows of
+    /// the same entity indices, every value cloned with its ticks into the
+    /// columns already here (`typed` gives a type's whole-column copy, see
+    /// [`Column::clone_from_typed`]; other types go through their clone
+    /// function). Tables only `src` has are created here; tables only this
+    /// list has are emptied. Nothing is allocated when every table has room
+    /// for `src`'s rows and every value's `clone_from` reuses its memory.
+    ///
+    /// Returns false, changing nothing, if the two lists disagree on the
+    /// signature of some id: then only a new copy will do
+    /// ([`Archetypes::clone_all`]). The cached edges stay: they lead to the
+    /// same signatures in both.
+    ///
+    /// # Panics
+    /// If a component of a row of `src` is not cloneable (check
+    /// [`Archetypes::first_not_cloneable`] first) or a clone panics; the
+    /// tables are then consistent each on its own, and the caller empties
+    /// them.
+    pub(crate) fn clone_from_same_layout(
+        &mut self,
+        src: &Archetypes,
+        registry: &Components,
+        pools: &mut Pools,
+        typed: impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+    ) -> bool {
+        let common = self.archetypes.len().min(src.archetypes.len());
+        if (0..common).any(|i| self.archetypes[i].components != src.archetypes[i].components) {
+            return false;
+        }
+        for archetype in &src.archetypes[common..] {
+            let id = self.get_or_create(archetype.components.clone(), registry);
+            debug_assert_eq!(id, archetype.id);
+        }
+        for (target, archetype) in self.archetypes.iter_mut().zip(&src.archetypes) {
+            target.clone_rows_from(archetype, registry, &typed);
+        }
+        for extra in &mut self.archetypes[src.archetypes.len()..] {
+            if !extra.is_empty() {
+                extra.clear(pools, registry);
+            }
+        }
+        true
     }
 
     /// The archetype whose signature is `components` (sorted, no duplicates),

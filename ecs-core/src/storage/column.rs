@@ -12,6 +12,11 @@ use crate::component::change::{ComponentTicks, Tick, TickCell};
 use crate::component::required::RequiredValue;
 use crate::component::ComponentInfo;
 
+/// A whole-column copy for one type, [`Column::clone_from_typed`] of it:
+/// what [`World::register_clone_from`](crate::World::register_clone_from)
+/// keeps per type.
+pub(crate) type CloneColumnFn = fn(&mut Column, &Column);
+
 /// A `Vec` of one component type, with the type erased.
 ///
 /// Invariants:
@@ -350,6 +355,86 @@ impl Column {
                 let ticks = src.ticks.get(row).unwrap_or(ComponentTicks::new(Tick::new(0)));
                 self.ticks.push(ticks);
             }
+        }
+    }
+
+    /// Makes this column's values clones of `src`'s, with their ticks,
+    /// reusing what is here: the first rows are assigned with
+    /// `Clone::clone_from` (a `String` keeps its buffer; a `Copy` type is
+    /// copied in bulk), the rest cloned in or dropped, and the memory kept.
+    /// A panicking clone leaves the values cloned so far in place (the
+    /// ticks may then disagree with the values: clear the column).
+    ///
+    /// # Panics
+    /// If either column does not store `T`, or if this column is a table's
+    /// and has no room for `src`'s values (reserve the table's rows first).
+    pub fn clone_from_typed<T: Clone + 'static>(&mut self, src: &Column) {
+        let of_t = TypeId::of::<T>();
+        assert!(self.type_id == of_t && src.type_id == of_t, "clone_from_typed with another type's columns");
+        if src.len > self.capacity {
+            self.reserve(src.len - self.len);
+        }
+        let common = self.len.min(src.len);
+        // SAFETY: `src` stores `T` (checked above) and its rows `0..len`
+        // are initialized values; its data is aligned for `T`.
+        let from = unsafe { std::slice::from_raw_parts(src.data.as_ptr().cast::<T>(), src.len) };
+        {
+            // SAFETY: this column stores `T` too, rows `0..common` are
+            // initialized, and the exclusive borrow of `self` (another
+            // column than `src`) makes this the only reference to them.
+            let into = unsafe { std::slice::from_raw_parts_mut(self.data.as_ptr().cast::<T>(), common) };
+            into.clone_from_slice(&from[..common]);
+        }
+        if src.len < self.len {
+            let old = std::mem::replace(&mut self.len, src.len);
+            // SAFETY: rows `src.len..old` held initialized `T`s and are past
+            // the length now, so each is dropped once, here.
+            unsafe {
+                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                    self.ptr_at(src.len).cast::<T>(),
+                    old - src.len,
+                ))
+            };
+        } else {
+            for value in &from[common..] {
+                let clone = value.clone();
+                // SAFETY: row `len` is below `src.len <= capacity` (reserved
+                // above), aligned for `T`, and holds no value.
+                unsafe { self.ptr_at(self.len).cast::<T>().write(clone) };
+                self.len += 1;
+            }
+        }
+        self.clone_ticks_from(src);
+    }
+
+    /// [`Column::clone_from_typed`] for a type known only by its clone
+    /// function: drops every value, then clones `src`'s in, with their
+    /// ticks (each value is allocated anew if it owns memory).
+    ///
+    /// # Safety
+    /// `src` stores this column's type, and `clone` clones that type (its
+    /// [`ComponentInfo`]'s clone function).
+    pub unsafe fn clone_from_erased(&mut self, src: &Column, clone: unsafe fn(*const u8, *mut u8)) {
+        self.clear();
+        // SAFETY: forwarded contract.
+        unsafe { self.extend_cloned(src, clone) };
+    }
+
+    /// Makes this column's ticks copies of `src`'s, keeping the memory.
+    fn clone_ticks_from(&mut self, src: &Column) {
+        if !self.tracked {
+            return;
+        }
+        self.ticks.clear();
+        if src.tracked {
+            // SAFETY: a shared borrow of `src`; writers of a row's ticks hold
+            // exclusive access to the row, which excludes this borrow.
+            let read = |cell: &TickCell| TickCell::new(unsafe { *cell.get() });
+            self.ticks.added.extend(src.ticks.added.iter().map(read));
+            self.ticks.changed.extend(src.ticks.changed.iter().map(read));
+        } else {
+            self.ticks.added.resize_with(src.len, || TickCell::new(Tick::new(0)));
+            self.ticks.changed.resize_with(src.len, || TickCell::new(Tick::new(0)));
         }
     }
 

@@ -21,7 +21,7 @@ use std::fmt;
 use crate::component::change::{ComponentTicks, Tick};
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
-use crate::storage::column::{Column, Panics};
+use crate::storage::column::{CloneColumnFn, Column, Panics};
 use crate::storage::pool::Pools;
 
 /// The values of one sparse component type, by entity.
@@ -296,6 +296,31 @@ impl SparseSet {
         set
     }
 
+    /// Makes this set a copy of `src` (the same type), in place: the values
+    /// by `typed` if given (see [`Column::clone_from_typed`]), else by the
+    /// type's clone function, then the index and the entity list, keeping
+    /// the memory. A panicking clone leaves the index and entity list as
+    /// they were (clear the set then).
+    fn clone_set_from(
+        &mut self,
+        src: &SparseSet,
+        info: &ComponentInfo,
+        typed: &impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+    ) {
+        debug_assert_eq!(self.id, src.id);
+        match typed(info.type_id()) {
+            Some(copy) => copy(&mut self.values, &src.values),
+            None => {
+                let Some(clone) = info.clone_fn() else { panic!("component `{}` is not cloneable", info.name()) };
+                // SAFETY: both sets store `info`'s type, and `clone` is its
+                // clone function.
+                unsafe { self.values.clone_from_erased(&src.values, clone) };
+            }
+        }
+        self.index.clone_from(&src.index);
+        self.entities.clone_from(&src.entities);
+    }
+
     /// Bytes held by the set.
     pub fn allocated_bytes(&self) -> usize {
         self.index.capacity() * 4 + self.entities.capacity() * size_of::<Entity>() + self.values.allocated_bytes()
@@ -455,6 +480,40 @@ impl SparseSets {
             }
         }
         Ok(SparseSets { by_component: self.by_component.clone(), sets })
+    }
+
+    /// Makes these sets copies of `src`'s, for a world copied in place with
+    /// the same entities and the same registry: set by set, keeping the
+    /// memory, when both hold sets of the same types in the same order;
+    /// otherwise as a new copy ([`SparseSets::try_clone`]). `Err` names the
+    /// first type that is not cloneable and has values; nothing changes
+    /// then.
+    ///
+    /// # Panics
+    /// If a clone panics; each set is then consistent on its own, and the
+    /// caller empties them.
+    pub(crate) fn clone_from_sets(
+        &mut self,
+        src: &SparseSets,
+        components: &Components,
+        typed: impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+    ) -> Result<(), &'static str> {
+        if let Some(set) = src.sets.iter().find(|set| !set.is_empty() && !components.info(set.id).is_cloneable()) {
+            return Err(components.info(set.id).name());
+        }
+        let same = self.sets.len() == src.sets.len() && self.sets.iter().zip(&src.sets).all(|(a, b)| a.id == b.id);
+        if !same {
+            *self = src.try_clone(components)?;
+            return Ok(());
+        }
+        for (set, from) in self.sets.iter_mut().zip(&src.sets) {
+            if set.is_empty() && from.is_empty() {
+                continue;
+            }
+            set.clone_set_from(from, components.info(from.id), &typed);
+        }
+        self.by_component.clone_from(&src.by_component);
+        Ok(())
     }
 
     /// Bytes held by every set.

@@ -1,11 +1,17 @@
-//! Copies: one entity (`World::clone_entity`) or the whole world
-//! (`World::try_clone`), for the component types that opt in with
-//! `#[component(clone)]`.
+//! Copies: one entity (`World::clone_entity`), the whole world as a new
+//! one (`World::try_clone`) or into a world that exists already, reusing
+//! its memory (`World::clone_from`, what rollback snapshots use), for the
+//! component types that opt in with `#[component(clone)]`.
 
 use std::fmt;
 
+use std::any::TypeId;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::storage::builder::EntityBuilder;
+use crate::storage::column::{for_each_unwinding, CloneColumnFn, Column};
 use crate::world::World;
 
 /// Why a copy could not be made.
@@ -151,13 +157,207 @@ impl World {
         let sparse = self.sparse_sets().try_clone(components);
         let sparse = sparse.map_err(|component| CloneError::NotCloneable { component })?;
         let archetypes = self.archetypes().clone_all(components);
-        Ok(World::from_parts(
+        let mut copy = World::from_parts(
             self.entities().snapshot(),
             components.snapshot(),
             archetypes,
             sparse,
             self.change_tick(),
             self.last_check_tick(),
-        ))
+        );
+        copy.cloners.clone_from(&self.cloners);
+        Ok(copy)
+    }
+
+    /// Makes this world a copy of `source`, as [`World::try_clone`] does,
+    /// but in place: every entity with the same handle, the allocator in
+    /// the same state, every table and sparse set with the same values (and
+    /// their change ticks) in the same rows, and the same change tick. The
+    /// values are cloned into the memory this world has already: a table
+    /// keeps its columns, a value of a type registered with
+    /// [`World::register_clone_from`] is assigned with `Clone::clone_from`
+    /// (a `String` keeps its buffer, where the type's `Clone` forwards
+    /// `clone_from`) and a column of such a type is copied whole (a `Copy`
+    /// type in bulk). Copying back and forth between two
+    /// worlds of the same tables allocates nothing once each has had room
+    /// for the other's rows: what a rollback snapshot needs every frame.
+    ///
+    /// This world keeps what is its own: its [`WorldId`](crate::WorldId)
+    /// (query states and systems built for it stay valid), its resources,
+    /// hooks, observers and pools. That holds while the two worlds agree on
+    /// the component types and tables they share (the same type at each
+    /// component id, the same signature at each table id), as a world and
+    /// its copies do, whichever has made more since. Otherwise this world
+    /// is rebuilt as a [`World::try_clone`] of `source` that keeps this
+    /// world's resources, with a new id; its hooks and observers are not in
+    /// the copy then (the engine's own are installed).
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component, Clone, Debug, PartialEq)]
+    /// #[component(clone)]
+    /// struct Name(String);
+    ///
+    /// let mut world = World::new();
+    /// world.register_clone_from::<Name>();
+    /// let a = world.spawn(Name("ship".into()));
+    /// let mut saved = World::new();
+    /// saved.clone_from(&world).unwrap();
+    ///
+    /// world.get_mut::<Name>(a).unwrap().0.push_str(" (hit)");
+    /// let b = world.spawn(Name("bullet".into()));
+    /// let id = world.id();
+    ///
+    /// // Roll back: the same world, as it was.
+    /// world.clone_from(&saved).unwrap();
+    /// assert_eq!(world.id(), id);
+    /// assert_eq!(world.get::<Name>(a), Some(&Name("ship".into())));
+    /// assert!(!world.contains(b));
+    /// assert_eq!(world.spawn(Name("bullet".into())), b);
+    /// ```
+    ///
+    /// # Errors
+    /// [`CloneError::NotCloneable`] naming the first component, in
+    /// archetype order then sparse set order, that some entity of `source`
+    /// holds and that is not cloneable; nothing changes then.
+    ///
+    /// # Panics
+    /// If a clone panics: this world is then left empty (every entity
+    /// despawned, without hooks) and the panic goes on.
+    pub fn clone_from(&mut self, source: &World) -> Result<(), CloneError> {
+        self.flush();
+        let components = source.components();
+        if let Some(id) = source.archetypes().first_not_cloneable(components) {
+            return Err(CloneError::NotCloneable { component: components.name(id) });
+        }
+        let sparse = source.sparse_sets().iter();
+        if let Some(set) = sparse.filter(|set| !set.is_empty()).find(|set| !components.info(set.id()).is_cloneable()) {
+            return Err(CloneError::NotCloneable { component: components.name(set.id()) });
+        }
+        if !self.adopt_registry(source) {
+            return self.clone_anew(source);
+        }
+        let World { archetypes, sparse, pools, components, cloners, .. } = self;
+        let typed = |type_id: TypeId| -> Option<CloneColumnFn> {
+            cloners.iter().chain(&source.cloners).find(|(t, _)| *t == type_id).map(|&(_, copy)| copy)
+        };
+        let copied = catch_unwind(AssertUnwindSafe(|| {
+            if !archetypes.clone_from_same_layout(source.archetypes(), components, pools, typed) {
+                return Ok(false);
+            }
+            sparse.clone_from_sets(source.sparse_sets(), components, typed).map(|()| true)
+        }));
+        match copied {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => return self.clone_anew(source),
+            Ok(Err(component)) => {
+                // Checked above, so not met here; were it, the tables are
+                // `source`'s by then: empty this world rather than leave the
+                // tables of one and the sets of another.
+                self.empty_after_failed_copy();
+                return Err(CloneError::NotCloneable { component });
+            }
+            Err(payload) => {
+                self.empty_after_failed_copy();
+                resume_unwind(payload);
+            }
+        }
+        self.entities.clone_from_table(source.entities());
+        *self.change_tick.get_mut() = source.change_tick().get();
+        self.last_check_tick = source.last_check_tick();
+        Ok(())
+    }
+
+    /// Makes this world's component registry agree with `source`'s: kept
+    /// if `source`'s is a prefix of it, extended with `source`'s later
+    /// types (and their engine hooks) if it is a prefix of `source`'s.
+    /// False, changing nothing, if the two disagree on some id.
+    fn adopt_registry(&mut self, source: &World) -> bool {
+        let (mine, theirs) = (self.components(), source.components());
+        if mine.iter().zip(theirs.iter()).any(|(a, b)| a.type_id() != b.type_id()) {
+            return false;
+        }
+        if theirs.len() <= mine.len() {
+            return true;
+        }
+        let known = mine.len();
+        let installers: Vec<fn(&mut World)> =
+            theirs.iter().skip(known).filter_map(|info| info.engine_hooks()).collect();
+        self.components = theirs.snapshot();
+        for install in installers {
+            install(self);
+        }
+        true
+    }
+
+    /// [`World::clone_from`] between worlds whose registries or tables
+    /// disagree: a new copy, which keeps this world's resources and
+    /// whole-column copies.
+    fn clone_anew(&mut self, source: &World) -> Result<(), CloneError> {
+        let mut copy = source.try_clone()?;
+        std::mem::swap(&mut copy.resources, &mut self.resources);
+        std::mem::swap(&mut copy.event_updaters, &mut self.event_updaters);
+        std::mem::swap(&mut copy.cloners, &mut self.cloners);
+        *self = copy;
+        Ok(())
+    }
+
+    /// Empties the tables, the sparse sets and the entity table after a
+    /// copy that stopped half-way, so that they agree again.
+    fn empty_after_failed_copy(&mut self) {
+        let (pools, components) = (&mut self.pools, &self.components);
+        for_each_unwinding(self.archetypes.as_mut_slice().iter_mut(), |archetype| archetype.clear(pools, components));
+        self.sparse.clear(components, pools);
+        self.entities.clear();
+    }
+
+    /// Lets [`World::clone_from`] copy `T`'s values with `Clone::clone_from`,
+    /// a whole column at a time: a value that owns memory (a `String`, a
+    /// `Vec`) keeps it, and a column of a `Copy` type is one memory copy.
+    /// Without it, `clone_from` drops each value and clones the source's in
+    /// (one allocation per value that owns memory). `T` must still opt in
+    /// with `#[component(clone)]` to be copied at all. Either world of a
+    /// copy may hold the registration.
+    ///
+    /// `#[derive(Clone)]` does not forward `clone_from` to the fields: it
+    /// clones anew and drops the old value. A type that should keep its
+    /// buffers implements `Clone` by hand, with a `clone_from` that calls
+    /// its fields' `clone_from` (as below).
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// #[component(clone)]
+    /// struct Name(String);
+    ///
+    /// impl Clone for Name {
+    ///     fn clone(&self) -> Self {
+    ///         Name(self.0.clone())
+    ///     }
+    ///
+    ///     fn clone_from(&mut self, source: &Self) {
+    ///         self.0.clone_from(&source.0);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.register_clone_from::<Name>();
+    /// let a = world.spawn(Name("ship".into()));
+    /// let mut copy = World::new();
+    /// copy.clone_from(&world).unwrap();
+    /// let buffer = copy.get::<Name>(a).unwrap().0.as_ptr();
+    /// world.get_mut::<Name>(a).unwrap().0.replace_range(0..1, "S");
+    /// copy.clone_from(&world).unwrap();
+    /// assert_eq!(copy.get::<Name>(a).unwrap().0, "Ship");
+    /// assert_eq!(copy.get::<Name>(a).unwrap().0.as_ptr(), buffer);
+    /// ```
+    pub fn register_clone_from<T: Component + Clone>(&mut self) {
+        self.register_component::<T>();
+        let type_id = TypeId::of::<T>();
+        if !self.cloners.iter().any(|(t, _)| *t == type_id) {
+            self.cloners.push((type_id, Column::clone_from_typed::<T>));
+        }
     }
 }

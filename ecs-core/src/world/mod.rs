@@ -55,7 +55,7 @@ use crate::entity::{Entities, Entity, EntityLocation, TableEntities};
 use crate::query::{QueryData, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::storage::archetype::{Archetype, Archetypes, Row};
 use crate::storage::builder::{BuiltBundle, EntityBuilder};
-use crate::storage::column::for_each_unwinding;
+use crate::storage::column::{for_each_unwinding, CloneColumnFn};
 use crate::storage::pool::Pools;
 use crate::storage::resource::{ResourceId, Resources};
 use crate::storage::sparse::{SparseSets, TableRef};
@@ -122,6 +122,9 @@ pub struct World {
     sparse: SparseSets,
     /// The relationships' bookkeeping (see `relations.rs`).
     relations: Relations,
+    /// Whole-column copies by type, for [`World::clone_from`] (see
+    /// [`World::register_clone_from`]).
+    cloners: Vec<(std::any::TypeId, CloneColumnFn)>,
 }
 
 impl Default for World {
@@ -149,6 +152,7 @@ impl World {
             pools: Pools::default(),
             sparse: SparseSets::default(),
             relations: Relations::default(),
+            cloners: Vec::new(),
         };
         world.insert_resource(Time::default());
         world

@@ -2,8 +2,10 @@
 //! topic: `sync_test` (the arena under ggrs's sync test), `types` (what a
 //! driver refuses at the start), `p2p` (two peers over a lossy loopback
 //! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
-//! peer), `snapshot` (a save and a load by hand).
+//! peer), `snapshot` (a save and a load by hand), `allocations` (a save
+//! and a load allocate nothing in steady state).
 
+mod allocations;
 mod arena;
 mod hostile;
 mod net;

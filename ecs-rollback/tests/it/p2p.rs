@@ -192,7 +192,7 @@ fn a_desync_between_peers_is_named_from_their_records() {
             driver.start(session(me, local(other), checked_lossy(port, link))).unwrap();
             let mut records = Vec::new();
             let start = std::time::Instant::now();
-            while driver.frame() < 400 && start.elapsed() < Duration::from_secs(40) {
+            while driver.frame() < 400 && start.elapsed() < Duration::from_secs(120) {
                 let frame = driver.frame();
                 driver.update(|handle, _| crate::arena::script(handle, frame)).unwrap();
                 let desyncs: Vec<_> = driver

@@ -85,6 +85,12 @@ impl Relationship for ChildOf {
 /// O(1) however many siblings it has. An entity without children has none
 /// (rather than an empty list). Serialized as the list of children.
 ///
+/// Immutable: it does not implement
+/// [`MutableComponent`](crate::MutableComponent), so no query, `get_mut`
+/// or hook hands out `&mut Children`; [`ChildOf`] is immutable the same
+/// way, and changes only through an insert or a removal, which the
+/// engine's hooks follow.
+///
 /// It keeps no change ticks: to see reordering with `Changed<..>`, declare
 /// your own relationship pair with `#[component(track_changes)]` on the
 /// list (see [`Relationship`]).

@@ -250,7 +250,7 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if !world.contains(target) {
         return;
     }
-    if let Some(mut list) = world.get_mut::<R::Target>(target) {
+    if let Some(mut list) = world.get_mut_any::<R::Target>(target) {
         // Each waiting source is looked up in the list.
         list.sources_mut(EngineAccess::GRANTED).ensure_index();
     }
@@ -267,7 +267,7 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if joining.is_empty() {
         return;
     }
-    match world.get_mut::<R::Target>(target) {
+    match world.get_mut_any::<R::Target>(target) {
         Some(mut list) => {
             let list = list.sources_mut(EngineAccess::GRANTED);
             for source in joining {
@@ -292,7 +292,7 @@ fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLoc
             world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, place });
         }
     };
-    let Some(mut list) = world.get_mut::<R::Target>(target) else {
+    let Some(mut list) = world.get_mut_any::<R::Target>(target) else {
         record(world, Place::Unknown);
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
@@ -436,7 +436,7 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     // panicking removal left is taken out without hooks.
     let mut panics = Panics::default();
     for target in lists {
-        let emptied = match world.get_mut::<R::Target>(target) {
+        let emptied = match world.get_mut_any::<R::Target>(target) {
             Some(mut list) => {
                 list.sources_mut(EngineAccess::GRANTED).retain(|s| !going.contains(&s));
                 list.sources().is_empty()

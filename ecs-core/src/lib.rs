@@ -70,7 +70,7 @@ pub use component::bundle::Bundle;
 pub use component::change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
 pub use component::erased::Reset;
 pub use component::required::Requires;
-pub use component::{Component, ComponentId, StorageType};
+pub use component::{Component, ComponentId, MutableComponent, StorageType};
 pub use entity::error::SpawnAtError;
 pub use entity::error::{AllocatorStateError, ComponentError, EntityError, QueryEntityError};
 #[cfg(feature = "serde")]

@@ -151,7 +151,7 @@ fn edit_error(error: EditError) -> RpcError {
             RpcError::new(codes::INVALID_VALUE, message).with_data(json!({ "component": name, "field": field }))
         }
         EditError::Syntax { .. } => RpcError::new(codes::INVALID_VALUE, message),
-        EditError::DuplicateComponent { .. } => RpcError::params(message),
+        EditError::DuplicateComponent { .. } | EditError::EngineKept { .. } => RpcError::params(message),
         _ => RpcError::new(codes::INTERNAL_ERROR, message),
     }
 }

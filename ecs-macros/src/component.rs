@@ -25,6 +25,9 @@ struct Options {
     requires: Option<Vec<Required>>,
     /// `storage = "sparse"` (or `"table"`, the default): where the values live.
     sparse: Option<bool>,
+    /// `immutable`: no `&mut` to a value through any safe path; only an
+    /// insert replaces it.
+    immutable: bool,
 }
 
 /// One entry of `requires(..)`: a type, and the expression that builds it
@@ -47,7 +50,8 @@ impl syn::parse::Parse for Required {
     }
 }
 
-const UNKNOWN: &str = "unknown `component` option; expected `track_changes`, `pooled`, `clone`, `requires(..)`, \
+const UNKNOWN: &str =
+    "unknown `component` option; expected `track_changes`, `pooled`, `clone`, `immutable`, `requires(..)`, \
                        `storage = \"sparse\"`, `relationship(target = ..)` or \
                        `relationship_target(source = .., despawn_sources)`";
 
@@ -131,6 +135,8 @@ fn options(input: &DeriveInput) -> Result<Options> {
                 &mut options.pooled
             } else if meta.path.is_ident("clone") {
                 &mut options.clone
+            } else if meta.path.is_ident("immutable") {
+                &mut options.immutable
             } else {
                 return Err(meta.error(UNKNOWN));
             };
@@ -230,7 +236,17 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
             impl #impl_generics #engine::Tracked for #name #ty_generics #where_clause {}
         }
     });
+    // A relationship and its list are kept by the engine's hooks: never
+    // mutable, so that every change goes through an insert.
+    let mutable =
+        (!options.immutable && options.relationship.is_none() && options.relationship_target.is_none()).then(|| {
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #engine::MutableComponent for #name #ty_generics #where_clause {}
+            }
+        });
     Ok(quote! {
+        #mutable
         #[automatically_derived]
         impl #impl_generics #engine::Component for #name #ty_generics #where_clause {
             #track

@@ -32,10 +32,14 @@ use syn::{parse_macro_input, DeriveInput};
 ///   `World::try_clone` (the type implements `Clone`).
 /// - `storage = "sparse"`: values live in a sparse set beside the tables,
 ///   so adding and removing the component moves no row;
+/// - `immutable`: no safe path gives `&mut` to a value (`&mut T` in a
+///   query, `get_mut`, a hook's `get_mut` do not compile): only an insert
+///   replaces it, so its hooks and observers see every change. Without it
+///   the derive implements `MutableComponent`;
 /// - `relationship(target = List)` on a component holding one entity, and
 ///   `relationship_target(source = Link, despawn_sources)` on the list the
 ///   engine keeps at that entity (as `ChildOf` and `Children` are): needs
-///   the facade's `hierarchy` feature (on by default).
+///   the facade's `hierarchy` feature (on by default). Both are immutable.
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -62,6 +62,14 @@ pub enum EditError {
         /// The name.
         name: String,
     },
+    /// The component is kept by the engine from other components (a
+    /// relationship's list such as `Children`): it is never written by
+    /// name; insert or remove the relationship (`ChildOf`) on each source
+    /// instead.
+    EngineKept {
+        /// The name.
+        name: String,
+    },
 }
 
 impl fmt::Display for EditError {
@@ -81,6 +89,11 @@ impl fmt::Display for EditError {
             EditError::Invalid { name, field, message } => write!(f, "`{name}`, field `{field}`: {message}"),
             EditError::Unserializable { name, message } => write!(f, "`{name}` could not be written: {message}"),
             EditError::DuplicateComponent { name } => write!(f, "component `{name}` is named twice"),
+            EditError::EngineKept { name } => write!(
+                f,
+                "component `{name}` is kept by the engine from its sources' relationship; \
+                 insert or remove the relationship on each source instead"
+            ),
         }
     }
 }
@@ -212,6 +225,9 @@ impl SerdeRegistry {
     /// Removes `entity`'s component registered as `name`; whether it had one.
     pub fn remove_component_by_name(&self, world: &mut World, entity: Entity, name: &str) -> Result<bool, EditError> {
         let entry = self.component_or_err(name)?;
+        if entry.engine_kept {
+            return Err(EditError::EngineKept { name: name.to_owned() });
+        }
         if !world.contains(entity) {
             return Err(EditError::NoSuchEntity(entity));
         }
@@ -222,6 +238,9 @@ impl SerdeRegistry {
         let mut built: Vec<(&ComponentEntry, Boxed)> = Vec::with_capacity(values.len());
         for &(name, json) in values {
             let entry = self.component_or_err(name)?;
+            if entry.engine_kept {
+                return Err(EditError::EngineKept { name: name.to_owned() });
+            }
             if built.iter().any(|(e, _)| e.type_id == entry.type_id) {
                 return Err(EditError::DuplicateComponent { name: name.to_owned() });
             }

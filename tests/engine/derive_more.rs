@@ -154,7 +154,7 @@ fn a_nested_read_only_query_is_read_only() {
 }
 
 #[derive(Query)]
-struct Pair<'w, A: Component, B: Component> {
+struct Pair<'w, A: Component, B: Component + archetable::MutableComponent> {
     a: &'w A,
     b: Option<&'w mut B>,
 }

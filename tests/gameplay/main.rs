@@ -17,6 +17,7 @@ mod game_loop;
 mod game_resume;
 mod hierarchy;
 mod hierarchy_data;
+mod hierarchy_integrity;
 mod hierarchy_misuse;
 mod load_atomicity;
 mod observers;

@@ -21,4 +21,4 @@ mod registry;
 pub(crate) mod required;
 
 pub(crate) use registry::TypeIdMap;
-pub use registry::{Component, ComponentId, ComponentInfo, Components, StorageType};
+pub use registry::{Component, ComponentId, ComponentInfo, Components, MutableComponent, StorageType};

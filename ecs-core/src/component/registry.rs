@@ -122,6 +122,42 @@ pub trait Component: Send + Sync + 'static {
     const STORAGE: StorageType = StorageType::Table;
 }
 
+/// A component that may be borrowed mutably: through `&mut T` in a query,
+/// [`World::get_mut`](crate::World::get_mut),
+/// [`EntityWorldMut::get_mut`](crate::EntityWorldMut::get_mut) and a
+/// hook's [`HookWorld::get_mut`](crate::HookWorld::get_mut).
+/// `#[derive(Component)]` implements it unless the type says
+/// `#[component(immutable)]`; relationships and their lists (`ChildOf`,
+/// `Children`) never have it.
+///
+/// An immutable component's value is only replaced, by an insert, so its
+/// hooks and observers see every change: a value the engine keeps
+/// consistent with other components cannot be edited behind its back.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// #[component(immutable)]
+/// struct Seed(u64);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Seed(1));
+/// world.insert(e, Seed(2)).unwrap(); // the only way to change it
+/// assert_eq!(world.get::<Seed>(e), Some(&Seed(2)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be borrowed mutably: it is not a mutable component",
+    label = "immutable (or not a component)",
+    note = "a component marked `#[component(immutable)]`, and a relationship or its list (`ChildOf`, `Children`), \
+            is only replaced with `insert`, so that its hooks see every change"
+)]
+///
+/// It is a marker beside [`Component`], not a subtrait, so that a type the
+/// derive cannot make a component (one that is not `Sync`) gets one error,
+/// not two: bounds name both (`T: Component + MutableComponent`).
+pub trait MutableComponent {}
+
 /// Where a component type's values live: see [`Component::STORAGE`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum StorageType {

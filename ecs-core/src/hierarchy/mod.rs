@@ -17,6 +17,8 @@
 mod commands;
 mod relationship;
 mod sources;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 use std::ops::Deref;
@@ -82,6 +84,12 @@ impl Relationship for ChildOf {
 /// read-only [`SourceList`], where a child joins and leaves in amortized
 /// O(1) however many siblings it has. An entity without children has none
 /// (rather than an empty list). Serialized as the list of children.
+///
+/// Immutable: it does not implement
+/// [`MutableComponent`](crate::MutableComponent), so no query, `get_mut`
+/// or hook hands out `&mut Children`; [`ChildOf`] is immutable the same
+/// way, and changes only through an insert or a removal, which the
+/// engine's hooks follow.
 ///
 /// It keeps no change ticks: to see reordering with `Changed<..>`, declare
 /// your own relationship pair with `#[component(track_changes)]` on the
@@ -217,6 +225,8 @@ impl World {
     }
 
     /// The ancestors of `entity`, nearest first.
+    ///
+    /// At most as many as there are live entities, whatever the links say.
     pub fn ancestors(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
         let mut next = self.parent(entity);
         std::iter::from_fn(move || {
@@ -224,6 +234,14 @@ impl World {
             next = self.parent(at);
             Some(at)
         })
+        .take(self.len())
+    }
+
+    /// The children of `at` that point back at it: a walk down follows
+    /// only these, so a list naming an entity that is not a child (or its
+    /// own owner) leads nowhere.
+    fn children_pointing_back(&self, at: Entity) -> impl DoubleEndedIterator<Item = Entity> + '_ {
+        self.children(at).iter().copied().filter(move |&child| child != at && self.parent(child) == Some(at))
     }
 
     /// The descendants of `entity` (not `entity` itself), depth first, each
@@ -239,13 +257,22 @@ impl World {
     /// assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, a1, b]);
     /// assert_eq!(world.ancestors(a1).collect::<Vec<_>>(), [a, root]);
     /// ```
+    ///
+    /// Follows only children whose `ChildOf` points back, so each entity
+    /// comes at most once: a walk down the links can only meet an entity
+    /// twice by coming back to `entity` around a cycle of links, where it
+    /// stops. No list can make it loop.
     pub fn descendants(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
-        let mut stack: Vec<Entity> = self.children(entity).iter().rev().copied().collect();
+        let mut stack: Vec<Entity> = self.children_pointing_back(entity).rev().collect();
         std::iter::from_fn(move || {
             let at = stack.pop()?;
-            stack.extend(self.children(at).iter().rev());
+            if at == entity {
+                return None;
+            }
+            stack.extend(self.children_pointing_back(at).rev());
             Some(at)
         })
+        .take(self.len())
     }
 
     /// Every entity of a tree, each parent before its children: the roots
@@ -268,13 +295,18 @@ impl World {
             .filter(|&e| self.has::<Children>(e))
             .collect();
         roots.sort_unstable();
+        // Only children pointing back are followed, and no more entities
+        // than are alive: no list can make it loop.
         let mut order = Vec::new();
         let mut stack = Vec::new();
         for root in roots {
             stack.push(root);
             while let Some(at) = stack.pop() {
+                if order.len() == self.len() {
+                    return order;
+                }
                 order.push(at);
-                stack.extend(self.children(at).iter().rev());
+                stack.extend(self.children_pointing_back(at).rev());
             }
         }
         order
@@ -303,6 +335,8 @@ impl World {
         if !self.contains(entity) {
             return Err(EntityError::NoSuchEntity(entity));
         }
+        // Only children that point back go (never an entity a list names
+        // by mistake), each once.
         let mut all = vec![entity];
         all.extend(self.descendants(entity));
         // Deepest first: no parent is despawned before its children, so no

@@ -250,7 +250,7 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if !world.contains(target) {
         return;
     }
-    if let Some(mut list) = world.get_mut::<R::Target>(target) {
+    if let Some(mut list) = world.get_mut_any::<R::Target>(target) {
         // Each waiting source is looked up in the list.
         list.sources_mut(EngineAccess::GRANTED).ensure_index();
     }
@@ -267,7 +267,7 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
     if joining.is_empty() {
         return;
     }
-    match world.get_mut::<R::Target>(target) {
+    match world.get_mut_any::<R::Target>(target) {
         Some(mut list) => {
             let list = list.sources_mut(EngineAccess::GRANTED);
             for source in joining {
@@ -292,7 +292,7 @@ fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLoc
             world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, place });
         }
     };
-    let Some(mut list) = world.get_mut::<R::Target>(target) else {
+    let Some(mut list) = world.get_mut_any::<R::Target>(target) else {
         record(world, Place::Unknown);
         // Still waiting for the list: it is not created for this source.
         if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
@@ -436,7 +436,7 @@ fn detach<R: Relationship>(world: &mut World, going: &HashSet<Entity>) {
     // panicking removal left is taken out without hooks.
     let mut panics = Panics::default();
     for target in lists {
-        let emptied = match world.get_mut::<R::Target>(target) {
+        let emptied = match world.get_mut_any::<R::Target>(target) {
             Some(mut list) => {
                 list.sources_mut(EngineAccess::GRANTED).retain(|s| !going.contains(&s));
                 list.sources().is_empty()
@@ -544,8 +544,12 @@ pub(crate) fn reaches<R: Relationship>(world: &World, from: Entity, to: Entity) 
 
 /// Checks that `R` and its list agree everywhere and form a forest: every
 /// source points at a live target whose list names it exactly once, every
-/// list names only live sources that point back, no list is empty, and no
-/// source is its own ancestor.
+/// list names only live sources that point back (never its owner), no list
+/// is empty, and no source is its own ancestor.
+///
+/// Linear in the sources and lists: each source's chain of targets is
+/// walked up only until it meets a source already known to lead to a root,
+/// so a tree is walked once, not once per entity.
 fn check<R: Relationship>(world: &World) -> Result<(), String> {
     let name = short::<R>();
     // Every source some list names (and which points back at it).
@@ -556,13 +560,19 @@ fn check<R: Relationship>(world: &World) -> Result<(), String> {
         }
         list.sources().check().map_err(|problem| format!("{target}'s `{name}` list: {problem}"))?;
         for &source in list.sources() {
+            if source == target {
+                return Err(format!("{target}'s `{name}` list names its owner"));
+            }
             if world.get::<R>(source).map(R::target) != Some(target) {
                 return Err(format!("{target}'s list names {source}, whose `{name}` does not point back"));
             }
             listed.insert(source);
         }
     }
-    for (source, r) in world.query::<(Entity, &R)>() {
+    // The walk that first reached each source: a source reached by an
+    // earlier walk leads to a root (that walk ended at one, or returned).
+    let mut walked: HashMap<Entity, usize> = HashMap::new();
+    for (walk, (source, r)) in world.query::<(Entity, &R)>().enumerate() {
         let target = r.target();
         if !world.has::<R::Target>(target) {
             return Err(format!("{source}'s `{name}` names {target}, which has no list of sources"));
@@ -570,8 +580,21 @@ fn check<R: Relationship>(world: &World) -> Result<(), String> {
         if !listed.contains(&source) {
             return Err(format!("{source}'s `{name}` names {target}, whose list does not name it"));
         }
-        if reaches::<R>(world, target, source) {
-            return Err(format!("{source}'s `{name}` is part of a cycle"));
+        // Up from `source` until a root or a source an earlier walk reached.
+        let mut at = source;
+        loop {
+            match walked.insert(at, walk) {
+                Some(earlier) if earlier == walk => return Err(format!("{at}'s `{name}` is part of a cycle")),
+                Some(earlier) => {
+                    walked.insert(at, earlier);
+                    break;
+                }
+                None => {}
+            }
+            match world.get::<R>(at) {
+                Some(r) => at = r.target(),
+                None => break,
+            }
         }
     }
     Ok(())

@@ -434,7 +434,7 @@ impl<'w, T: Component> MutFetch<'w, T> {
 
 // SAFETY: writes exactly `T`'s column and its ticks (reported as a write),
 // row `row` only.
-unsafe impl<T: Component> QueryData for &mut T {
+unsafe impl<T: Component + crate::component::MutableComponent> QueryData for &mut T {
     type Item<'w> = Mut<'w, T>;
     type Fetch<'w> = MutFetch<'w, T>;
     type State = ComponentId;
@@ -500,7 +500,7 @@ unsafe impl<T: Component> QueryData for &mut T {
 pub struct MutRef<T>(PhantomData<fn() -> T>);
 
 // SAFETY: as for `&mut T`, with the reference unwrapped.
-unsafe impl<T: Component> QueryData for MutRef<T> {
+unsafe impl<T: Component + crate::component::MutableComponent> QueryData for MutRef<T> {
     type Item<'w> = &'w mut T;
     type Fetch<'w> = MutFetch<'w, T>;
     type State = ComponentId;

@@ -181,7 +181,7 @@ impl<'w> EntityWorldMut<'w> {
     /// assert_eq!(world.get::<Hp>(e), Some(&Hp(5)));
     /// ```
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self) -> Option<Mut<'_, T>> {
         self.world.get_mut(self.entity)
     }
 

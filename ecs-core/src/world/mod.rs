@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::component::bundle::{Bundle, BundleId, BundleInfo, Bundles};
 use crate::component::change::{ChangeMark, ComponentTicks, Mut, RunTicks, Tick};
-use crate::component::{Component, ComponentId, Components, StorageType};
+use crate::component::{Component, ComponentId, Components, MutableComponent, StorageType};
 use crate::entity::error::QueryEntityError;
 use crate::entity::error::{ComponentError, EntityError};
 use crate::entity::{Entities, Entity, EntityLocation, TableEntities};
@@ -614,7 +614,7 @@ impl World {
     #[inline]
     pub(crate) fn get_mut_changed<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
         if T::STORAGE == StorageType::Sparse {
-            return self.get_mut::<T>(entity).map(Mut::into_inner);
+            return self.get_mut_any::<T>(entity).map(Mut::into_inner);
         }
         let location = self.entities.get(entity)?;
         let id = self.components.id::<T>()?;
@@ -632,7 +632,14 @@ impl World {
     /// write through the returned [`Mut`] marks the value changed, for types
     /// that track changes.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        self.get_mut_any(entity)
+    }
+
+    /// [`World::get_mut`] of any component, immutable ones included: for
+    /// the engine's own upkeep of the values it keeps.
+    #[inline]
+    pub(crate) fn get_mut_any<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let location = self.entities.get(entity)?;
         let id = self.components.id::<T>()?;
         let now = self.change_tick();

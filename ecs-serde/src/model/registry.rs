@@ -44,6 +44,9 @@ pub(crate) struct ComponentEntry {
     pub remove: fn(&mut World, Entity) -> bool,
     /// Gives the type its component id in a world.
     pub register: fn(&mut World),
+    /// The engine derives the type's value from other components (a
+    /// relationship's list, `Children`): an edit by name may not write it.
+    pub engine_kept: bool,
     /// Writes, reads and inserts whole columns, for binary saves.
     pub column: ColumnFns,
     /// A table's values of the type, for text saves.
@@ -202,6 +205,7 @@ impl SerdeRegistry {
         let entry = ComponentEntry {
             name: name.to_owned(),
             type_id: TypeId::of::<T>(),
+            engine_kept: T::ENGINE_KEPT,
             default,
             save: |world, entity| world.get::<T>(entity).map(to_value),
             load: |value, cx| from_value::<T>(value, cx).map(|c| Box::new(c) as Boxed),

@@ -68,7 +68,7 @@ impl<'w> HookWorld<'w> {
 
     /// Mutable access to `entity`'s `T`, if it is alive and has one.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         self.world.get_mut(entity)
     }
 

@@ -235,7 +235,7 @@ impl Drop for Bomb {
 pub const CORRUPT: u64 = u64::MAX;
 
 /// What the harness needs of each component type.
-pub trait Comp: Component + Sized {
+pub trait Comp: Component + archetable::MutableComponent + Sized {
     const KIND: Kind;
     /// A new value carrying `serial`.
     fn make(serial: u64) -> Self;

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use archetable_core::{ChildOf, Component, Entity, LoopStarted, Resource, Schedule, Time, World};
+use archetable_core::{ChildOf, Component, Entity, LoopStarted, MutableComponent, Resource, Schedule, Time, World};
 use ggrs::{Frame, GgrsError, GgrsEvent, GgrsRequest, PlayerHandle, SessionState};
 
 use crate::checksum::StableHasher;
@@ -175,8 +175,11 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// Leaves component `T` out of rollback and of the checksum: on a
     /// load, each entity that holds it both before and after keeps its
     /// present value. For what the simulation never reads (sprites, sound
-    /// handles, interpolation state). It must still be cloneable.
-    pub fn skip_component<T: Component>(&mut self) -> &mut Self {
+    /// handles, interpolation state). It must still be cloneable, and
+    /// mutable: the present value is swapped into the restored entity,
+    /// which an immutable component (`#[component(immutable)]`, a
+    /// relationship) does not allow; such a component rolls back.
+    pub fn skip_component<T: Component + MutableComponent>(&mut self) -> &mut Self {
         self.registry.skip_component::<T>();
         self
     }

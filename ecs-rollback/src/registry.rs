@@ -13,7 +13,7 @@
 use std::any::{Any, TypeId};
 use std::hash::{Hash, Hasher};
 
-use archetable_core::{ChildOf, Children, Component, Entity, Resource, World};
+use archetable_core::{ChildOf, Children, Component, Entity, MutableComponent, Resource, World};
 
 use crate::checksum::StableHasher;
 use crate::error::RollbackError;
@@ -152,7 +152,7 @@ impl Registry {
     }
 
     /// Leaves component `T` out of rollback.
-    pub(crate) fn skip_component<T: Component>(&mut self) {
+    pub(crate) fn skip_component<T: Component + MutableComponent>(&mut self) {
         if self.knows(TypeId::of::<T>()) {
             return;
         }

@@ -1,5 +1,8 @@
 //! `World::clone_from`: a world copied into another one in place, reusing
-//! its memory, as rollback snapshots do every frame.
+//! its memory, as rollback snapshots do every frame. The sample world is a
+//! tree, so the module needs the hierarchy.
+
+#![cfg(feature = "hierarchy")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -57,7 +57,8 @@ pub fn warnings() -> Vec<String> {
 }
 
 /// The warnings this thread logged since `capture` or the last `take`, and
-/// keeps capturing.
+/// keeps capturing. (Its callers test the game loop.)
+#[cfg_attr(not(feature = "game-loop"), allow(dead_code))]
 pub fn take() -> Vec<String> {
     CAPTURED
         .with(|captured| std::mem::take(captured.borrow_mut().as_mut().expect("`capture` was called on this thread")))

@@ -23,31 +23,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 frames=${FRAMES:-300}
-playwright_version=1.65.1
 
 scripts/web.sh --checks
 
-# Chromium and Node: installed with apt-get when missing, never skipped.
-missing=()
-dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed" || missing+=(chromium)
-command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "== installing ${missing[*]}"
-    if [ "$(id -u)" -ne 0 ] || ! { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
-        { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }; }; then
-        echo "error: the browser check needs ${missing[*]}" >&2
-        echo "error: install with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
-        exit 1
-    fi
-fi
-node_dir=target/web/node
-if [ ! -f "$node_dir/node_modules/playwright-core/package.json" ] ||
-    ! grep -q "\"version\": \"$playwright_version\"" "$node_dir/node_modules/playwright-core/package.json"; then
-    echo "== installing playwright-core@$playwright_version into $node_dir"
-    mkdir -p "$node_dir"
-    timeout 300 npm install --prefix "$node_dir" --no-audit --no-fund --no-save --loglevel=error \
-        "playwright-core@$playwright_version"
-fi
+# Chromium, Node and playwright-core: installed when missing, never skipped.
+playwright_core=$(scripts/browser-deps.sh | tail -n 1)
 
 echo "== the native reference and its tests"
 # The crate's own tests: the script gives the same world on one thread and
@@ -82,7 +62,7 @@ compare "every layer's digest" "$(timeout 120 "$native" layers)" \
 
 echo "== the page in headless Chromium"
 hex=${expected##* }
-PLAYWRIGHT_CORE="$PWD/$node_dir/node_modules/playwright-core" \
+PLAYWRIGHT_CORE="$playwright_core" \
     timeout 600 node ecs-web/tests/browser.mjs target/web/site "$hex" "$frames" ${SHOT:+"$SHOT"} || fail=1
 
 echo "== figures"

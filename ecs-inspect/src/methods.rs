@@ -86,10 +86,7 @@ fn dispatch(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, Rp
             status(ctx)
         }
         "loop.step" => {
-            let frames = params::uint(params, "frames", 1, MAX_STEP)?;
-            if frames == 0 {
-                return Err(RpcError::params(format!("`frames` must be from 1 to {MAX_STEP}")));
-            }
+            let frames = params::uint_in(params, "frames", 1, 1, MAX_STEP)?;
             clock(ctx.world)?.resume();
             *ctx.stepping = frames;
             status(ctx)
@@ -225,6 +222,8 @@ pub(crate) struct QuerySpec {
     component_names: bool,
     offset: usize,
     limit: usize,
+    /// Start at the page holding this entity, when it matches.
+    page_of: Option<Entity>,
 }
 
 impl QuerySpec {
@@ -236,6 +235,7 @@ impl QuerySpec {
             component_names: params::boolean(params, "component_names")?,
             offset: params::uint(params, "offset", offset_default, u32::MAX as u64)? as usize,
             limit: params::uint(params, "limit", 100, MAX_LIMIT)? as usize,
+            page_of: params::opt_entity(params, "page_of")?,
         })
     }
 
@@ -252,9 +252,14 @@ impl QuerySpec {
         }
         let mut matched = matching(world, &with, &without);
         matched.sort_unstable();
+        let offset = match self.page_of.map(|e| matched.binary_search(&e)) {
+            // Pages start at multiples of `limit` (a limit of 0 has no pages).
+            Some(Ok(index)) if self.limit > 0 => index / self.limit * self.limit,
+            _ => self.offset,
+        };
         let page: Vec<Value> = matched
             .iter()
-            .skip(self.offset)
+            .skip(offset)
             .take(self.limit)
             .map(|&entity| {
                 let mut components = Map::new();
@@ -271,7 +276,7 @@ impl QuerySpec {
                 row
             })
             .collect();
-        Ok(json!({ "total": matched.len(), "offset": self.offset, "entities": page }))
+        Ok(json!({ "total": matched.len(), "offset": offset, "entities": page }))
     }
 }
 

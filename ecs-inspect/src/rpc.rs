@@ -212,6 +212,12 @@ pub(crate) const METHODS: &[Method] = &[
             OFFSET,
             LIMIT,
             p("component_names", "boolean", false, "also list each entity's component names"),
+            p(
+                "page_of",
+                "string",
+                false,
+                "start at the page (of `limit` entities) that holds this entity, if it matches",
+            ),
         ],
     },
     Method {
@@ -381,6 +387,17 @@ pub(crate) mod params {
             Some(v) => match v.as_u64() {
                 Some(n) if n <= max => Ok(n),
                 _ => Err(RpcError::params(format!("`{name}` must be an integer from 0 to {max}"))),
+            },
+        }
+    }
+
+    /// An integer from `min` to `max` (`default` when absent).
+    pub fn uint_in(params: &Value, name: &str, default: u64, min: u64, max: u64) -> Result<u64, RpcError> {
+        match params.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => match v.as_u64() {
+                Some(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(RpcError::params(format!("`{name}` must be an integer from {min} to {max}"))),
             },
         }
     }

@@ -1,11 +1,13 @@
 //! The page in a real browser: headless Chromium loads it from an
 //! inspector over a running game and shows the world, and no address
-//! makes it change the world.
+//! makes it change the world; then its buttons, clicked through
+//! playwright-core (`clicks.mjs`), do what they say.
 //!
-//! Needs Chromium (`apt-get install -y chromium`), so it is ignored by a
-//! plain `cargo test`; CI runs it with
-//! `cargo test -p archetable-inspect --test browser -- --ignored`, and it
-//! fails there if Chromium is missing.
+//! Needs Chromium, and Node with playwright-core for the clicks
+//! (`scripts/browser-deps.sh` installs them and prints playwright-core's
+//! path), so these tests are ignored by a plain `cargo test`; CI runs
+//! them with `PLAYWRIGHT_CORE=… cargo test -p archetable-inspect --
+//! --include-ignored`, and they fail there if anything is missing.
 
 mod support;
 
@@ -13,7 +15,9 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use archetable_core::Entity;
 use archetable_inspect::Inspector;
+use archetable_serde::SerdeWorldExt;
 use support::*;
 
 /// The browser to run: `$CHROMIUM`, else `chromium` on the path.
@@ -141,4 +145,110 @@ fn the_page_shows_the_world_and_no_address_edits_it() {
         assert!(names.contains(&format!("<option value=\"{name}\">")), "{names}");
     }
     assert!(!names.contains("Secret"), "{names}");
+}
+
+/// `program` as a path: playwright wants one, not a name on `PATH`.
+fn on_path(program: &str) -> String {
+    if program.contains('/') {
+        return program.to_owned();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .map(|found| found.display().to_string())
+        .unwrap_or_else(|| panic!("`{program}` is not on PATH"))
+}
+
+/// A marker the page inserts with an empty value.
+#[derive(archetable_macros::Component, serde::Serialize, serde::Deserialize, Default, Debug, PartialEq)]
+struct Frozen;
+
+/// The page's buttons, clicked in headless Chromium by `clicks.mjs`
+/// (playwright-core, from `$PLAYWRIGHT_CORE`: `scripts/browser-deps.sh`
+/// installs it and prints its path) while the game runs: the list turns
+/// to the selected entity's page, Apply edits and the card then follows
+/// the world, Revert, refused values, a marker inserted, the time scale
+/// and Step with their errors, Despawn. The script checks the page; this
+/// test checks the world at each point the script names.
+#[test]
+#[ignore = "needs Chromium, Node and playwright-core: PLAYWRIGHT_CORE=$(scripts/browser-deps.sh | tail -n 1) cargo test -p archetable-inspect --test browser -- --ignored"]
+fn the_page_s_buttons_do_what_they_say() {
+    let playwright = std::env::var("PLAYWRIGHT_CORE").expect(
+        "set PLAYWRIGHT_CORE to playwright-core's folder: PLAYWRIGHT_CORE=$(scripts/browser-deps.sh | tail -n 1)",
+    );
+    let (mut game, scene) = game();
+    game.world_mut().register_serde::<Frozen>("Frozen");
+    // Enough entities for three pages of the list (50 a page).
+    game.world_mut().spawn_batch((0..150).map(|i| Position { x: i as f32, y: 0.0 }));
+    let mut all: Vec<Entity> = game.world_mut().query_mut::<Entity>().collect();
+    all.sort_unstable();
+    assert_eq!(all.len(), 158);
+    let far = all[120];
+    let hurt = scene.movers[1];
+    let mut inspector = Inspector::start(config()).unwrap();
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clicks.mjs");
+    let mut node = Command::new("node")
+        .args([script, &inspector.url(), &h(hurt), &h(far)])
+        .env("PLAYWRIGHT_CORE", playwright)
+        .env("CHROMIUM", on_path(&chromium()))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start node (apt-get install -y nodejs)");
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    let stdout = node.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let line = line.expect("read the script's output");
+            println!("{line}");
+            let _ = lines_tx.send(line);
+        }
+    });
+    let mut syncs = Vec::new();
+    let mut failures = Vec::new();
+    let mut frames = 0u32;
+    let status = loop {
+        if let Some(status) = node.try_wait().expect("wait for node") {
+            break status;
+        }
+        for line in lines.try_iter() {
+            if line.starts_with("FAILED") {
+                failures.push(line.clone());
+            }
+            let Some(point) = line.strip_prefix("sync: ") else { continue };
+            let world = game.world_mut();
+            match point {
+                "applied" => {
+                    assert_eq!(world.get::<Health>(hurt), Some(&Health(42)), "Apply reached the world");
+                    world.insert(hurt, Health(7)).expect("the entity lives");
+                }
+                "frozen" => assert_eq!(world.get::<Frozen>(hurt), Some(&Frozen), "Insert reached the world"),
+                "despawned" => assert!(!world.contains(hurt), "Despawn reached the world"),
+                other => panic!("unknown point `{other}`"),
+            }
+            syncs.push(point.to_owned());
+        }
+        game.advance(Duration::from_millis(16));
+        inspector.update(&mut game);
+        std::thread::sleep(Duration::from_millis(2));
+        frames += 1;
+        // About five minutes: the script bounds each of its waits well below.
+        if frames > 100_000 {
+            let _ = node.kill();
+            panic!("the script did not finish");
+        }
+    };
+    reader.join().unwrap();
+    for line in lines.try_iter() {
+        if line.starts_with("FAILED") {
+            failures.push(line);
+        }
+    }
+    assert!(failures.is_empty(), "the page failed checks:\n{}", failures.join("\n"));
+    assert!(status.success(), "the script failed: {status}");
+    assert_eq!(syncs, ["applied", "frozen", "despawned"], "the script reached every point");
+    assert!(!game.world().contains(hurt));
+    assert!(game.world().contains(far));
 }

@@ -52,7 +52,7 @@ fn discover_lists_every_method_with_its_parameters() {
     let query = result["methods"].as_array().unwrap().iter().find(|m| m["name"] == "world.query").unwrap();
     assert_eq!(
         names(&query["params"], "name"),
-        ["with", "without", "components", "offset", "limit", "component_names"]
+        ["with", "without", "components", "offset", "limit", "component_names", "page_of"]
     );
     assert_eq!(query["params"][0]["required"], json!(false));
 }
@@ -108,6 +108,28 @@ fn query_filters_pages_and_returns_values() {
     let listed = &secret["entities"][0]["component_names"];
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert!(listed[0].as_str().unwrap().ends_with("support::Secret"), "{listed}");
+}
+
+#[test]
+fn a_query_turns_to_the_page_of_an_entity() {
+    let (mut game, scene, mut inspector) = start();
+    let [a, b, c] = scene.movers;
+    let (of_c, of_a, unmatched, bad) = {
+        let (secret, still) = (h(scene.secret), h(scene.still));
+        drive(&mut game, &mut inspector, move |addr| {
+            (
+                ok(addr, "world.query", json!({ "with": ["Velocity"], "limit": 2, "page_of": h(c) })),
+                ok(addr, "world.query", json!({ "with": ["Velocity"], "offset": 2, "limit": 2, "page_of": h(a) })),
+                // Not matched: the offset given holds.
+                ok(addr, "world.query", json!({ "with": ["Velocity"], "offset": 1, "limit": 2, "page_of": secret })),
+                err(addr, "world.query", json!({ "with": ["Velocity"], "page_of": format!("{still}x") })),
+            )
+        })
+    };
+    assert_eq!((handles(&of_c), &of_c["offset"]), (vec![h(c)], &json!(2)));
+    assert_eq!((handles(&of_a), &of_a["offset"]), (vec![h(a), h(b)], &json!(0)));
+    assert_eq!((handles(&unmatched), &unmatched["offset"]), (vec![h(b), h(c)], &json!(1)));
+    assert_eq!(bad["code"], json!(codes::INVALID_PARAMS));
 }
 
 #[test]

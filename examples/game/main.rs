@@ -179,15 +179,34 @@ fn inspect(args: &[String]) -> std::io::Result<()> {
     let frame_time = Duration::from_secs_f64(1.0 / 60.0);
     let mut last = Instant::now();
     let mut frame = 0;
+    // What the inspector costs the game: each `update`'s time, summed up
+    // when `--frames` ends the run.
+    let mut updates = Vec::new();
     while frames.is_none_or(|n| frame < n) {
         let now = Instant::now();
         game.advance(now - last);
         last = now;
+        let update = Instant::now();
         inspector.update(&mut game);
+        if frames.is_some() {
+            updates.push(update.elapsed());
+        }
         frame += 1;
         if let Some(rest) = frame_time.checked_sub(now.elapsed()) {
             std::thread::sleep(rest);
         }
+    }
+    if !updates.is_empty() {
+        updates.sort();
+        let at = |q: f64| updates[((updates.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e6;
+        println!(
+            "inspector.update over {} frames: median {:.1} us, p90 {:.1} us, p99 {:.1} us, max {:.1} us",
+            updates.len(),
+            at(0.5),
+            at(0.9),
+            at(0.99),
+            at(1.0)
+        );
     }
     Ok(())
 }

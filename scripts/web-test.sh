@@ -23,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 frames=${FRAMES:-300}
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 
 scripts/web.sh --checks
 
@@ -62,16 +63,34 @@ compare "every layer's digest" "$(timeout 120 "$native" layers)" \
 
 echo "== the page in headless Chromium"
 hex=${expected##* }
+browser_out=$(mktemp)
+trap 'rm -f "$browser_out"' EXIT
 PLAYWRIGHT_CORE="$playwright_core" \
-    timeout 600 node ecs-web/tests/browser.mjs target/web/site "$hex" "$frames" ${SHOT:+"$SHOT"} || fail=1
+    timeout 600 node ecs-web/tests/browser.mjs target/web/site "$hex" "$frames" ${SHOT:+"$SHOT"} | tee "$browser_out" ||
+    fail=1
 
 echo "== figures"
-echo "fireworks.wasm: $(stat -c %s "$wasm") bytes, $(gzip -9 -c "$wasm" | wc -c) gzipped"
-echo "checks.wasm (with the pass over every layer): $(stat -c %s target/web/checks.wasm) bytes"
-echo "native:"
-timeout 300 "$native" figures | sed 's/^/  /'
-echo "wasm in Node $(node --version):"
-timeout 300 node ecs-web/tests/node.mjs "$wasm" figures | sed 's/^/  /'
+# Also kept in target/web/figures.txt, which the benchmark report reads
+# into its section on the browser (`cargo run -p archetable-bench --release
+# --bin report`).
+figures=target/web/figures.txt
+native_figures=$(timeout 300 "$native" figures)
+wasm_figures=$(timeout 300 node ecs-web/tests/node.mjs "$wasm" figures)
+{
+    echo "date $(date -u '+%Y-%m-%d %H:%M') UTC"
+    echo "load_average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
+    echo "node $(node --version)"
+    echo "chromium $(chromium --version 2>/dev/null || echo unknown)"
+    echo "wasm_built_bytes $(stat -c %s target/web/wasm32-unknown-unknown/release/archetable_web.wasm)"
+    echo "wasm_bytes $(stat -c %s "$wasm")"
+    echo "wasm_gzip_bytes $(gzip -9 -c "$wasm" | wc -c)"
+    echo "checks_wasm_bytes $(stat -c %s target/web/checks.wasm)"
+    echo "$native_figures" | sed 's/^/native_/'
+    echo "$wasm_figures" | sed 's/^/wasm_/'
+    grep '^figure: ' "$browser_out" | sed 's/^figure: /page_frame /' || true
+} >"$figures"
+sed 's/^/  /' "$figures"
+echo "(written to $figures)"
 
 if [ "$fail" -ne 0 ]; then
     echo "error: the web checks failed" >&2

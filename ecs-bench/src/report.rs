@@ -333,11 +333,13 @@ fn format_ratio(ratio: Option<f64>) -> String {
 /// The Markdown report: the machine, the timing table, the chart link, the
 /// save and load tables (with `sizes`, when there are such rows), the
 /// memory table and the notes. `elapsed` is how long the whole run took.
+#[allow(clippy::too_many_arguments)]
 pub fn markdown(
     machine: &Machine,
     rows: &[Row],
     sizes: &[Sizes],
     memory: &[MemoryRow],
+    web: Option<&str>,
     chart: &str,
     elapsed: Duration,
 ) -> String {
@@ -513,9 +515,69 @@ pub fn markdown(
         }
     }
 
+    web_section(w, web);
+
     let _ = writeln!(w, "\n## How each implementation runs\n");
     let _ = writeln!(w, "{NOTES}");
     md
+}
+
+/// Where `scripts/web-test.sh` leaves its figures, which the report reads.
+pub const WEB_FIGURES: &str = "target/web/figures.txt";
+
+/// The "In a browser" section, from the figures `scripts/web-test.sh` kept
+/// ([`WEB_FIGURES`]: `key value` lines); says how to get them when there
+/// are none.
+pub fn web_section(w: &mut String, figures: Option<&str>) {
+    let _ = writeln!(w, "\n## In a browser (wasm32)\n");
+    let Some(figures) = figures else {
+        let _ = writeln!(
+            w,
+            "No figures: run `scripts/web-test.sh` (it builds the fireworks page for wasm32, checks it in Node and \
+             headless Chromium, and keeps its figures in `{WEB_FIGURES}`), then this report."
+        );
+        return;
+    };
+    let get = |key: &str| {
+        figures.lines().find_map(|line| line.strip_prefix(key).and_then(|rest| rest.strip_prefix(' '))).unwrap_or("–")
+    };
+    let number = |key: &str| get(key).parse::<f64>().ok();
+    let kb = |key: &str| number(key).map_or_else(|| "–".to_owned(), |b| format!("{:.0} KB", b / 1000.0));
+    let _ = writeln!(
+        w,
+        "By `scripts/web-test.sh` on {} (load average {}; Node {}, {}), in the same run as its checks. The wasm \
+         figures are Node's (V8, as in Chromium); the page's frame is timed by the page itself in headless \
+         Chromium.\n",
+        get("date"),
+        get("load_average"),
+        get("node"),
+        get("chromium"),
+    );
+    let _ = writeln!(w, "| | native | wasm | wasm / native |\n| --- | ---: | ---: | ---: |");
+    let _ = writeln!(
+        w,
+        "| the page's module (`fireworks.wasm`) | | {} ({} built, {} gzipped) | |",
+        kb("wasm_bytes"),
+        kb("wasm_built_bytes"),
+        kb("wasm_gzip_bytes")
+    );
+    let _ = writeln!(w, "| the tests' module (`checks.wasm`, every layer) | | {} | |", kb("checks_wasm_bytes"));
+    for (what, key) in [
+        ("one pass of a `QueryState` over {} entities (`for_each`, two components)", "query_us"),
+        ("one run of a `Schedule` of three systems over them", "schedule_us"),
+    ] {
+        let native = number(&format!("native_{key}"));
+        let wasm = number(&format!("wasm_{key}"));
+        let us = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.1} µs"));
+        let ratio = match (native, wasm) {
+            (Some(n), Some(m)) if n > 0.0 => format!("{:.2}", m / n),
+            _ => "–".to_owned(),
+        };
+        let entities = get("native_entities").parse::<usize>().map_or_else(|_| "–".to_owned(), thousands);
+        let what = what.replace("{}", &entities);
+        let _ = writeln!(w, "| {what} | {} | {} | {ratio} |", us(native), us(wasm));
+    }
+    let _ = writeln!(w, "| the page's frame: {} | | | |", get("page_frame"));
 }
 
 /// The "Save and load" section: time per format and direction on archetable and
@@ -950,7 +1012,7 @@ mod tests {
         assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
         assert_eq!(chart.matches("<rect x=").count(), 2 + 3, "two legend boxes and three bars");
         let machine = test_machine();
-        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        let page = markdown(&machine, &rows, &[], &[], None, "report.svg", Duration::from_secs(1));
         assert!(page.contains("| w † | 30.0 µs | 60.0 µs | **40.0 µs** | 20.0 µs | 0.75x | 1.50x |"), "{page}");
         assert!(page.contains("![archetable / best peer and archetable / raw floor, per workload](report.svg)"));
     }
@@ -973,7 +1035,7 @@ mod tests {
         assert_eq!(rows[0].vs_baseline(&rows), None, "no baseline");
         let sizes = [Sizes { format: Format::Json, ours: 2_000_000, hecs: 1_500_000, hecs_rows: Some(3_000_000) }];
         let machine = test_machine();
-        let page = markdown(&machine, &rows, &sizes, &[], "report.svg", Duration::from_secs(1));
+        let page = markdown(&machine, &rows, &sizes, &[], None, "report.svg", Duration::from_secs(1));
         assert!(
             page.contains("- `tracked_iter` / `simple_iter` on archetable: 1.10x (goal: at most 1.2x, met)."),
             "{page}"
@@ -999,7 +1061,7 @@ mod tests {
             sweep("par_1m_serial", 1_000_000, false, [Some(1000), Some(1000), Some(1000)]),
         ];
         let machine = test_machine();
-        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        let page = markdown(&machine, &rows, &[], &[], None, "report.svg", Duration::from_secs(1));
         assert!(page.contains("## Parallel iteration on 2 cores"), "{page}");
         assert!(
             page.contains("| 10 | 11.0 µs | 10.0 µs | 1.10x | 50.0 µs | 10.0 µs | 5.00x | 40.0 µs | 10.0 µs | 4.00x |"),
@@ -1031,11 +1093,11 @@ mod tests {
             heavy("heavy_100_batch64", 100, HeavyCall::Batched, 50),
         ];
         let machine = test_machine();
-        let page = markdown(&machine, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        let page = markdown(&machine, &rows, &[], &[], None, "report.svg", Duration::from_secs(1));
         assert!(page.contains("## Heavy work on 2 cores"), "{page}");
         // A load above the cores at the start marks the page as a smoke test.
         let busy = Machine { load: "5.00".into(), ..machine.clone() };
-        let busy_page = markdown(&busy, &rows, &[], &[], "report.svg", Duration::from_secs(1));
+        let busy_page = markdown(&busy, &rows, &[], &[], None, "report.svg", Duration::from_secs(1));
         assert!(busy_page.contains("**The machine was busy** (more runnable work than its 2 cores"), "{busy_page}");
         assert!(page.contains("| 10 | 10.0 µs | 10.0 µs | 11.0 µs | 1.00x | 1.00x |"), "{page}");
         assert!(page.contains("| 100 | 60.0 µs | 100 µs | 50.0 µs | 0.60x | 1.20x |"), "{page}");
@@ -1056,5 +1118,29 @@ mod tests {
         assert_eq!(built.runs_per_sample, 1);
         let timing = summarize(&[samples, built]);
         assert_eq!(timing.samples, 2 * MIN_SAMPLES);
+    }
+
+    #[test]
+    fn the_browser_section_reads_the_web_checks_figures() {
+        let figures = "date 2026-11-28 17:40 UTC\nload_average 0.50 at the start, 1.20 at the end\nnode v20.20.2\n\
+                       chromium Chromium 156.0\nwasm_built_bytes 629000\nwasm_bytes 432400\nwasm_gzip_bytes 156000\n\
+                       checks_wasm_bytes 1830000\nnative_entities 10000\nnative_query_us 7.10\nnative_schedule_us 27.00\n\
+                       native_schedule_one_thread_us 26.00\nwasm_query_us 8.52\nwasm_schedule_us 83.00\n\
+                       page_frame frame work with 900 to 1,100 entities: median 0.61 ms\n";
+        let mut w = String::new();
+        web_section(&mut w, Some(figures));
+        assert!(w.contains("on 2026-11-28 17:40 UTC (load average 0.50 at the start, 1.20 at the end; Node v20.20.2"));
+        assert!(
+            w.contains("| the page's module (`fireworks.wasm`) | | 432 KB (629 KB built, 156 KB gzipped) | |"),
+            "{w}"
+        );
+        assert!(w.contains("| the tests' module (`checks.wasm`, every layer) | | 1830 KB | |"), "{w}");
+        assert!(w.contains("over 10,000 entities (`for_each`, two components) | 7.1 µs | 8.5 µs | 1.20 |"), "{w}");
+        assert!(w.contains("| one run of a `Schedule` of three systems over them | 27.0 µs | 83.0 µs | 3.07 |"), "{w}");
+        assert!(w.contains("| the page's frame: frame work with 900 to 1,100 entities: median 0.61 ms | | | |"), "{w}");
+
+        let mut none = String::new();
+        web_section(&mut none, None);
+        assert!(none.contains("No figures: run `scripts/web-test.sh`"), "{none}");
     }
 }

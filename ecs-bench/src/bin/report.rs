@@ -136,7 +136,12 @@ fn main() -> ExitCode {
         }
     }
 
-    let page = report::markdown(&machine, &rows, &sizes, &memory_rows, CHART, started.elapsed());
+    let web_figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(report::WEB_FIGURES);
+    let web = std::fs::read_to_string(&web_figures).ok();
+    if web.is_none() {
+        eprintln!("no {}: the browser section says how to get it", web_figures.display());
+    }
+    let page = report::markdown(&machine, &rows, &sizes, &memory_rows, web.as_deref(), CHART, started.elapsed());
     println!("{page}");
     if full {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));

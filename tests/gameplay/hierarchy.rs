@@ -98,11 +98,11 @@ fn inserts_that_would_break_the_forest_are_undone() {
     assert_eq!(world.children(b1), [], "the would-be parent never listed it");
     let orphan = world.spawn(ChildOf(ghost));
     assert_eq!(world.parent(orphan), None, "a dead parent");
-    // Its own parent: the overwrite took `a` out of its old parent's list,
-    // and the refused value is removed, so `a` ends without a parent.
+    // Its own parent: the refused value goes, and the one it replaced
+    // comes back, at its old place in its parent's list.
     world.insert(a, ChildOf(a)).unwrap();
-    assert_eq!(world.parent(a), None, "its own parent");
-    assert_eq!(world.children(root), [b]);
+    assert_eq!(world.parent(a), Some(root), "its own parent");
+    assert_eq!(world.children(root), [a, b]);
     assert_eq!(world.children(a), [a1]);
     world.check_invariants().unwrap();
 }

@@ -19,6 +19,7 @@ mod hierarchy;
 mod hierarchy_data;
 mod hierarchy_integrity;
 mod hierarchy_misuse;
+mod hierarchy_refusals;
 mod load_atomicity;
 mod observers;
 mod param_wrappers;

@@ -430,3 +430,73 @@ fn a_recursive_despawn_inside_a_failed_transaction_leaves_exact_lists() {
     assert_eq!(world.len(), 3);
     world.check_invariants().unwrap();
 }
+
+/// Code written when `children()` returned `&[Entity]` reads a
+/// `SourceList` unchanged: every line here is slice code, on a list with
+/// holes and an index and on a short one.
+#[test]
+fn a_children_list_reads_as_the_slice_it_was() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = (0..40).map(|_| world.spawn(ChildOf(parent))).collect();
+    for &kid in kids.iter().step_by(3) {
+        world.despawn(kid).unwrap();
+    }
+    let expected: Vec<Entity> = kids.iter().copied().filter(|k| k.index() % 3 != kids[0].index() % 3).collect();
+    let stranger = world.spawn(());
+    let short = world.spawn(());
+    let (x, y) = (world.spawn(ChildOf(short)), world.spawn(ChildOf(short)));
+    for (owner, expected) in [(parent, expected), (short, vec![x, y])] {
+        let children = world.children(owner);
+        let first = expected[0];
+        assert!(children.contains(&first) && children.contains(first));
+        assert!(!children.contains(&stranger) && !children.contains(stranger));
+        assert_eq!(children.len(), expected.len());
+        assert!(!children.is_empty());
+        assert_eq!(children.first(), Some(&first));
+        assert_eq!(children.first().copied(), expected.first().copied());
+        assert_eq!(*children.last().unwrap(), *expected.last().unwrap());
+        if let Some(&last) = children.last() {
+            assert_eq!(last, expected[expected.len() - 1]);
+        }
+        assert_eq!(children.iter().copied().collect::<Vec<_>>(), expected);
+        assert_eq!(children.iter().rev().count(), expected.len());
+        assert!(children.iter().any(|&c| c == first));
+        let mut walked = Vec::new();
+        for &child in children {
+            walked.push(child);
+        }
+        assert_eq!(walked, expected);
+        assert_eq!(children.to_vec(), expected);
+        for (i, &child) in expected.iter().enumerate() {
+            assert_eq!(children[i], child);
+            assert_eq!(children.get(i), Some(&child));
+        }
+        assert_eq!(children.get(expected.len()), None);
+        // `==` either way round, with vectors, slices and arrays.
+        assert_eq!(children, expected);
+        assert_eq!(expected, children);
+        assert_eq!(children, &expected);
+        assert_eq!(&expected, children);
+        assert_eq!(children, &expected[..]);
+        assert_eq!(&expected[..], children);
+        assert!(*children == expected[..] && expected[..] == *children);
+        assert!(children != &expected[1..] && expected[1..] != *children);
+    }
+    let short_list = world.children(short);
+    assert_eq!(short_list, [x, y]);
+    assert_eq!([x, y], short_list);
+    assert_eq!(short_list, &[x, y]);
+    assert_eq!(&[x, y], short_list);
+    assert_ne!(short_list, [y, x]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 2 but the index is 2")]
+fn indexing_a_children_list_past_its_end_panics_as_a_slice_does() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    world.spawn(ChildOf(parent));
+    world.spawn(ChildOf(parent));
+    let _ = world.children(parent)[2];
+}

@@ -377,7 +377,7 @@ fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLoc
         return;
     };
     let sources = list.sources_mut(EngineAccess::GRANTED);
-    if sources.last() != Some(source) {
+    if sources.last() != Some(&source) {
         // What `remove` would build anyway; `place_of` then finds the slot
         // in O(1).
         sources.ensure_index();

@@ -840,6 +840,11 @@ impl SystemConfig<'_> {
     /// systems around this one starts (the frame, or the part after an
     /// exclusive system or `apply_deferred` point), before any of them
     /// runs; see [`Condition`].
+    ///
+    /// A closure's parameter needs its type, `|w: &World| ..` (or pass
+    /// `Condition::new(|w| ..)`, which infers it): without it the compiler
+    /// says "type annotations needed" or "implementation of `FnMut` is not
+    /// general enough" (see [`IntoCondition`]).
     pub fn run_if<M>(mut self, condition: impl IntoCondition<M>) -> Self {
         self.entry().conditions.push(condition.into_condition());
         self

@@ -28,6 +28,7 @@ mod required;
 mod resume_warning;
 mod save_report;
 mod schedule;
+mod schedule_ambiguities;
 mod schedule_sets;
 mod serde_small_stacks;
 mod showcase;

@@ -87,8 +87,8 @@ pub use observer::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, 
 pub use query::{Added, Changed, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
 pub use query::{AnyOf, ArchetypeFilter, Has, QueryCombinationIter, QueryManyIter, QueryManyIterMut, QueryParIter};
 pub use schedule::{
-    Condition, IntoCondition, IntoSystemSelector, IntoSystems, Schedule, ScheduleError, SetConfig, SystemConfig,
-    SystemId, SystemSelector, SystemTiming, Systems, Timings,
+    Ambiguities, Ambiguity, Clash, Condition, IntoCondition, IntoSystemSelector, IntoSystems, Schedule, ScheduleError,
+    SetConfig, SystemConfig, SystemId, SystemSelector, SystemTiming, Systems, Timings,
 };
 pub use storage::builder::{BuiltBundle, EntityBuilder};
 pub use storage::pool::PooledBundle;

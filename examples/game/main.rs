@@ -42,6 +42,9 @@ use std::time::Duration;
 use archetable::prelude::*;
 use pictures::{Figures, Look, Recorder};
 use sim::*;
+// For the showcase's test, which checks the stages' ambiguity reports.
+#[allow(unused_imports)]
+pub use sim::new_game;
 
 /// Frames in the run.
 const FRAMES: u64 = 330;

@@ -365,9 +365,19 @@ pub fn new_game(parallel: bool) -> GameLoop {
     game.add_stage_before(Stage::FixedUpdate, "frame_start").add_system(new_frame).debug();
     // Physics: four steps, each after the one before, as one set.
     game.add_systems(Stage::FixedUpdate, (motion, walls, fuses, fading).chain().in_set("physics"));
-    game.add_systems(Stage::Update, menu.run_if(in_state(Screen::Menu)));
-    game.add_systems(Stage::Update, (launch, referee).run_if(in_state(Screen::Playing)));
-    game.add_systems(Stage::Update, game_over.run_if(in_state(Screen::GameOver)));
+    // One state's systems run in a frame, which the schedule cannot know:
+    // the chain orders the systems that set `NextState<Screen>`, and puts
+    // `referee` after the `FrameStats` that `launch` writes (the order they
+    // always ran in), so the stage reports no ambiguous pair.
+    game.add_systems(
+        Stage::Update,
+        (
+            menu.run_if(in_state(Screen::Menu)),
+            (launch, referee).chain().run_if(in_state(Screen::Playing)),
+            game_over.run_if(in_state(Screen::GameOver)),
+        )
+            .chain(),
+    );
     game.add_systems(Stage::LateUpdate, census.debug());
     game.on_enter(Screen::Playing, start_level);
     game.on_exit(Screen::Playing, end_level);

@@ -123,7 +123,7 @@ fn child_spawner_and_the_relationship_traits_need_only_the_prelude() {
     queue.apply(&mut world);
     let children = world.get::<Children>(car).unwrap();
     assert_eq!(children.sources().len(), 4);
-    let first = children.sources().first().unwrap();
+    let first = *children.sources().first().unwrap();
     assert_eq!(world.get::<ChildOf>(first).unwrap().target(), car);
 }
 

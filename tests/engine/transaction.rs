@@ -179,3 +179,28 @@ fn insert_built_batch_checks_every_entity_first() {
     assert_eq!((world.get::<Hp>(a), world.get::<Hp>(c)), (Some(&Hp(10)), Some(&Hp(20))));
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn peek_entities_only_looks_and_counts_handles_reserved_meanwhile() {
+    let mut world = World::new();
+    let old: Vec<Entity> = (0..4).map(|i| world.spawn(Hp(i))).collect();
+    world.despawn(old[1]).unwrap();
+    world.despawn(old[3]).unwrap();
+    let state = world.allocator_state();
+    let view: &World = &world;
+    let peeked = view.peek_entities(3);
+    assert_eq!(view.peek_entities(3), peeked, "looking twice sees the same");
+    assert_eq!(world.allocator_state(), state, "looking changes nothing");
+    // Commands reserve the first handle through `&World`: the peek after
+    // it names the ones after.
+    let mut queue = CommandQueue::default();
+    let reserved = Commands::new(&mut queue, &world).spawn(Hp(10)).id();
+    assert_eq!(reserved, peeked[0]);
+    let after = world.peek_entities(2);
+    assert_eq!(after, peeked[1..]);
+    queue.apply(&mut world);
+    let spawned = [world.spawn(Hp(11)), world.spawn(Hp(12))];
+    assert_eq!(spawned, [peeked[1], peeked[2]]);
+    assert_eq!(spawned.map(|e| e.index()), [old[1].index(), 4], "a freed slot, then a new one");
+    world.check_invariants().unwrap();
+}

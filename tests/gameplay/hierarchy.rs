@@ -98,11 +98,11 @@ fn inserts_that_would_break_the_forest_are_undone() {
     assert_eq!(world.children(b1), [], "the would-be parent never listed it");
     let orphan = world.spawn(ChildOf(ghost));
     assert_eq!(world.parent(orphan), None, "a dead parent");
-    // Its own parent: the overwrite took `a` out of its old parent's list,
-    // and the refused value is removed, so `a` ends without a parent.
+    // Its own parent: the refused value goes, and the one it replaced
+    // comes back, at its old place in its parent's list.
     world.insert(a, ChildOf(a)).unwrap();
-    assert_eq!(world.parent(a), None, "its own parent");
-    assert_eq!(world.children(root), [b]);
+    assert_eq!(world.parent(a), Some(root), "its own parent");
+    assert_eq!(world.children(root), [a, b]);
     assert_eq!(world.children(a), [a1]);
     world.check_invariants().unwrap();
 }
@@ -429,4 +429,77 @@ fn a_recursive_despawn_inside_a_failed_transaction_leaves_exact_lists() {
     assert!(!world.has::<Children>(after));
     assert_eq!(world.len(), 3);
     world.check_invariants().unwrap();
+}
+
+/// Code written when `children()` returned `&[Entity]` reads a
+/// `SourceList` unchanged: every line here is slice code, on a list with
+/// holes and an index and on a short one. (The borrows clippy would take
+/// out are what such code has.)
+#[test]
+#[allow(clippy::needless_borrows_for_generic_args, clippy::op_ref)]
+fn a_children_list_reads_as_the_slice_it_was() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = (0..40).map(|_| world.spawn(ChildOf(parent))).collect();
+    for &kid in kids.iter().step_by(3) {
+        world.despawn(kid).unwrap();
+    }
+    let expected: Vec<Entity> = kids.iter().copied().filter(|k| k.index() % 3 != kids[0].index() % 3).collect();
+    let stranger = world.spawn(());
+    let short = world.spawn(());
+    let (x, y) = (world.spawn(ChildOf(short)), world.spawn(ChildOf(short)));
+    for (owner, expected) in [(parent, expected), (short, vec![x, y])] {
+        let children = world.children(owner);
+        let first = expected[0];
+        assert!(children.contains(&first) && children.contains(first));
+        assert!(!children.contains(&stranger) && !children.contains(stranger));
+        assert_eq!(children.len(), expected.len());
+        assert!(!children.is_empty());
+        assert_eq!(children.first(), Some(&first));
+        assert_eq!(children.first().copied(), expected.first().copied());
+        assert_eq!(*children.last().unwrap(), *expected.last().unwrap());
+        if let Some(&last) = children.last() {
+            assert_eq!(last, expected[expected.len() - 1]);
+        }
+        assert_eq!(children.iter().copied().collect::<Vec<_>>(), expected);
+        assert_eq!(children.iter().rev().count(), expected.len());
+        assert!(children.iter().any(|&c| c == first));
+        let mut walked = Vec::new();
+        for &child in children {
+            walked.push(child);
+        }
+        assert_eq!(walked, expected);
+        assert_eq!(children.to_vec(), expected);
+        for (i, &child) in expected.iter().enumerate() {
+            assert_eq!(children[i], child);
+            assert_eq!(children.get(i), Some(&child));
+        }
+        assert_eq!(children.get(expected.len()), None);
+        // `==` either way round, with vectors, slices and arrays.
+        assert_eq!(children, expected);
+        assert_eq!(expected, children);
+        assert_eq!(children, &expected);
+        assert_eq!(&expected, children);
+        assert_eq!(children, &expected[..]);
+        assert_eq!(&expected[..], children);
+        assert!(*children == expected[..]);
+        assert!(expected[..] == *children);
+        assert!(children != &expected[1..] && expected[1..] != *children);
+    }
+    let short_list = world.children(short);
+    assert_eq!(short_list, [x, y]);
+    assert_eq!([x, y], short_list);
+    assert_eq!(short_list, &[x, y]);
+    assert_eq!(&[x, y], short_list);
+    assert_ne!(short_list, [y, x]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 2 but the index is 2")]
+fn indexing_a_children_list_past_its_end_panics_as_a_slice_does() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    world.spawn(ChildOf(parent));
+    world.spawn(ChildOf(parent));
+    let _ = world.children(parent)[2];
 }

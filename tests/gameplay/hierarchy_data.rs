@@ -127,7 +127,7 @@ fn saves_keep_trees_exactly_and_merges_remap_them() {
     let mut source = world();
     let car = source.spawn_prefab(&prefabs, "Truck").unwrap();
     // Reorder: the first wheel moves to the end of the list.
-    let first = source.children(car).first().unwrap();
+    let first = *source.children(car).first().unwrap();
     source.set_parent(first, car).unwrap();
     let order = source.children(car).to_vec();
     assert_eq!(names(&source, &order), ["spare", "horn", "wheel"]);

@@ -27,3 +27,14 @@ fn the_showcase_is_deterministic_and_draws_its_run() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_showcase_orders_every_pair_of_systems_that_conflict() {
+    let mut game = game::new_game(true);
+    let reports = game.ambiguities().unwrap();
+    let stages: Vec<String> = reports.iter().map(|(stage, _)| stage.to_string()).collect();
+    assert_eq!(stages, ["startup", "frame_start", "fixed_update", "update", "late_update"]);
+    for (stage, report) in &reports {
+        assert!(report.is_empty(), "stage `{stage}`: {report}");
+    }
+}

@@ -418,6 +418,23 @@ impl Entities {
         }
     }
 
+    /// The handles the next `n` allocations after the next flush will get,
+    /// in order, without changing anything: the positions lanes skipped
+    /// (the flush leaves them free, the lowest on top), then the positions
+    /// after the reservations.
+    ///
+    /// # Panics
+    /// As [`Entities::reserve_entity`], when the index space would run out.
+    pub fn peek(&self, n: usize) -> Vec<Entity> {
+        let reserved = self.reserved.load(Ordering::Relaxed) as usize;
+        let mut skipped: Vec<usize> = self.skipped.iter().map(|&p| p as usize).collect();
+        skipped.sort_unstable();
+        let mut handles: Vec<Entity> = skipped.into_iter().take(n).map(|p| self.handle_at(p)).collect();
+        let rest = n - handles.len();
+        handles.extend((0..rest).map(|k| self.handle_at(reserved + k)));
+        handles
+    }
+
     /// Starts handing out reservations in lanes (see [`ReservationLanes`]):
     /// returns the first position the lanes share.
     pub fn begin_lanes(&mut self) -> u32 {
@@ -454,13 +471,6 @@ impl Entities {
             }
         }
         *self.reserved.get_mut() = lanes.base + rounds * lanes.count;
-    }
-
-    /// Forgets every reservation since the last flush, as if none had been
-    /// made. Only for reservations whose handles no one kept.
-    pub fn cancel_reservations(&mut self) {
-        debug_assert!(self.skipped.is_empty(), "lanes are not cancelled");
-        *self.reserved.get_mut() = 0;
     }
 
     /// Whether handles were reserved since the last flush.
@@ -948,6 +958,40 @@ mod tests {
         assert_ne!(b.index(), a.index(), "a retired slot is never reused");
         assert_eq!(entities.get(a), None);
         entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn peek_names_the_next_allocations_after_a_flush() {
+        let mut entities = Entities::default();
+        let taken: Vec<Entity> = (0..6).map(|i| entities.alloc(loc(i))).collect();
+        for &e in &taken[1..4] {
+            entities.free(e);
+        }
+        // Two reserved, then lanes of three that use 2, 0 and 1 handles.
+        entities.reserve_entity();
+        entities.reserve_entity();
+        let base = entities.begin_lanes();
+        let lanes = ReservationLanes { base, count: 3 };
+        entities.reserve_in_lane(lanes, 0, 0);
+        entities.reserve_in_lane(lanes, 0, 1);
+        entities.reserve_in_lane(lanes, 2, 0);
+        entities.end_lanes(lanes, &[2, 0, 1]);
+        let peeked = entities.peek(5);
+        assert_eq!(entities.peek(5), peeked, "peeking changes nothing");
+        entities.flush(|_| loc(0));
+        let got: Vec<Entity> = (0..5).map(|_| entities.alloc(loc(0))).collect();
+        assert_eq!(got, peeked);
+        assert!(got.iter().all(|e| e.index() >= 6), "every free slot went to the reservations");
+        entities.check_invariants().unwrap();
+        // With nothing reserved: the free slots from the top, then new ones.
+        let mut entities = Entities::default();
+        let taken: Vec<Entity> = (0..3).map(|i| entities.alloc(loc(i))).collect();
+        entities.free(taken[0]);
+        entities.free(taken[2]);
+        let peeked = entities.peek(3);
+        assert_eq!(peeked.iter().map(|e| (e.index(), e.generation())).collect::<Vec<_>>(), [(2, 2), (0, 2), (3, 1)]);
+        assert_eq!((0..3).map(|_| entities.alloc(loc(0))).collect::<Vec<_>>(), peeked);
+        assert_eq!(entities.peek(0), []);
     }
 
     #[test]

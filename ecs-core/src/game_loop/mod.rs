@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use crate::schedule::{IntoSystems, Schedule, SetConfig, SystemConfig, SystemId};
+use crate::schedule::{Ambiguities, IntoSystems, Schedule, ScheduleError, SetConfig, SystemConfig, SystemId};
 use crate::storage::resource::Resource;
 use crate::system::commands::take_clear_request;
 use crate::system::IntoSystem;
@@ -469,6 +469,41 @@ impl GameLoop {
         }
         let i = self.position_or_panic(&stage);
         &mut self.stages[i].1
+    }
+
+    /// The ambiguity report of every stage ([`Schedule::ambiguities`]):
+    /// startup first, then the per-frame stages in run order, each with its
+    /// report (empty when its systems are all ordered where they
+    /// conflict). Systems of different stages never overlap, so only pairs
+    /// within a stage are reported; `on_enter` and `on_exit` systems are
+    /// not looked at.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Default)] struct Score(u32);
+    /// fn coins(mut score: ResMut<Score>) { score.0 += 1 }
+    /// fn double(mut score: ResMut<Score>) { score.0 *= 2 }
+    ///
+    /// let mut game = GameLoop::new();
+    /// game.init_resource::<Score>();
+    /// game.add_system(Stage::Update, coins);
+    /// game.add_system(Stage::Update, double);
+    /// game.add_system(Stage::LateUpdate, coins);
+    /// let report = game.ambiguities().unwrap();
+    /// let names: Vec<String> = report.iter().filter(|(_, r)| !r.is_empty()).map(|(s, _)| s.to_string()).collect();
+    /// assert_eq!(names, ["update"]);
+    /// assert_eq!(report[2].1.to_string().lines().nth(1), Some("  `coins` and `double` both write `Score`"));
+    /// ```
+    ///
+    /// # Errors
+    /// The first stage's error that [`Schedule::ambiguities`] finds.
+    pub fn ambiguities(&mut self) -> Result<Vec<(Stage, Ambiguities)>, ScheduleError> {
+        let mut reports = vec![(Stage::Startup, self.startup.ambiguities(&mut self.world)?)];
+        for (stage, schedule) in &mut self.stages {
+            reports.push((stage.clone(), schedule.ambiguities(&mut self.world)?));
+        }
+        Ok(reports)
     }
 
     /// Adds `system` to `stage`; configure it through the returned

@@ -9,9 +9,12 @@
 //!   source c: ChildOf(p) ─┘
 //!
 //!   insert / overwrite source   on_replace: leave the old target's list
-//!                               on_insert:  join the new target's list
+//!                               on_insert:  join the new target's list, or,
+//!                               if refused, put the replaced value back
+//!                               (or remove the refused one)
 //!   remove / despawn source     on_replace: leave the target's list
 //!   target's list emptied       the list component is removed
+//!   list inserted by hand       undone: the old list back, or none
 //!   despawn target              sources orphaned (their relationship
 //!                               removed), or despawned when the target
 //!                               says `despawn_sources`
@@ -36,7 +39,7 @@ use crate::component::Component;
 use crate::entity::{Entity, EntityLocation};
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
-use crate::world::relations::{Cut, LastJoin, Left, Place, Waiting};
+use crate::world::relations::{Cut, LastJoin, Left, Place, Replaced, ReplacedList, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -69,7 +72,28 @@ use super::sources::{EngineAccess, SourceList};
 ///
 /// The relationship never points at a dead entity, at its own entity, or
 /// around a cycle: an insert that would is undone right after the world
-/// method that made it, with a warning.
+/// method that made it, with a warning. If the insert replaced a value,
+/// that value comes back, and the source goes back to its old place in
+/// its old target's list; if it replaced none, the refused value is
+/// removed. Hooks and observers see the undoing as an ordinary insert (or
+/// removal): `on_replace` of the old value, then `on_insert` of the
+/// refused one (the insert itself), then `on_replace` of the refused value
+/// and `on_insert` of the old one. The old target's list stays in place
+/// meanwhile. [`World::set_parent`](crate::World::set_parent) checks first
+/// and changes nothing.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// let mut world = World::new();
+/// let parent = world.spawn(());
+/// let [a, b, c] = [(); 3].map(|_| world.spawn(ChildOf(parent)));
+/// let grandchild = world.spawn(ChildOf(b));
+/// world.insert(b, ChildOf(b)).unwrap(); // its own parent: refused
+/// world.insert(b, ChildOf(grandchild)).unwrap(); // a cycle: refused
+/// assert_eq!(world.parent(b), Some(parent));
+/// assert_eq!(world.children(parent), [a, b, c]);
+/// ```
 pub trait Relationship: Component + Sized {
     /// The component that lists the sources on the target.
     type Target: RelationshipTarget<Relationship = Self>;
@@ -83,7 +107,27 @@ pub trait Relationship: Component + Sized {
 
 /// The component on a target entity that lists every source whose
 /// [`Relationship`] names it, in the order they joined. Kept by the
-/// engine: never insert or edit it yourself.
+/// engine: edit the sources' relationships, never the list. A list
+/// inserted by hand (`World::insert`, a spawn, commands) is undone right
+/// after the world method that made it, with a warning: the entity gets
+/// back the list it had, sources and order unchanged, or loses the one it
+/// was given; no source gains or loses its relationship. The editing API
+/// of saves and the inspector refuses it outright
+/// (`EditError::EngineKept`). Lists that loads, prefabs and column
+/// batches place whole, beside the sources that point at them, are kept.
+/// Removing the list by hand orphans its sources.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// let mut world = World::new();
+/// let parent = world.spawn(());
+/// let [a, b] = [(); 2].map(|_| world.spawn(ChildOf(parent)));
+/// world.insert(parent, Children::default()).unwrap(); // undone
+/// assert_eq!(world.children(parent), [a, b]);
+/// let lone = world.spawn(Children::default()); // undone: no list
+/// assert!(!world.has::<Children>(lone));
+/// ```
 pub trait RelationshipTarget: Component + Sized {
     /// The component on the sources.
     type Relationship: Relationship<Target = Self>;
@@ -113,6 +157,7 @@ pub fn install_relationship<R: Relationship>(world: &mut World) {
         .register_component_hooks::<R>()
         .push_plain(HookKind::Insert, join::<R>)
         .push_plain(HookKind::Replace, leave::<R>)
+        .push_plain(HookKind::Remove, forget_replaced::<R>)
         .set_spawn_join(join_spawned_quick::<R>);
     world.add_relationship(check::<R>, detach::<R>);
 }
@@ -124,7 +169,9 @@ pub fn install_target<T: RelationshipTarget>(world: &mut World) {
     world
         .register_component_hooks::<T>()
         .push_plain(HookKind::Despawn, despawn_sources::<T>)
-        .push_plain(HookKind::Replace, orphan_sources::<T>);
+        .push_plain(HookKind::Replace, orphan_sources::<T>)
+        .push_plain(HookKind::Remove, forget_replaced_list::<T>)
+        .push_plain(HookKind::Insert, refuse_by_hand::<T>);
 }
 
 /// `R`'s `on_insert`: the source joins its target's list, unless the
@@ -137,6 +184,7 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
     {
         return;
     }
+    let replaced = take_replaced::<R>(world, source);
     let Some((relationship, listing)) = world.get_and_has::<R, R::Target>(source) else { return };
     let target = relationship.target();
     let may_have_sources = listing || world.relations().is_pending_target(TypeId::of::<R>(), source);
@@ -153,11 +201,25 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
         return;
     }
     if let Some(problem) = refusal_given::<R>(world, source, target, may_have_sources) {
-        crate::entity::error::warn(&format!(
-            "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
-            short::<R>()
-        ));
-        queue_cut(world, Cut { source, target, run: orphan::<R> });
+        let name = short::<R>();
+        match replaced {
+            Some(replaced) => {
+                crate::entity::error::warn(&format!(
+                    "archetable: {source} cannot point at {target} through `{name}`: {problem}; \
+                     the `{name}` it replaced (pointing at {}) was put back",
+                    replaced.target
+                ));
+                world.relations_mut().returning.push(replaced);
+                queue_cut(world, Cut { source, target, run: put_back_replaced::<R> });
+            }
+            None => {
+                crate::entity::error::warn(&format!(
+                    "archetable: {source} cannot point at {target} through `{name}`: {problem}; \
+                     the relationship was removed"
+                ));
+                queue_cut(world, Cut { source, target, run: orphan::<R> });
+            }
+        }
         return;
     }
     // No list yet (or a batch placed whole): wait for it.
@@ -276,39 +338,126 @@ fn create_list<R: Relationship>(world: &mut World, target: Entity) {
         }
         None => {
             let list = SourceList::from_unique(joining);
+            // The list's `on_insert` runs first after the write and takes
+            // this mark: the engine's own list, not one inserted by hand.
+            world.relations_mut().engine_list = Some((TypeId::of::<R::Target>(), target));
             let _ = world.insert(target, R::Target::from_sources(list, EngineAccess::GRANTED));
+            world.relations_mut().engine_list = None;
         }
     }
 }
 
 /// `R`'s `on_replace`: the source leaves its target's list; an emptied list
 /// is removed once the operation is over (unless something joined again).
+/// Where it was is kept until the insert replacing it decides (the
+/// world's `relations().replaced`): if that insert is refused, the source
+/// comes back there. A source its target
+/// never listed (a refused value on its way out) leaves nothing.
 fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLocation>) {
     let Some(target) = world.get::<R>(source).map(R::target) else { return };
+    let kind = TypeId::of::<R>();
     // A rollback may have to bring the source back here, where it was.
     let in_txn = !world.relations().txn_marks.is_empty();
-    let record = |world: &mut World, place: Place| {
-        if in_txn {
-            world.relations_mut().left.push(Left { kind: TypeId::of::<R>(), source, target, place });
-        }
-    };
     let Some(mut list) = world.get_mut_any::<R::Target>(target) else {
-        record(world, Place::Unknown);
         // Still waiting for the list: it is not created for this source.
-        if let Some(waiting) = world.relations_mut().pending.get_mut(&(TypeId::of::<R>(), target)) {
-            waiting.sources.retain(|&e| e != source);
+        let waited = match world.relations_mut().pending.get_mut(&(kind, target)) {
+            Some(waiting) => {
+                let before = waiting.sources.len();
+                waiting.sources.retain(|&e| e != source);
+                waiting.sources.len() != before
+            }
+            None => false,
+        };
+        if waited {
+            if in_txn {
+                world.relations_mut().left.push(Left { kind, source, target, place: Place::Unknown });
+            }
+            remember_replaced(world, Replaced { kind, source, target, place: Place::Unknown });
         }
         return;
     };
     let sources = list.sources_mut(EngineAccess::GRANTED);
-    let place = if in_txn { sources.place_of(source) } else { Place::Unknown };
-    sources.remove(source);
+    if sources.last() != Some(&source) {
+        // What `remove` would build anyway; `place_of` then finds the slot
+        // in O(1).
+        sources.ensure_index();
+    }
+    let place = sources.place_of(source);
+    if !sources.remove(source) {
+        return;
+    }
     let emptied = sources.is_empty();
-    record(world, place);
+    if in_txn {
+        world.relations_mut().left.push(Left { kind, source, target, place });
+    }
+    remember_replaced(world, Replaced { kind, source, target, place });
     if emptied {
         // With the cuts, so that a panicking command before it cannot
         // leave the empty list behind.
         queue_cut(world, Cut { source, target, run: drop_empty_list::<R> });
+    }
+}
+
+/// Keeps `replaced` until the insert that replaces the source's
+/// relationship joins (or a removal forgets it); one per source and type.
+fn remember_replaced(world: &mut World, replaced: Replaced) {
+    let kept = &mut world.relations_mut().replaced;
+    kept.retain(|r| (r.kind, r.source) != (replaced.kind, replaced.source));
+    kept.push(replaced);
+}
+
+/// The place `source` left when its `R` was replaced, taken out: what a
+/// refused insert puts back.
+#[inline]
+fn take_replaced<R: Relationship>(world: &mut World, source: Entity) -> Option<Replaced> {
+    if world.relations().replaced.is_empty() {
+        return None;
+    }
+    let kept = &mut world.relations_mut().replaced;
+    let kind = TypeId::of::<R>();
+    let at = kept.iter().position(|r| r.kind == kind && r.source == source)?;
+    Some(kept.swap_remove(at))
+}
+
+/// `R`'s `on_remove`: a removal (or despawn) replaces the relationship
+/// with nothing, so there is no insert to undo.
+fn forget_replaced<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLocation>) {
+    take_replaced::<R>(world, source);
+}
+
+/// A [`Cut`] of a refused insert that replaced a relationship: `source`
+/// gets back the value it had (an insert, with hooks: `on_replace` of the
+/// refused value, `on_insert` of the old one), at its old place in its old
+/// target's list. If the old target cannot take it back any more (it died
+/// meanwhile), the refused value is removed instead.
+fn put_back_replaced<R: Relationship>(world: &mut World, source: Entity, refused: Entity) {
+    let kind = TypeId::of::<R>();
+    let returning = &mut world.relations_mut().returning;
+    let Some(at) = returning.iter().position(|r| r.kind == kind && r.source == source) else { return };
+    let old = returning.swap_remove(at);
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if world.get::<R>(source).map(R::target) != Some(refused) {
+            // Changed again since: nothing to undo.
+            return;
+        }
+        if refusal::<R>(world, source, old.target).is_some() {
+            orphan::<R>(world, source, refused);
+            return;
+        }
+        cut::<R>(world, source, refused, |world| {
+            let _ = world.insert(source, R::from_target(old.target));
+        });
+        if let Some(list) = world.get_mut_changed::<R::Target>(old.target)
+            && list.sources().contains(source)
+        {
+            list.sources_mut(EngineAccess::GRANTED).put_back(&[(source, old.place)]);
+        }
+    }));
+    // The old list, kept while the source was on its way back, goes if
+    // it is still empty.
+    drop_empty_list::<R>(world, source, old.target);
+    if let Err(payload) = done {
+        std::panic::resume_unwind(payload);
     }
 }
 
@@ -317,6 +466,12 @@ fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLoc
 fn drop_empty_list<R: Relationship>(world: &mut World, _source: Entity, target: Entity) {
     let empty = |world: &World| world.get::<R::Target>(target).is_some_and(|list| list.sources().is_empty());
     if !empty(world) {
+        return;
+    }
+    // A source on its way back (a refused insert undone) drops it itself
+    // if it does not come back.
+    let kind = TypeId::of::<R>();
+    if world.relations().returning.iter().any(|r| r.kind == kind && r.target == target) {
         return;
     }
     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -343,13 +498,71 @@ fn despawn_sources<T: RelationshipTarget>(world: &mut World, target: Entity, _: 
 }
 
 /// The list's `on_replace` (removed, despawned, overwritten): the sources
-/// still pointing here lose their relationship. Sources that went before
-/// the list (a recursive despawn, deepest first) are passed over.
+/// still pointing here lose their relationship, unless the list that
+/// replaces this one names them (the same list, put back by
+/// [`refuse_by_hand`]). Sources that went before the list (a recursive
+/// despawn, deepest first) are passed over. The sources are kept until
+/// the operation's `on_remove` or `on_insert` of the list.
 fn orphan_sources<T: RelationshipTarget>(world: &mut World, target: Entity, _: Option<EntityLocation>) {
     let Some(list) = world.get::<T>(target) else { return };
     let sources: Vec<Entity> = list.sources().iter().copied().filter(|&e| world.contains(e)).collect();
-    for source in sources {
+    for &source in &sources {
         queue_cut(world, Cut { source, target, run: orphan::<T::Relationship> });
+    }
+    let kind = TypeId::of::<T>();
+    let kept = &mut world.relations_mut().replaced_lists;
+    kept.retain(|r| (r.kind, r.target) != (kind, target));
+    kept.push(ReplacedList { kind, target, sources });
+}
+
+/// The sources the list of `target` named before the operation that is
+/// overwriting it, taken out.
+fn take_replaced_list<T: RelationshipTarget>(world: &mut World, target: Entity) -> Option<Vec<Entity>> {
+    let kept = &mut world.relations_mut().replaced_lists;
+    if kept.is_empty() {
+        return None;
+    }
+    let kind = TypeId::of::<T>();
+    let at = kept.iter().position(|r| r.kind == kind && r.target == target)?;
+    Some(kept.swap_remove(at).sources)
+}
+
+/// The list's `on_remove` (removed or despawned): nothing replaces it.
+fn forget_replaced_list<T: RelationshipTarget>(world: &mut World, target: Entity, _: Option<EntityLocation>) {
+    take_replaced_list::<T>(world, target);
+}
+
+/// The list's `on_insert`: a list the engine did not make (inserted by
+/// hand, through a spawn, an insert or commands) is undone with a warning,
+/// as the editing API refuses it: the entity gets back the list it had,
+/// which its sources still point at, or loses the one it was given. Lists
+/// the engine creates, and those a batch places whole with their sources
+/// (loads, prefabs, column batches), are kept.
+fn refuse_by_hand<T: RelationshipTarget>(world: &mut World, target: Entity, _: Option<EntityLocation>) {
+    let kind = TypeId::of::<T>();
+    let old = take_replaced_list::<T>(world, target);
+    if world.relations().engine_list == Some((kind, target)) {
+        world.relations_mut().engine_list = None;
+        return;
+    }
+    if world.relations().placed_lists {
+        return;
+    }
+    crate::entity::error::warn(&format!(
+        "archetable: a `{}` list was inserted on {target} by hand; the engine keeps it from its sources' `{}`, \
+         so the insert was undone",
+        short::<T>(),
+        short::<T::Relationship>()
+    ));
+    let Some(mut list) = world.get_mut_any::<T>(target) else { return };
+    let sources = list.sources_mut(EngineAccess::GRANTED);
+    let mut restored = SourceList::from_unique(old.unwrap_or_default());
+    // The cuts each look their source up in it.
+    restored.ensure_index();
+    let emptied = restored.is_empty();
+    *sources = restored;
+    if emptied {
+        queue_cut(world, Cut { source: target, target, run: drop_empty_list::<T::Relationship> });
     }
 }
 
@@ -363,9 +576,12 @@ fn queue_cut(world: &mut World, cut: Cut) {
     }
 }
 
-/// A [`Cut`]: `source` loses its relationship to `target`.
+/// A [`Cut`]: `source` loses its relationship to `target`, unless the
+/// target's list names it (a list inserted by hand was undone meanwhile).
 fn orphan<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
-    if world.get::<R>(source).map(R::target) == Some(target) {
+    if world.get::<R>(source).map(R::target) == Some(target)
+        && !world.get::<R::Target>(target).is_some_and(|list| list.sources().contains(source))
+    {
         cut::<R>(world, source, target, |world| {
             let _ = world.remove::<R>(source);
         });

@@ -17,7 +17,9 @@
 //! in a recursive despawn, never hash. Short lists keep no index and no
 //! holes: they shift, which for a few entries is cheaper than hashing.
 
+use std::borrow::Borrow;
 use std::fmt;
+use std::ops::Index;
 
 use hashbrown::{HashMap, HashSet};
 
@@ -42,7 +44,15 @@ const PLACE_WALK: usize = 64;
 /// list that keeps an index (one of 32 entries or more that a source left
 /// from other than its end) and a scan otherwise; [`iter`](Self::iter) visits the
 /// sources in join order. It compares equal to slices, arrays and vectors
-/// of the same entities in the same order, and serializes as that list.
+/// of the same entities in the same order (either side of the `==`), and
+/// serializes as that list.
+///
+/// Code written for a `&[Entity]` reads it unchanged: `iter` yields
+/// `&Entity`, `first`, `last` and [`get`](Self::get) return
+/// `Option<&Entity>`, `contains` takes an `Entity` or a `&Entity`,
+/// `list[i]` indexes (O(1) on a list no source left from the middle, else
+/// a walk to the `i`th source), and `to_vec` copies it out. A range
+/// (`list[1..]`) is not a slice of it: use `iter().skip(1)` or `to_vec()`.
 ///
 /// ```
 /// use archetable::prelude::*;
@@ -53,8 +63,9 @@ const PLACE_WALK: usize = 64;
 /// world.despawn(kids[1]).unwrap();
 /// let children: &SourceList = world.children(root);
 /// assert_eq!(children, [kids[0], kids[2], kids[3]]);
-/// assert_eq!((children.len(), children.first(), children.last()), (3, Some(kids[0]), Some(kids[3])));
-/// assert!(children.contains(kids[2]) && !children.contains(kids[1]));
+/// assert_eq!((children.len(), children.first(), children.last()), (3, Some(&kids[0]), Some(&kids[3])));
+/// assert!(children.contains(kids[2]) && !children.contains(&kids[1]));
+/// assert_eq!((children[0], children[1]), (kids[0], kids[2]));
 /// assert_eq!(children.iter().rev().copied().collect::<Vec<_>>(), [kids[3], kids[2], kids[0]]);
 /// ```
 pub struct SourceList {
@@ -120,20 +131,32 @@ impl SourceList {
 
     /// The first source to join that is still here.
     #[inline]
-    pub fn first(&self) -> Option<Entity> {
-        self.slots.get(self.head).copied().flatten()
+    pub fn first(&self) -> Option<&Entity> {
+        self.slots.get(self.head).and_then(Option::as_ref)
     }
 
     /// The last source to join.
     #[inline]
-    pub fn last(&self) -> Option<Entity> {
-        self.slots.last().copied().flatten()
+    pub fn last(&self) -> Option<&Entity> {
+        self.slots.last().and_then(Option::as_ref)
     }
 
-    /// Whether `source` is in the list.
+    /// The `i`th source in join order, if there are more than `i`: O(1)
+    /// on a list no source left from the middle, else a walk.
     #[inline]
-    pub fn contains(&self, source: Entity) -> bool {
-        self.position(source).is_some()
+    pub fn get(&self, i: usize) -> Option<&Entity> {
+        if self.holes == 0 {
+            self.slots.get(i).and_then(Option::as_ref)
+        } else {
+            self.iter().nth(i)
+        }
+    }
+
+    /// Whether `source` is in the list; takes an `Entity` or a `&Entity`,
+    /// as a slice's `contains` does.
+    #[inline]
+    pub fn contains(&self, source: impl Borrow<Entity>) -> bool {
+        self.position(*source.borrow()).is_some()
     }
 
     /// The sources in join order, copied out.
@@ -429,6 +452,61 @@ impl PartialEq<Vec<Entity>> for &SourceList {
     }
 }
 
+/// Reverse comparisons, so that `[a, b] == *list` reads as it does with a
+/// slice.
+macro_rules! equal_the_other_way {
+    ($($other:ty),*) => {$(
+        impl PartialEq<SourceList> for $other {
+            fn eq(&self, list: &SourceList) -> bool {
+                *list == self[..]
+            }
+        }
+
+        impl PartialEq<&SourceList> for $other {
+            fn eq(&self, list: &&SourceList) -> bool {
+                **list == self[..]
+            }
+        }
+    )*};
+}
+
+equal_the_other_way!([Entity], Vec<Entity>);
+
+// `&[Entity] == &SourceList` is the standard library's, through `[Entity]`.
+impl PartialEq<SourceList> for &[Entity] {
+    fn eq(&self, list: &SourceList) -> bool {
+        *list == self[..]
+    }
+}
+
+impl<const N: usize> PartialEq<SourceList> for [Entity; N] {
+    fn eq(&self, list: &SourceList) -> bool {
+        *list == self[..]
+    }
+}
+
+impl<const N: usize> PartialEq<&SourceList> for [Entity; N] {
+    fn eq(&self, list: &&SourceList) -> bool {
+        **list == self[..]
+    }
+}
+
+/// `list[i]`: the `i`th source in join order, as [`SourceList::get`].
+///
+/// # Panics
+/// If the list has `i` sources or fewer, as a slice does.
+impl Index<usize> for SourceList {
+    type Output = Entity;
+
+    #[track_caller]
+    fn index(&self, i: usize) -> &Entity {
+        match self.get(i) {
+            Some(source) => source,
+            None => panic!("index out of bounds: the len is {} but the index is {i}", self.len()),
+        }
+    }
+}
+
 impl<'a> IntoIterator for &'a SourceList {
     type Item = &'a Entity;
     type IntoIter = SourceIter<'a>;
@@ -537,8 +615,10 @@ mod tests {
             }
             assert_eq!(list, model, "step {step}");
             assert_eq!(list.len(), model.len());
-            assert_eq!(list.first(), model.first().copied());
-            assert_eq!(list.last(), model.last().copied());
+            assert_eq!(list.first(), model.first());
+            assert_eq!(list.last(), model.last());
+            let at = step % (model.len() + 1);
+            assert_eq!(list.get(at), model.get(at));
             assert_eq!(list.iter().rev().count(), model.len());
             if step % 97 == 0 {
                 list.check().unwrap();

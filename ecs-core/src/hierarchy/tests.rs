@@ -1,7 +1,7 @@
-//! Tree walks over lists no hook would make. Safe code cannot write a
-//! list by hand, so the damage is done here through the engine's own
-//! unhooked access; every walk must still end, and `check_invariants`
-//! must name the damage.
+//! Tree walks over lists no hook would make. Safe code cannot edit a
+//! list (and one inserted whole is undone), so the damage is done here
+//! through the engine's own unhooked access; every walk must still end,
+//! and `check_invariants` must name the damage.
 
 use super::*;
 

@@ -128,6 +128,30 @@ impl fmt::Debug for Condition {
 /// which brings [`and`](IntoCondition::and), [`or`](IntoCondition::or) and
 /// [`not`](IntoCondition::not) to plain functions too.
 ///
+/// # A closure's parameter needs its type
+///
+/// `run_if(|w| w.resource::<Lives>().0 > 0)` does not compile: the
+/// compiler picks the closure's parameter type from the function it is
+/// passed to only when that function asks for a closure outright, and
+/// `run_if` asks for anything that is a condition. It says
+/// **"type annotations needed"** (E0282, suggesting `|w: /* Type */|`)
+/// when the closure calls a method on its parameter, and
+/// **"implementation of `FnMut` is not general enough"** when it passes
+/// the parameter on. The fix for both: `|w: &World| ..`, or
+/// [`Condition::new(|w| ..)`](Condition::new), which asks for a closure
+/// outright and so infers it.
+///
+/// ```
+/// use archetable::prelude::*;
+///
+/// struct Lives(u32);
+/// fn fly() {}
+///
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(fly).run_if(|w: &World| w.resource::<Lives>().0 > 0);
+/// schedule.add_system(fly).run_if(Condition::new(|w| w.resource::<Lives>().0 > 0));
+/// ```
+///
 /// ```
 /// use archetable::prelude::*;
 ///

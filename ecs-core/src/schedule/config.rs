@@ -151,7 +151,8 @@ pub trait IntoSystems<Marker>: Sized {
 
     /// Runs every system only when `condition` holds (as well as its own
     /// conditions). The condition is shared, so a group checks it once
-    /// (see [`Condition`]).
+    /// (see [`Condition`]). A closure's parameter needs its type,
+    /// `|w: &World| ..` (see [`IntoCondition`]).
     fn run_if<M>(self, condition: impl IntoCondition<M>) -> Systems {
         let mut systems = self.into_systems();
         systems.conditions.push(condition.into_condition());
@@ -291,7 +292,8 @@ impl SetConfig<'_> {
 
     /// Runs the set's systems only when `condition` holds (as well as their
     /// own conditions). Checked once per group of systems, however many
-    /// members the group has (see [`Condition`]).
+    /// members the group has (see [`Condition`]). A closure's parameter
+    /// needs its type, `|w: &World| ..` (see [`IntoCondition`]).
     pub fn run_if<M>(mut self, condition: impl IntoCondition<M>) -> Self {
         self.set().conditions.push(condition.into_condition());
         self

@@ -102,26 +102,31 @@ impl Pace {
     }
 }
 
-impl Plan {
-    pub(super) fn build(entries: &[Entry]) -> Result<Plan, ScheduleError> {
-        let mut edges = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            for (selector, is_after) in
-                entry.all_after().map(|s| (s, true)).chain(entry.all_before().map(|s| (s, false)))
-            {
-                let targets: Vec<usize> =
-                    (0..entries.len()).filter(|&j| j != i && entries[j].matches(selector)).collect();
-                if targets.is_empty() {
-                    return Err(ScheduleError::UnknownSystem {
-                        system: entries[i].system.name().to_string(),
-                        target: selector.to_string(),
-                    });
-                }
-                for j in targets {
-                    edges.push(if is_after { (j, i) } else { (i, j) });
-                }
+/// The ordering constraints of `entries` (their sets' included), as pairs
+/// of entry indices `(a, b)`: `a` runs before `b`. Fails on a constraint
+/// that selects no system.
+pub(super) fn edges(entries: &[Entry]) -> Result<Vec<(usize, usize)>, ScheduleError> {
+    let mut edges = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        for (selector, is_after) in entry.all_after().map(|s| (s, true)).chain(entry.all_before().map(|s| (s, false))) {
+            let targets: Vec<usize> = (0..entries.len()).filter(|&j| j != i && entries[j].matches(selector)).collect();
+            if targets.is_empty() {
+                return Err(ScheduleError::UnknownSystem {
+                    system: entries[i].system.name().to_string(),
+                    target: selector.to_string(),
+                });
+            }
+            for j in targets {
+                edges.push(if is_after { (j, i) } else { (i, j) });
             }
         }
+    }
+    Ok(edges)
+}
+
+impl Plan {
+    pub(super) fn build(entries: &[Entry]) -> Result<Plan, ScheduleError> {
+        let edges = edges(entries)?;
         let nodes: Vec<Node<'_>> =
             entries.iter().map(|e| Node { priority: e.priority, name: e.system.name() }).collect();
         let order = order::order(&nodes, &edges)?;

@@ -4,6 +4,7 @@
 //! `order.rs` the ordering and its errors, `executor.rs` the run plan and
 //! the parallel runner, `timing.rs` the per-system timings.
 
+mod ambiguity;
 mod condition;
 mod config;
 #[allow(unsafe_code)]
@@ -22,6 +23,7 @@ use crate::system::{AnySystem, BoxedSystem, IntoSystem};
 use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
+pub use ambiguity::{Ambiguities, Ambiguity, Clash};
 pub use condition::{Condition, IntoCondition};
 pub use config::{IntoSystems, SetConfig, Systems};
 pub use order::ScheduleError;
@@ -108,6 +110,10 @@ struct Entry {
     sets: Vec<Cow<'static, str>>,
     before: Vec<SystemSelector>,
     after: Vec<SystemSelector>,
+    /// The systems its conflicts with are accepted (`ambiguous_with`).
+    ambiguous_with: Vec<SystemSelector>,
+    /// Every conflict of it is accepted (`ambiguous_with_all`).
+    ambiguous_with_all: bool,
     debug: bool,
     enabled: bool,
     /// Its own conditions, in the order given (a group's after the
@@ -476,6 +482,8 @@ impl Schedule {
             sets: Vec::new(),
             before: Vec::new(),
             after: Vec::new(),
+            ambiguous_with: Vec::new(),
+            ambiguous_with_all: false,
             debug: false,
             enabled: true,
             conditions: Vec::new(),
@@ -604,6 +612,24 @@ impl Schedule {
         self.build_or_panic(world);
         let plan = self.plan.as_ref().expect("built");
         plan.order().iter().map(|&i| self.entries[i].system.name().to_string()).collect()
+    }
+
+    /// The ambiguity report: every pair of systems whose accesses conflict
+    /// (one writes what the other reads or writes, or one takes `&mut
+    /// World`) with no `before`/`after` constraint between them, directly
+    /// or through other systems, sets and chains included, and that no
+    /// [`ambiguous_with`](SystemConfig::ambiguous_with) accepts. Such a
+    /// pair runs in the order priority and insertion order give it, which
+    /// no constraint holds: order it before determinism bites (rollback
+    /// netcode and replays depend on it). Priorities do not count as an
+    /// order (see [`Ambiguities`]). Builds the schedule for `world` first.
+    ///
+    /// # Errors
+    /// What [`build`](Schedule::build) finds, and an `ambiguous_with` that
+    /// selects no system ([`ScheduleError::UnknownSystem`]).
+    pub fn ambiguities(&mut self, world: &mut World) -> Result<Ambiguities, ScheduleError> {
+        self.build(world)?;
+        ambiguity::report(&self.entries, world.components())
     }
 
     #[track_caller]
@@ -821,6 +847,46 @@ impl SystemConfig<'_> {
         self
     }
 
+    /// Accepts the conflicts between this system and the systems `other`
+    /// selects (an id, a label or set name, or a system function) with no
+    /// order between them: [`Schedule::ambiguities`] leaves those pairs
+    /// out. Use it for pairs whose order does not change the outcome (two
+    /// systems that only add to a counter). A selector that matches no
+    /// system makes the report an error, as a `before`/`after` would.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Default)] struct Score(u32);
+    /// fn coins(mut score: ResMut<Score>) { score.0 += 1 }
+    /// fn gems(mut score: ResMut<Score>) { score.0 += 5 }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(coins);
+    /// schedule.add_system(gems);
+    /// assert_eq!(schedule.ambiguities(&mut world).unwrap().len(), 1);
+    ///
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(coins);
+    /// schedule.add_system(gems).ambiguous_with(coins); // adding commutes
+    /// assert!(schedule.ambiguities(&mut world).unwrap().is_empty());
+    /// ```
+    pub fn ambiguous_with<M>(mut self, other: impl IntoSystemSelector<M>) -> Self {
+        self.entry().ambiguous_with.push(other.into_selector());
+        self
+    }
+
+    /// Accepts every conflict of this system with a system it is not
+    /// ordered against: [`Schedule::ambiguities`] never names it. For a
+    /// system whose order against the others never matters (a debug
+    /// overlay that reads everything).
+    pub fn ambiguous_with_all(mut self) -> Self {
+        self.entry().ambiguous_with_all = true;
+        self
+    }
+
     /// Runs this system also while [`Time`](crate::Time) is paused.
     pub fn debug(mut self) -> Self {
         self.entry().debug = true;
@@ -840,6 +906,11 @@ impl SystemConfig<'_> {
     /// systems around this one starts (the frame, or the part after an
     /// exclusive system or `apply_deferred` point), before any of them
     /// runs; see [`Condition`].
+    ///
+    /// A closure's parameter needs its type, `|w: &World| ..` (or pass
+    /// `Condition::new(|w| ..)`, which infers it): without it the compiler
+    /// says "type annotations needed" or "implementation of `FnMut` is not
+    /// general enough" (see [`IntoCondition`]).
     pub fn run_if<M>(mut self, condition: impl IntoCondition<M>) -> Self {
         self.entry().conditions.push(condition.into_condition());
         self

@@ -39,6 +39,8 @@ struct QueryAccess {
 #[derive(Clone, Debug)]
 struct ResourceBorrow {
     id: ResourceId,
+    /// The resource's short type name.
+    name: String,
     param: usize,
     leaf: String,
     path: SetPath,
@@ -207,7 +209,7 @@ impl SystemAccess {
         name: &str,
         leaf: &str,
     ) -> Result<(), AccessConflict> {
-        let borrow = self.borrow(id, leaf);
+        let borrow = self.borrow(id, name, leaf);
         let writer = self.resource_writes.iter().find(|w| w.id == id && !exclusive_members(&w.path, &borrow.path));
         if let Some(writer) = writer {
             return Err(self.resource_conflict(system, writer, &borrow, name));
@@ -225,7 +227,7 @@ impl SystemAccess {
         name: &str,
         leaf: &str,
     ) -> Result<(), AccessConflict> {
-        let borrow = self.borrow(id, leaf);
+        let borrow = self.borrow(id, name, leaf);
         let earlier = self
             .resource_writes
             .iter()
@@ -249,7 +251,7 @@ impl SystemAccess {
         components: &Components,
         leaf: &str,
     ) -> Result<(), AccessConflict> {
-        let borrow = self.borrow(WORLD, leaf);
+        let borrow = self.borrow(WORLD, "World", leaf);
         let other = (borrow.param, self.param_name(borrow.param, &borrow.leaf));
         let query = self.queries.iter().find(|q| !q.writes.is_empty() && !exclusive_members(&q.path, &borrow.path));
         if let Some(query) = query {
@@ -303,8 +305,70 @@ impl SystemAccess {
         self.path.pop();
     }
 
-    fn borrow(&self, id: ResourceId, leaf: &str) -> ResourceBorrow {
-        ResourceBorrow { id, param: self.current_param(), leaf: short_type_name(leaf), path: self.path.clone() }
+    fn borrow(&self, id: ResourceId, name: &str, leaf: &str) -> ResourceBorrow {
+        ResourceBorrow {
+            id,
+            name: short_type_name(name),
+            param: self.current_param(),
+            leaf: short_type_name(leaf),
+            path: self.path.clone(),
+        }
+    }
+
+    /// What this system and `other` both borrow with at least one of them
+    /// writing it, for the schedule's ambiguity report: each item's short
+    /// type name, whether this system writes it and whether `other` does,
+    /// sorted by name. A `&World` parameter reads everything the other
+    /// writes. Empty when either system is exclusive (it conflicts with
+    /// everything) or when they do not conflict.
+    pub(crate) fn clashes(&self, other: &SystemAccess, components: &Components) -> Vec<(String, bool, bool)> {
+        let mut found: Vec<(String, bool, bool)> = Vec::new();
+        let mut note = |name: String, mine: bool, theirs: bool| match found.iter_mut().find(|f| f.0 == name) {
+            Some(known) => {
+                known.1 |= mine;
+                known.2 |= theirs;
+            }
+            None => found.push((name, mine, theirs)),
+        };
+        let component = |c: usize| short_type_name(components.name(ComponentId(c as u32)));
+        for (reader, writer, reader_is_self) in [(self, other, true), (other, self, false)] {
+            if !reader.reads_world() {
+                continue;
+            }
+            let written = writer.all_component_writes.iter().map(component);
+            let written = written.chain(writer.resource_writes.iter().map(|w| w.name.clone()));
+            for name in written.collect::<Vec<_>>() {
+                note(name, !reader_is_self, reader_is_self);
+            }
+        }
+        for mine in self.resource_writes.iter().chain(&self.resource_reads) {
+            let mine_writes = self.all_resource_writes.contains(mine.id.index());
+            let theirs_writes = other.all_resource_writes.contains(mine.id.index());
+            let theirs = theirs_writes || other.all_resource_reads.contains(mine.id.index());
+            if theirs && (mine_writes || theirs_writes) {
+                note(mine.name.clone(), mine_writes, theirs_writes);
+            }
+        }
+        for a in &self.queries {
+            for b in &other.queries {
+                if a.conflict(b).is_none() {
+                    continue;
+                }
+                let mut touched = a.reads.clone();
+                touched.union_with(&a.writes);
+                let mut theirs = b.reads.clone();
+                theirs.union_with(&b.writes);
+                touched.intersect_with(&theirs);
+                for c in touched.iter() {
+                    let (aw, bw) = (a.writes.contains(c), b.writes.contains(c));
+                    if aw || bw {
+                        note(component(c), aw, bw);
+                    }
+                }
+            }
+        }
+        found.sort();
+        found
     }
 
     fn resource_conflict(

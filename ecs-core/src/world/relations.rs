@@ -72,6 +72,47 @@ pub(crate) struct Relations {
     /// A rollback gives a staying source that points at an entity taken
     /// back the last target it left that stays, at the place it left.
     pub(crate) left: Vec<Left>,
+    /// Sources that just left a target's list because an insert replaces
+    /// their relationship: kept from the engine's `on_replace` to that
+    /// insert's `on_insert` (a removal's `on_remove` forgets them), so that
+    /// a refused insert can put the replaced value back.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) replaced: Vec<Replaced>,
+    /// Refused inserts waiting to be undone with the cuts: each source goes
+    /// back to the target it left, at its place.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) returning: Vec<Replaced>,
+    /// The sources of a target's list an insert is overwriting, kept from
+    /// the list's `on_replace` to its `on_insert` (a removal's `on_remove`
+    /// forgets them), so that a list inserted by hand can be undone.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) replaced_lists: Vec<ReplacedList>,
+    /// The list the engine itself is inserting (its relationship's type
+    /// and its owner), which its `on_insert` accepts.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) engine_list: Option<(TypeId, Entity)>,
+}
+
+/// A source that left its target's list when an insert replaced its
+/// relationship, and where it was.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct Replaced {
+    /// The relationship's type.
+    pub kind: TypeId,
+    pub source: Entity,
+    pub target: Entity,
+    pub place: Place,
+}
+
+/// The sources a target's list named when an insert overwrote it.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct ReplacedList {
+    /// The list's type.
+    pub kind: TypeId,
+    pub target: Entity,
+    pub sources: Vec<Entity>,
 }
 
 /// The places a spawned source's join looked up, kept so that the next

@@ -107,9 +107,15 @@ impl World {
     }
 
     /// The handles the next `n` spawns will get, in order, provided
-    /// nothing else spawns, reserves or despawns in between. Makes reserved
-    /// entities live first. For loaders that must know the handles before
-    /// they build the values that refer to them.
+    /// nothing else spawns, reserves or despawns in between. Only looks:
+    /// handles reserved meanwhile (by [`Commands`](crate::Commands)) are
+    /// counted as the spawn that makes them live will count them. For
+    /// loaders that must know the handles before they build the values that
+    /// refer to them.
+    ///
+    /// # Panics
+    /// If the index space would run out before the `n`th handle, as the
+    /// `n`th spawn would.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -117,16 +123,12 @@ impl World {
     /// let mut world = World::new();
     /// let gone = world.spawn(Hp(0));
     /// world.despawn(gone).unwrap();
-    /// let next = world.peek_entities(2);
+    /// let view: &World = &world;
+    /// let next = view.peek_entities(2);
     /// assert_eq!([world.spawn(Hp(1)), world.spawn(Hp(2))], [next[0], next[1]]);
     /// ```
-    pub fn peek_entities(&mut self, n: usize) -> Vec<Entity> {
-        self.flush();
-        let handles: Vec<Entity> = (0..n).map(|_| self.reserve_entity()).collect();
-        // Reservations made through `&mut self` and not flushed: taking
-        // them back is exact (nothing else reserved in between).
-        self.entities_mut().cancel_reservations();
-        handles
+    pub fn peek_entities(&self, n: usize) -> Vec<Entity> {
+        self.entities().peek(n)
     }
 
     /// Spawns one entity per builder, in order, all in place before any

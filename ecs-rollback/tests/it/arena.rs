@@ -282,7 +282,7 @@ fn formation(
         }
         // Every 13 frames the first wingman leaves and a new one joins.
         if time.frame % 13 == 12 {
-            if let Some(first) = children.first() {
+            if let Some(&first) = children.first() {
                 commands.despawn(first);
             }
             formation.spawned += 1;

@@ -1,7 +1,9 @@
 //! Model-based property test of the relationship lists (`ChildOf` /
 //! `Children` and a user pair, `CrewOf` / `Crew`) against misbehaving
 //! users: random sequences of links, unlinks, despawns, wide parents,
-//! `all_or_nothing` rollbacks, and steps during which one user hook or
+//! `all_or_nothing` rollbacks, links to the entity itself or below it
+//! (refused: the value they replaced comes back), target lists inserted by
+//! hand (undone), and steps during which one user hook or
 //! observer of either relationship panics. A naive model (a map from
 //! source to target and a `Vec` per target, in join order) predicts every
 //! step that does not panic exactly; after a step that panics, the world
@@ -83,6 +85,16 @@ enum Op {
     DespawnRecursive(u8),
     JoinCrew(u8, u8),
     LeaveCrew(u8),
+    /// `ChildOf` inserted by `World::insert`, with no check first.
+    InsertParent(u8, u8),
+    /// `ChildOf` pointing at the entity itself or at one of its
+    /// descendants (the `n`th, wrapping), always refused.
+    InsertParentBelow(u8, u8),
+    /// An empty `Children` list inserted by hand.
+    HandChildren(u8),
+    /// On the first entity, a copy of the second's `Crew` list (or an
+    /// empty one), inserted by hand.
+    HandCrew(u8, u8),
     /// `all_or_nothing` over the steps, failing at the end (with an error,
     /// or a panic when `panics`).
     Rollback(Vec<TxOp>, bool),
@@ -161,10 +173,10 @@ impl Model {
         self.crew_of.forget(gone);
     }
 
-    /// Inserting a relationship: refused (and removed) when the target is
-    /// the source or below it.
+    /// Inserting a relationship: refused when the target is the source or
+    /// below it, which leaves the link it replaced (or none) as it was,
+    /// the source in its place in its target's list.
     fn insert(rel: &mut Rel, source: Entity, target: Entity) {
-        rel.unlink(source);
         if !rel.reaches(target, source) {
             rel.link(source, target);
         }
@@ -275,6 +287,32 @@ fn apply(world: &mut World, model: &mut Model, op: &Op) -> Vec<Entity> {
             assert_eq!(world.remove::<CrewOf>(source).ok().map(|c| c.0), had);
             vec![]
         }
+        Op::InsertParent(c, p) => {
+            let (Some(child), Some(parent)) = (model.pick(c), model.pick(p)) else { return vec![] };
+            Model::insert(&mut model.child_of, child, parent);
+            world.insert(child, ChildOf(parent)).unwrap();
+            vec![]
+        }
+        Op::InsertParentBelow(c, n) => {
+            let Some(child) = model.pick(c) else { return vec![] };
+            let mut below = vec![child];
+            model.child_of.descendants(child, &mut below);
+            let target = below[n as usize % below.len()];
+            // Refused: the model does not change.
+            world.insert(child, ChildOf(target)).unwrap();
+            vec![]
+        }
+        Op::HandChildren(t) => {
+            let Some(target) = model.pick(t) else { return vec![] };
+            world.insert(target, Children::default()).unwrap();
+            vec![]
+        }
+        Op::HandCrew(t, from) => {
+            let (Some(target), Some(from)) = (model.pick(t), model.pick(from)) else { return vec![] };
+            let copy = world.get::<Crew>(from).map(|crew| crew.0.clone()).unwrap_or_default();
+            world.insert(target, Crew(copy)).unwrap();
+            vec![]
+        }
         Op::Rollback(ref steps, panics) => {
             let old = model.alive.clone();
             let pick = |i: u8| (!old.is_empty()).then(|| old[i as usize % old.len()]);
@@ -352,8 +390,13 @@ fn apply(world: &mut World, model: &mut Model, op: &Op) -> Vec<Entity> {
 /// The entities a step touches (and their old and new targets).
 fn touched(model: &Model, op: &Op) -> Vec<Entity> {
     let picks: Vec<u8> = match *op {
-        Op::SetParent(a, b) | Op::JoinCrew(a, b) => vec![a, b],
-        Op::RemoveParent(a) | Op::Despawn(a) | Op::DespawnRecursive(a) | Op::LeaveCrew(a) => vec![a],
+        Op::SetParent(a, b) | Op::JoinCrew(a, b) | Op::InsertParent(a, b) | Op::HandCrew(a, b) => vec![a, b],
+        Op::RemoveParent(a)
+        | Op::Despawn(a)
+        | Op::DespawnRecursive(a)
+        | Op::LeaveCrew(a)
+        | Op::InsertParentBelow(a, _)
+        | Op::HandChildren(a) => vec![a],
         _ => vec![],
     };
     picks.into_iter().filter_map(|i| model.pick(i)).collect()
@@ -456,6 +499,10 @@ fn plain_op() -> impl Strategy<Value = Op> {
         2 => any::<u8>().prop_map(Op::DespawnRecursive),
         3 => (any::<u8>(), any::<u8>()).prop_map(|(s, t)| Op::JoinCrew(s, t)),
         1 => any::<u8>().prop_map(Op::LeaveCrew),
+        3 => (any::<u8>(), any::<u8>()).prop_map(|(c, p)| Op::InsertParent(c, p)),
+        2 => (any::<u8>(), any::<u8>()).prop_map(|(c, n)| Op::InsertParentBelow(c, n)),
+        1 => any::<u8>().prop_map(Op::HandChildren),
+        1 => (any::<u8>(), any::<u8>()).prop_map(|(t, from)| Op::HandCrew(t, from)),
         2 => (prop::collection::vec(tx_op(), 1..6), any::<bool>()).prop_map(|(steps, panics)| Op::Rollback(steps, panics)),
     ]
 }
@@ -497,6 +544,14 @@ fn every_step_and_trap_once() {
         Op::RemoveParent(7),
         Op::Despawn(9),
         Op::LeaveCrew(5),
+        Op::InsertParent(3, 1),
+        Op::InsertParent(1, 3),
+        Op::InsertParentBelow(1, 0),
+        Op::InsertParentBelow(0, 7),
+        Op::HandChildren(0),
+        Op::HandChildren(9),
+        Op::HandCrew(0, 0),
+        Op::HandCrew(9, 0),
         Op::DespawnRecursive(1),
     ];
     let mut ops = base.clone();

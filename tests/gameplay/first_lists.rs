@@ -49,8 +49,11 @@ fn grow(world: &mut World) -> Vec<Entity> {
     nodes
 }
 
-/// Each node's parent, children, owner and items, as plain lists.
-fn links(world: &World, nodes: &[Entity]) -> Vec<(Option<Entity>, Vec<Entity>, Option<Entity>, Vec<Entity>)> {
+/// A node's parent, children, owner and items.
+type Links = (Option<Entity>, Vec<Entity>, Option<Entity>, Vec<Entity>);
+
+/// Each node's [`Links`], as plain lists.
+fn links(world: &World, nodes: &[Entity]) -> Vec<Links> {
     nodes
         .iter()
         .map(|&node| {

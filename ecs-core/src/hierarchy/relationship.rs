@@ -246,13 +246,15 @@ fn join_spawned<R: Relationship>(world: &mut World, source: Entity, at: EntityLo
     if world.relations().placed_lists {
         return false;
     }
-    join_fresh::<R>(world, source, at)
+    join_fresh::<R>(world, source, at, false)
 }
 
 /// [`join_spawned`] of a source that no list can hold yet: one that
 /// `World::spawn` created just now, not one placed whole with its lists.
+/// With `first`, only as the one hook of a spawn, a target without a list
+/// gets its first ([`first_list_of_spawned`]).
 #[inline(always)]
-fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation, first: bool) -> bool {
     // Another relationship's entry fails the column's type check.
     if let Some(last) = world.relations().last_join
         && last.source_table == at.archetype
@@ -265,7 +267,7 @@ fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLoca
         list.sources_mut(EngineAccess::GRANTED).push(source);
         return true;
     }
-    join_spawned_looked_up::<R>(world, source, at)
+    join_spawned_looked_up::<R>(world, source, at, first)
 }
 
 /// The relationship's [`SpawnJoin`](crate::world::hooks::SpawnJoin): the
@@ -273,20 +275,65 @@ fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLoca
 /// relationship watches the spawn. The engine runs it in place of the
 /// insert hook ([`join`]), and runs the hook if it returns false.
 fn join_spawned_quick<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
-    join_fresh::<R>(world, source, at)
+    join_fresh::<R>(world, source, at, true)
+}
+
+/// [`join_spawned_quick`] under a living target (not the source) that has
+/// no list yet: places the list, holding `source` alone, straight into the
+/// target, where the general path would have the source wait for a
+/// command to create it. Only when nothing else can tell the two apart: no
+/// source waits for a list, no lists were placed whole, the list is kept
+/// in a table, and nothing watches its insert. Runs only as the one hook
+/// of a spawn, never among other hooks: moving the target may move the
+/// source, whose place another hook would have been given.
+#[inline(never)]
+fn first_list_of_spawned<R: Relationship>(
+    world: &mut World,
+    source: Entity,
+    at: EntityLocation,
+    source_column: usize,
+    target: Entity,
+) -> bool {
+    if <R::Target as Component>::STORAGE != crate::component::StorageType::Table
+        || !world.relations().pending.is_empty()
+        || world.relations().placed_lists
+        || !world.insert_of_new_runs_nothing::<R::Target>()
+    {
+        return false;
+    }
+    let mut list = SourceList::new();
+    list.push(source);
+    if world.insert_unhooked(target, R::Target::from_sources(list, EngineAccess::GRANTED)).is_err() {
+        return false;
+    }
+    // The target moved to a table with a list: the next source spawned
+    // under it joins through the places kept here.
+    let Some(target_at) = world.location(target) else { return true };
+    if let Some(list_column) = world.column_of::<R::Target>(target_at) {
+        world.relations_mut().last_join = Some(LastJoin {
+            source_table: at.archetype,
+            source_column: source_column as u32,
+            target,
+            target_at,
+            list_column: list_column as u32,
+        });
+    }
+    true
 }
 
 /// [`join_spawned`] without a [`LastJoin`] that fits: looks the places up
 /// and keeps them.
 #[inline(never)]
-fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation) -> bool {
+fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation, first: bool) -> bool {
     let Some(source_column) = world.column_of::<R>(at) else { return false };
     let Some(target) = world.get_in_column::<R>(at, source_column).map(R::target) else { return false };
     if target == source {
         return false;
     }
     let Some(target_at) = world.location(target) else { return false };
-    let Some(list_column) = world.column_of::<R::Target>(target_at) else { return false };
+    let Some(list_column) = world.column_of::<R::Target>(target_at) else {
+        return first && first_list_of_spawned::<R>(world, source, at, source_column, target);
+    };
     let Some(list) = world.get_mut_changed_in_column::<R::Target>(target, target_at, list_column) else {
         return false;
     };

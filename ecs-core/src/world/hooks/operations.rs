@@ -94,6 +94,18 @@ impl World {
         self.after_insert_plan(bundle) != AfterInsert::Nothing
     }
 
+    /// Whether inserting a `B` into an entity that has none of its
+    /// components runs nothing: no hook or observer of adding or inserting
+    /// them or the components they require (the replacing of a component
+    /// cannot happen there). A relationship's quick join asks it before
+    /// placing a target's first list without the hook machinery.
+    #[cfg(feature = "hierarchy")]
+    #[inline(never)]
+    pub(crate) fn insert_of_new_runs_nothing<B: Bundle>(&mut self) -> bool {
+        let bundle = self.bundles.register::<B>(&mut self.components).id();
+        self.after_insert_plan(bundle) == AfterInsert::Nothing
+    }
+
     /// [`World::spawn_runs_hooks`] for an insert.
     #[inline(never)]
     pub(crate) fn insert_runs_hooks<B: Bundle>(&mut self) -> bool {

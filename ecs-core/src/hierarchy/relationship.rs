@@ -283,7 +283,8 @@ fn join_spawned_quick<R: Relationship>(world: &mut World, source: Entity, at: En
 /// target, where the general path would have the source wait for a
 /// command to create it. Only when nothing else can tell the two apart: no
 /// source waits for a list, no lists were placed whole, the list is kept
-/// in a table, and nothing watches its insert. Runs only as the one hook
+/// in a table, and nothing of the user's watches its insert (the engine's
+/// [`refuse_by_hand`] would let a list it places be, so it is not run). Runs only as the one hook
 /// of a spawn, never among other hooks: moving the target may move the
 /// source, whose place another hook would have been given.
 #[inline(never)]
@@ -297,7 +298,7 @@ fn first_list_of_spawned<R: Relationship>(
     if <R::Target as Component>::STORAGE != crate::component::StorageType::Table
         || !world.relations().pending.is_empty()
         || world.relations().placed_lists
-        || !world.insert_of_new_runs_nothing::<R::Target>()
+        || !world.insert_of_new_runs_engine_only::<R::Target>()
     {
         return false;
     }

@@ -95,15 +95,18 @@ impl World {
     }
 
     /// Whether inserting a `B` into an entity that has none of its
-    /// components runs nothing: no hook or observer of adding or inserting
-    /// them or the components they require (the replacing of a component
-    /// cannot happen there). A relationship's quick join asks it before
-    /// placing a target's first list without the hook machinery.
+    /// components runs nothing of the user's: no user hook and no observer
+    /// of adding or inserting them or the components they require (the
+    /// replacing of a component cannot happen there), only the engine's
+    /// own hooks, if any. A relationship's quick join asks it before
+    /// placing a target's first list without the hook machinery: the
+    /// engine's hook on a list's insert (the one that undoes a list
+    /// inserted by hand) lets a list the engine places be.
     #[cfg(feature = "hierarchy")]
     #[inline(never)]
-    pub(crate) fn insert_of_new_runs_nothing<B: Bundle>(&mut self) -> bool {
+    pub(crate) fn insert_of_new_runs_engine_only<B: Bundle>(&mut self) -> bool {
         let bundle = self.bundles.register::<B>(&mut self.components).id();
-        self.after_insert_plan(bundle) == AfterInsert::Nothing
+        matches!(self.after_insert_plan(bundle), AfterInsert::Nothing | AfterInsert::Engine { .. })
     }
 
     /// [`World::spawn_runs_hooks`] for an insert.

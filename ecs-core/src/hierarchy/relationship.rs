@@ -425,15 +425,7 @@ fn leave<R: Relationship>(world: &mut World, source: Entity, _: Option<EntityLoc
         return;
     };
     let sources = list.sources_mut(EngineAccess::GRANTED);
-    if sources.last() != Some(&source) {
-        // What `remove` would build anyway; `place_of` then finds the slot
-        // in O(1).
-        sources.ensure_index();
-    }
-    let place = sources.place_of(source);
-    if !sources.remove(source) {
-        return;
-    }
+    let Some(place) = sources.remove_placed(source) else { return };
     let emptied = sources.is_empty();
     if in_txn {
         world.relations_mut().left.push(Left { kind, source, target, place });

@@ -31,7 +31,7 @@ use crate::world::relations::Place;
 const INDEXED_FROM: usize = 32;
 /// An indexed list compacted to fewer sources than this drops its index.
 const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
-/// The most holes [`SourceList::place_of`] walks back over.
+/// The most holes [`SourceList::place_at`] walks back over.
 const PLACE_WALK: usize = 64;
 
 /// The sources of a relationship target ([`Children`](crate::Children),
@@ -177,12 +177,11 @@ impl SourceList {
         }
     }
 
-    /// Where `source` is: first, or just after which source. Walks back
-    /// over at most [`PLACE_WALK`] holes, else the place is
-    /// [`Place::Unknown`] (so a run of leaves inside a transaction stays
-    /// amortized O(1)); also unknown if `source` is not listed.
-    pub(crate) fn place_of(&self, source: Entity) -> Place {
-        let Some(at) = self.position(source) else { return Place::Unknown };
+    /// Where the source in slot `at` is: first, or just after which
+    /// source. Walks back over at most [`PLACE_WALK`] holes, else the place
+    /// is [`Place::Unknown`] (so a run of leaves inside a transaction stays
+    /// amortized O(1)).
+    fn place_at(&self, at: usize) -> Place {
         if at <= self.head {
             return Place::First;
         }
@@ -275,15 +274,30 @@ impl SourceList {
 
     /// Takes `source` out, keeping the others' order; whether it was
     /// listed. Amortized O(1).
+    #[cfg(test)]
     pub(crate) fn remove(&mut self, source: Entity) -> bool {
+        self.remove_placed(source).is_some()
+    }
+
+    /// Takes `source` out, keeping the others' order, and says where it was
+    /// (see [`place_at`](Self::place_at)); `None` if it was not listed.
+    /// Amortized O(1).
+    pub(crate) fn remove_placed(&mut self, source: Entity) -> Option<Place> {
         if self.slots.last() != Some(&Some(source)) {
             self.ensure_index();
         }
-        let Some(at) = self.position(source) else { return false };
+        let at = self.position(source)?;
+        let place = self.place_at(at);
+        self.remove_at(at, source);
+        Some(place)
+    }
+
+    /// Takes the source in slot `at` out.
+    fn remove_at(&mut self, at: usize, source: Entity) {
         let Some(index) = &mut self.index else {
             // Short: shift, no holes.
             self.slots.remove(at);
-            return true;
+            return;
         };
         index.remove(&source);
         if at + 1 == self.slots.len() {
@@ -307,7 +321,6 @@ impl SourceList {
         if self.holes * 2 > self.slots.len() {
             self.compact();
         }
-        true
     }
 
     /// Keeps the sources for which `keep` holds, in order. O(length).

@@ -65,6 +65,7 @@ pub mod prelude {
     };
     #[cfg(feature = "observers")]
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+    pub use archetable_core::{Populated, Single, SkippedSystem};
     pub use archetable_macros::QueryFilter;
     #[cfg(feature = "game-loop")]
     pub use archetable_macros::States;

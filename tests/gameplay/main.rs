@@ -30,6 +30,7 @@ mod schedule;
 mod schedule_sets;
 mod serde_small_stacks;
 mod showcase;
+mod single_populated;
 mod sparse;
 mod spawn_joins;
 mod states;

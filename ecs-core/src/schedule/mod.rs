@@ -18,7 +18,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::component::change::Tick;
-use crate::system::{AnySystem, BoxedSystem, IntoSystem};
+use crate::system::{AnySystem, BoxedSystem, IntoSystem, SkippedSystem};
 use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
@@ -121,9 +121,19 @@ struct Entry {
     timing: SystemTiming,
     /// Ran this frame and its deferred commands are not applied yet.
     pending_deferred: bool,
+    /// Why its run this frame was skipped, if it was.
+    skip: Option<SkippedSystem>,
 }
 
 impl Entry {
+    /// Keeps a skipped run for the schedule's list and count.
+    fn record_skip(&mut self, ran: Result<(), SkippedSystem>) {
+        if let Err(skip) = ran {
+            self.timing.skipped += 1;
+            self.skip = Some(skip);
+        }
+    }
+
     fn matches(&self, selector: &SystemSelector) -> bool {
         match selector {
             SystemSelector::Id(id) => self.id == *id,
@@ -284,6 +294,12 @@ pub struct Schedule {
     /// (system, command) pairs already reported.
     warn_skipped: bool,
     warned: HashSet<(String, &'static str)>,
+    /// The systems skipped in the last run, in run order.
+    skipped: Vec<SkippedSystem>,
+    /// Whether skipped systems are reported as warnings, and the
+    /// (system, parameter, reason) triples already reported.
+    warn_skipped_systems: bool,
+    warned_systems: HashSet<SkippedSystem>,
     frames: u64,
 }
 
@@ -319,6 +335,9 @@ impl Schedule {
             report: CommandReport::default(),
             warn_skipped: true,
             warned: HashSet::new(),
+            skipped: Vec::new(),
+            warn_skipped_systems: true,
+            warned_systems: HashSet::new(),
             frames: 0,
         }
     }
@@ -485,6 +504,7 @@ impl Schedule {
             on_clear: Vec::new(),
             timing,
             pending_deferred: false,
+            skip: None,
         });
         self.invalidate();
         SystemConfig { index: self.entries.len() - 1, schedule: self }
@@ -649,12 +669,22 @@ impl Schedule {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             plan.run(&mut self.entries, world, self.single_threaded, self.parallel_above, &mut self.report);
         }));
+        // Skips gathered in run order, whichever thread ran the system.
+        self.skipped.clear();
+        for &i in plan.order() {
+            if let Some(skip) = self.entries[i].skip.take() {
+                self.skipped.push(skip);
+            }
+        }
         self.plan = Some(plan);
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
         if self.warn_skipped && self.report.skipped() > 0 {
             self.warn_skipped_commands();
+        }
+        if self.warn_skipped_systems && !self.skipped.is_empty() {
+            self.warn_skipped_systems();
         }
         self.frames += 1;
     }
@@ -716,6 +746,55 @@ impl Schedule {
     pub fn set_warn_on_skipped_commands(&mut self, warn: bool) -> &mut Self {
         self.warn_skipped = warn;
         self
+    }
+
+    /// The systems skipped in the last run, in run order: those whose
+    /// [`Single`](crate::Single) found no entity or several, or whose
+    /// [`Populated`](crate::Populated) found none. Each system's count over
+    /// all runs is [`SystemTiming::skipped`].
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Player;
+    /// fn greet(_: Single<&Player>) {}
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Player);
+    /// world.spawn(Player);
+    /// let mut schedule = Schedule::new();
+    /// schedule.set_warn_on_skipped_systems(false);
+    /// schedule.add_system(greet);
+    /// schedule.run(&mut world);
+    /// let skip = &schedule.skipped_systems()[0];
+    /// assert_eq!((skip.system.as_str(), skip.reason), ("greet", QuerySingleError::MultipleEntities));
+    /// ```
+    pub fn skipped_systems(&self) -> &[SkippedSystem] {
+        &self.skipped
+    }
+
+    /// Whether skipped systems are reported as warnings (on by default):
+    /// the first time a system is skipped by one parameter for one reason,
+    /// a warning names them, through the `log` facade when a logger is
+    /// installed, else on standard error. Later skips are only counted
+    /// ([`Schedule::skipped_systems`], [`SystemTiming::skipped`]). Turn it
+    /// off for systems that wait on purpose (a `Populated` of enemies
+    /// between waves).
+    pub fn set_warn_on_skipped_systems(&mut self, warn: bool) -> &mut Self {
+        self.warn_skipped_systems = warn;
+        self
+    }
+
+    /// Warns about the skipped systems of the last run not warned about yet.
+    fn warn_skipped_systems(&mut self) {
+        for skip in &self.skipped {
+            if self.warned_systems.insert(skip.clone()) {
+                crate::entity::error::warn(&format!(
+                    "archetable: {skip} (later skips are counted in Schedule::skipped_systems; \
+                     Schedule::set_warn_on_skipped_systems(false) silences this)"
+                ));
+            }
+        }
     }
 
     /// Warns about the skipped commands of the last run not warned about yet.

@@ -5,6 +5,8 @@
 //! [`SystemParam`]s: [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`,
 //! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`],
 //! [`RemovedComponents`], `&World` (reads everything), [`ParamSet`],
+//! [`Single`] and [`Populated`] (whose system is skipped for a run when
+//! the query has not exactly one, or not any, entity),
 //! tuples of these and `#[derive(SystemParam)]` structs. A function taking only
 //! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
 //!
@@ -24,6 +26,7 @@ pub(crate) mod param;
 mod param_set;
 mod query;
 mod removed;
+mod single;
 mod world_param;
 
 pub use access::{AccessConflict, SystemAccess};
@@ -39,7 +42,8 @@ pub use crate::world::command_queue::{CommandError, CommandQueue, CommandReport,
 // Kept at their public paths; they live in the observer layer.
 #[cfg(feature = "observers")]
 pub use crate::observer::function::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
-pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use param::{Local, Res, ResMut, SkippedSystem, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};
 pub use removed::RemovedComponents;
+pub use single::{Populated, Single};

@@ -100,6 +100,7 @@ pub use system::{
     Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, RemovedComponents, Res, ResMut,
     System, SystemParam,
 };
+pub use system::{In, InMut, InRef, IntoIoSystem, IoSystem, RegisteredSystemId, ResultSystem, RunSystemError};
 pub use system::{Populated, Single, SkippedSystem};
 pub use world::cloning::CloneError;
 pub use world::column_batch::{ColumnBatch, ColumnBatchError};

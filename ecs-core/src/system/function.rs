@@ -85,7 +85,10 @@ impl std::fmt::Debug for BoxedSystem {
     label = "not a system",
     note = "a system is a function whose parameters are system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...), \
             a function taking only `&mut World`, or a type implementing `System`",
-    note = "parameters that borrow (`Query<&mut A>`) must be taken by value, not by reference"
+    note = "parameters that borrow (`Query<&mut A>`) must be taken by value, not by reference",
+    note = "a schedule runs only systems with no input (`In<T>`, `InRef<T>`, `InMut<T>`) that return `()`: pipe the \
+            output into a system that takes it (`a.pipe(b)`), map it away (`a.map(f)`), or handle a `Result` with \
+            `.warn_errors()` or `.log_errors()`; a system with an input runs by id (`World::register_system`)"
 )]
 pub trait IntoSystem<Marker>: Sized + Send + 'static {
     /// Wraps `self` for a schedule.

@@ -22,9 +22,11 @@ mod buffer;
 pub(crate) mod commands;
 mod events;
 pub(crate) mod function;
+pub(crate) mod io;
 pub(crate) mod param;
 mod param_set;
 mod query;
+mod registered;
 mod removed;
 mod single;
 mod world_param;
@@ -42,8 +44,13 @@ pub use crate::world::command_queue::{CommandError, CommandQueue, CommandReport,
 // Kept at their public paths; they live in the observer layer.
 #[cfg(feature = "observers")]
 pub use crate::observer::function::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
+pub use io::{
+    HasInput, In, InMut, InRef, IntoIoSystem, IoSystem, IsExclusiveIoFunction, IsIoFunction, IsIoSystem, IsPipedSystem,
+    NoInput, ResultSystem, SystemFunction, SystemInput,
+};
 pub use param::{Local, Res, ResMut, SkippedSystem, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};
+pub use registered::{RegisteredSystemId, RunSystemError};
 pub use removed::RemovedComponents;
 pub use single::{Populated, Single};

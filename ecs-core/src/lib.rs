@@ -119,4 +119,5 @@ pub mod __private {
     #[cfg(feature = "hierarchy")]
     pub use crate::hierarchy::{install_relationship, install_target, EngineAccess};
     pub use crate::query::{ColumnFetch, MutRef};
+    pub use crate::system::registered::registry_type_id;
 }

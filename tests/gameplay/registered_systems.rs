@@ -271,3 +271,24 @@ fn registering_a_system_whose_parameters_alias_panics() {
     fn aliasing(_: Query<&mut Hp>, _: Query<&Hp>) {}
     World::new().register_system(aliasing);
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn saves_skip_registered_systems_without_reporting_them() {
+    use archetable::data::SerdeWorldExt;
+
+    fn count(hp: Query<&Hp>) -> usize {
+        hp.iter().count()
+    }
+    let mut world = World::new();
+    world.spawn(Hp(1));
+    let id = world.register_system(count);
+    let saved = world.save_json().unwrap();
+    assert!(saved.skipped_resources.is_empty(), "{:?}", saved.skipped_resources);
+    assert!(!saved.data.contains("Registry"), "{}", saved.data);
+    let mut loaded = World::load_json(&world.serde_registry(), &saved.data).unwrap();
+    assert_eq!(loaded.run_system(id), Err(RunSystemError::OtherWorld));
+    let again = loaded.register_system(count);
+    assert_eq!(loaded.run_system(again), Ok(0), "`Hp` is not registered for saving");
+    assert_eq!(world.run_system(id), Ok(1));
+}

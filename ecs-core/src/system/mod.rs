@@ -26,7 +26,7 @@ pub(crate) mod io;
 pub(crate) mod param;
 mod param_set;
 mod query;
-mod registered;
+pub(crate) mod registered;
 mod removed;
 mod single;
 mod world_param;

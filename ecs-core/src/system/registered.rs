@@ -115,6 +115,12 @@ struct Registry {
     free: Vec<u32>,
 }
 
+/// The type of the resource that holds a world's registered systems, which
+/// saves leave out without reporting it: it is no game state.
+pub fn registry_type_id() -> std::any::TypeId {
+    std::any::TypeId::of::<Registry>()
+}
+
 impl Registry {
     fn slot<I: SystemInput, O>(&mut self, id: RegisteredSystemId<I, O>) -> Result<&mut Slot, RunSystemError> {
         let (generation, slot) = self.slots.get_mut(id.index as usize).ok_or(RunSystemError::Unknown)?;

@@ -385,7 +385,16 @@ pub trait IntoIoSystem<I: SystemInput, O, Marker>: Sized + Send + 'static {
     {
         let (a, b) = (self.into_io_system(), next.into_io_system());
         let name = format!("{} | {}", a.name(), b.name());
-        IoSystem { inner: Box::new(Pipe { a: a.inner, b: b.inner, name, access: SystemAccess::default(), lane: None }) }
+        IoSystem {
+            inner: Box::new(Pipe {
+                a: a.inner,
+                b: b.inner,
+                name,
+                access: SystemAccess::default(),
+                lane: None,
+                tick: None,
+            }),
+        }
     }
 
     /// One system that runs `self` and hands its output to `f`, a plain
@@ -691,9 +700,26 @@ struct Pipe<I: SystemInput, O, O2> {
     access: SystemAccess,
     /// The reservation lane of the current run, for the second part.
     lane: Option<(ReservationLanes, u32)>,
+    /// The change tick handed out for the next run, if any.
+    tick: Option<Tick>,
 }
 
 impl<I: SystemInput, O, O2> Pipe<I, O, O2> {
+    /// Before a run: both parts run at one change tick, as one system
+    /// does, on one thread or many (the second sees the first's writes
+    /// as this run's).
+    fn share_tick(&mut self, world: &World) {
+        let tick = self.tick.take().unwrap_or_else(|| world.increment_change_tick());
+        self.a.set_next_run_tick(Some(tick));
+        self.b.set_next_run_tick(Some(tick));
+    }
+
+    /// After a run: a part that did not start keeps no tick for later.
+    fn drop_tick(&mut self) {
+        self.a.set_next_run_tick(None);
+        self.b.set_next_run_tick(None);
+    }
+
     /// Between the parts: the second goes on in the first one's
     /// reservation lane, where the first stopped.
     fn hand_over_lane(&mut self) {
@@ -723,18 +749,32 @@ impl<I: SystemInput, O: 'static, O2> AnyIoSystem<I, O2> for Pipe<I, O, O2> {
     unsafe fn run_shared(&mut self, input: I::Inner<'_>, world: &World) -> Result<O2, SkippedSystem> {
         // SAFETY: the caller's promise covers the union of both accesses, and
         // the parts run one after the other.
-        let out = unsafe { self.a.run_shared(input, world) }?;
-        self.hand_over_lane();
-        // SAFETY: as above.
-        unsafe { self.b.run_shared(out, world) }
+        self.share_tick(world);
+        let result = match unsafe { self.a.run_shared(input, world) } {
+            Ok(out) => {
+                self.hand_over_lane();
+                // SAFETY: as above.
+                unsafe { self.b.run_shared(out, world) }
+            }
+            Err(skip) => Err(skip),
+        };
+        self.drop_tick();
+        result
     }
 
     fn run_exclusive(&mut self, input: I::Inner<'_>, world: &mut World) -> Result<O2, SkippedSystem> {
         // A part that takes the whole world runs with it; the other through
         // it, as it would alone.
-        let out = self.a.run_exclusive(input, world)?;
-        self.hand_over_lane();
-        self.b.run_exclusive(out, world)
+        self.share_tick(world);
+        let result = match self.a.run_exclusive(input, world) {
+            Ok(out) => {
+                self.hand_over_lane();
+                self.b.run_exclusive(out, world)
+            }
+            Err(skip) => Err(skip),
+        };
+        self.drop_tick();
+        result
     }
 
     fn apply_deferred(&mut self, world: &mut World, report: &mut CommandReport) {
@@ -758,10 +798,7 @@ impl<I: SystemInput, O: 'static, O2> AnyIoSystem<I, O2> for Pipe<I, O, O2> {
     }
 
     fn set_next_run_tick(&mut self, tick: Option<Tick>) {
-        // Both parts run at the run's tick: the second sees the first's
-        // writes as this run's.
-        self.a.set_next_run_tick(tick);
-        self.b.set_next_run_tick(tick);
+        self.tick = tick;
     }
 
     fn reserves_entities(&self) -> bool {

@@ -10,6 +10,11 @@
 //! tuples of these and `#[derive(SystemParam)]` structs. A function taking only
 //! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
 //!
+//! A system may also take an input first ([`In`], [`InRef`], [`InMut`]) and
+//! return a value ([`IntoIoSystem`]): such systems are chained with
+//! [`pipe`](IntoIoSystem::pipe) and [`map`](IntoIoSystem::map), and run by
+//! id once registered in a world ([`World::register_system`](crate::World::register_system)).
+//!
 //! # Aliasing (error `E0002`)
 //! Adding a system whose parameters would alias (`Query<&mut A>` beside
 //! `Query<&A>`, or `ResMut<T>` beside `Res<T>`) fails with `error[E0002]`,

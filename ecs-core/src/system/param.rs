@@ -133,7 +133,8 @@ impl SystemMeta {
     }
 }
 
-/// A parameter of a system function: [`Query`](crate::Query), [`Res`],
+/// A parameter of a system function: [`Query`](crate::Query),
+/// [`Single`](crate::Single), [`Populated`](crate::Populated), [`Res`],
 /// [`ResMut`], `Option<Res<T>>`, [`Local`], [`Commands`](crate::Commands),
 /// [`EventReader`](crate::EventReader), [`EventWriter`](crate::EventWriter),
 /// tuples of these, and structs with `#[derive(SystemParam)]`.

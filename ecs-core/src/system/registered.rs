@@ -366,6 +366,19 @@ impl Commands<'_, '_> {
 
     /// Runs the registered system `id` with `input` when the commands
     /// apply, as [`Commands::run_system`] does.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component, Debug, PartialEq)] struct Coin(u32);
+    /// fn drop_coin(In(value): In<u32>, mut commands: Commands) {
+    ///     commands.spawn(Coin(value));
+    /// }
+    /// let mut world = World::new();
+    /// let id = world.register_system(drop_coin);
+    /// world.run_system_once(move |mut commands: Commands| commands.run_system_with(id, 5));
+    /// assert_eq!(world.query::<&Coin>().next(), Some(&Coin(5)));
+    /// ```
     pub fn run_system_with<T: Send + 'static, O: 'static>(&mut self, id: RegisteredSystemId<In<T>, O>, input: T) {
         self.add(move |world| {
             if let Err(error) = world.run_system_with(id, input) {

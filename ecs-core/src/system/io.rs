@@ -747,9 +747,9 @@ impl<I: SystemInput, O: 'static, O2> AnyIoSystem<I, O2> for Pipe<I, O, O2> {
     }
 
     unsafe fn run_shared(&mut self, input: I::Inner<'_>, world: &World) -> Result<O2, SkippedSystem> {
+        self.share_tick(world);
         // SAFETY: the caller's promise covers the union of both accesses, and
         // the parts run one after the other.
-        self.share_tick(world);
         let result = match unsafe { self.a.run_shared(input, world) } {
             Ok(out) => {
                 self.hand_over_lane();

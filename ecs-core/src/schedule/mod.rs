@@ -121,8 +121,9 @@ struct Entry {
     timing: SystemTiming,
     /// Ran this frame and its deferred commands are not applied yet.
     pending_deferred: bool,
-    /// Why its run this frame was skipped, if it was.
-    skip: Option<SkippedSystem>,
+    /// Why its run this frame was skipped, if it was (boxed: a skip is
+    /// rare, and the entry stays small).
+    skip: Option<Box<SkippedSystem>>,
 }
 
 impl Entry {
@@ -130,7 +131,7 @@ impl Entry {
     fn record_skip(&mut self, ran: Result<(), SkippedSystem>) {
         if let Err(skip) = ran {
             self.timing.skipped += 1;
-            self.skip = Some(skip);
+            self.skip = Some(Box::new(skip));
         }
     }
 
@@ -672,8 +673,10 @@ impl Schedule {
         // Skips gathered in run order, whichever thread ran the system.
         self.skipped.clear();
         for &i in plan.order() {
-            if let Some(skip) = self.entries[i].skip.take() {
-                self.skipped.push(skip);
+            // Looked at before taken: most frames skip nothing, and this
+            // leaves the entries unwritten then.
+            if self.entries[i].skip.is_some() {
+                self.skipped.extend(self.entries[i].skip.take().map(|skip| *skip));
             }
         }
         self.plan = Some(plan);

@@ -63,8 +63,12 @@ pub mod prelude {
     pub use archetable_core::{
         ChildOf, ChildSpawner, Children, HierarchyError, Relationship, RelationshipTarget, SourceList,
     };
+    pub use archetable_core::{
+        In, InMut, InRef, IntoIoSystem, IoSystem, RegisteredSystemId, ResultSystem, RunSystemError,
+    };
     #[cfg(feature = "observers")]
     pub use archetable_core::{ObserverId, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+    pub use archetable_core::{Populated, Single, SkippedSystem};
     pub use archetable_macros::QueryFilter;
     #[cfg(feature = "game-loop")]
     pub use archetable_macros::States;

@@ -100,6 +100,8 @@ pub use system::{
     Commands, EntityCommands, EventReader, EventWriter, IntoSystem, Local, Query, RemovedComponents, Res, ResMut,
     System, SystemParam,
 };
+pub use system::{In, InMut, InRef, IntoIoSystem, IoSystem, RegisteredSystemId, ResultSystem, RunSystemError};
+pub use system::{Populated, Single, SkippedSystem};
 pub use world::cloning::CloneError;
 pub use world::column_batch::{ColumnBatch, ColumnBatchError};
 pub use world::command_queue::{CommandQueue, ForeignQueueError};
@@ -117,4 +119,5 @@ pub mod __private {
     #[cfg(feature = "hierarchy")]
     pub use crate::hierarchy::{install_relationship, install_target, EngineAccess};
     pub use crate::query::{ColumnFetch, MutRef};
+    pub use crate::system::registered::registry_type_id;
 }

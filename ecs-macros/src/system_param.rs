@@ -133,6 +133,18 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                 }
 
                 #[allow(unused_variables)]
+                unsafe fn validate_param(
+                    state: &mut Self::State,
+                    world: &#engine::World,
+                    meta: &#engine::system::SystemMeta,
+                ) -> ::core::result::Result<(), #engine::system::SkippedSystem> {
+                    // SAFETY (each field): the caller's promise for the
+                    // struct covers every field's access.
+                    #(unsafe { <#statics as #param>::validate_param(&mut state.#indices, world, meta) }?;)*
+                    ::core::result::Result::Ok(())
+                }
+
+                #[allow(unused_variables)]
                 fn apply_deferred(
                     state: &mut Self::State,
                     world: &mut #engine::World,

@@ -20,20 +20,24 @@ impl log::Log for PerThread {
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        if record.level() != log::Level::Warn {
-            return;
-        }
+        // Errors are kept too, marked as such (systems' errors logged by
+        // `ResultSystem::log_errors`).
+        let text = match record.level() {
+            log::Level::Warn => record.args().to_string(),
+            log::Level::Error => format!("error: {}", record.args()),
+            _ => return,
+        };
         let kept = CAPTURED
             .try_with(|captured| match captured.borrow_mut().as_mut() {
                 Some(warnings) => {
-                    warnings.push(record.args().to_string());
+                    warnings.push(text.clone());
                     true
                 }
                 None => false,
             })
             .unwrap_or(false);
         if !kept {
-            eprintln!("warning: {}", record.args());
+            eprintln!("{}: {}", record.level().as_str().to_lowercase(), record.args());
         }
     }
 

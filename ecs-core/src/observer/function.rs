@@ -144,6 +144,8 @@ struct ObserverSystem<E: Event, M, F: ObserverFunction<E, M>> {
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
     world: Option<WorldId>,
+    /// The (parameter, reason) pairs already warned about.
+    warned: Vec<(String, crate::system::QuerySingleError)>,
     _marker: PhantomData<fn(E) -> M>,
 }
 
@@ -155,6 +157,7 @@ impl<E: Event, M: 'static, F: ObserverFunction<E, M>> IntoObserver<E, (IsObserve
                 state: None,
                 meta: SystemMeta::new(function_name::<F>()),
                 world: None,
+                warned: Vec::new(),
                 _marker: PhantomData,
             }),
         }
@@ -180,10 +183,22 @@ impl<E: Event, M: 'static, F: ObserverFunction<E, M>> AnyObserver for ObserverSy
         }
         let event = event.downcast_ref::<E>().expect("an observer runs on events of its own type");
         let state = self.state.as_mut().expect("initialized above");
+        let before = self.meta.ticks();
         self.meta.begin_run(world);
         // SAFETY: the state was built for this world (initialized above), its
         // parameters' accesses were checked against each other, and
         // `&mut World` excludes every other borrow while they live.
+        if let Err(skip) = unsafe { F::Param::validate_param(state, world, &self.meta) } {
+            // Skipped, as a system would be: no run for change detection,
+            // and a warning the first time for each reason.
+            self.meta.restore_ticks(before);
+            if !self.warned.contains(&(skip.param.clone(), skip.reason)) {
+                self.warned.push((skip.param.clone(), skip.reason));
+                crate::entity::error::warn(&format!("archetable: observer {skip} (warned once per reason)"));
+            }
+            return;
+        }
+        // SAFETY: as above.
         let params = unsafe { F::Param::get_param(state, world, &self.meta) };
         self.func.call(Trigger::new(event, target), params);
         F::Param::move_deferred(state, commands);

@@ -286,8 +286,9 @@ fn should_run(entry: &Entry, paused: bool, world: &World, memo: &mut Vec<(usize,
 fn run_exclusive(entry: &mut Entry, world: &mut World) {
     let _span = crate::trace::span!("system", entry.system.name());
     let start = Instant::now();
-    entry.system.run_exclusive(world);
+    let ran = entry.system.run_exclusive(world);
     entry.timing.record(start.elapsed());
+    entry.record_skip(ran);
     entry.pending_deferred = true;
 }
 
@@ -471,7 +472,7 @@ fn run_shared(entry: &mut Entry, world: &World) -> Result<(), Box<dyn Any + Send
     let result = catch_unwind(AssertUnwindSafe(|| unsafe { entry.system.run_shared(world) }));
     entry.timing.record(start.elapsed());
     entry.pending_deferred = true;
-    result
+    result.map(|ran| entry.record_skip(ran))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::component::change::Tick;
-use crate::system::{AnySystem, BoxedSystem, IntoSystem};
+use crate::system::{AnySystem, BoxedSystem, IntoSystem, SkippedSystem};
 use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
@@ -127,9 +127,20 @@ struct Entry {
     timing: SystemTiming,
     /// Ran this frame and its deferred commands are not applied yet.
     pending_deferred: bool,
+    /// Why its run this frame was skipped, if it was (boxed: a skip is
+    /// rare, and the entry stays small).
+    skip: Option<Box<SkippedSystem>>,
 }
 
 impl Entry {
+    /// Keeps a skipped run for the schedule's list and count.
+    fn record_skip(&mut self, ran: Result<(), SkippedSystem>) {
+        if let Err(skip) = ran {
+            self.timing.skipped += 1;
+            self.skip = Some(Box::new(skip));
+        }
+    }
+
     fn matches(&self, selector: &SystemSelector) -> bool {
         match selector {
             SystemSelector::Id(id) => self.id == *id,
@@ -290,6 +301,12 @@ pub struct Schedule {
     /// (system, command) pairs already reported.
     warn_skipped: bool,
     warned: HashSet<(String, &'static str)>,
+    /// The systems skipped in the last run, in run order.
+    skipped: Vec<SkippedSystem>,
+    /// Whether skipped systems are reported as warnings, and the
+    /// (system, parameter, reason) triples already reported.
+    warn_skipped_systems: bool,
+    warned_systems: HashSet<SkippedSystem>,
     frames: u64,
 }
 
@@ -325,6 +342,9 @@ impl Schedule {
             report: CommandReport::default(),
             warn_skipped: true,
             warned: HashSet::new(),
+            skipped: Vec::new(),
+            warn_skipped_systems: true,
+            warned_systems: HashSet::new(),
             frames: 0,
         }
     }
@@ -493,6 +513,7 @@ impl Schedule {
             on_clear: Vec::new(),
             timing,
             pending_deferred: false,
+            skip: None,
         });
         self.invalidate();
         SystemConfig { index: self.entries.len() - 1, schedule: self }
@@ -675,12 +696,24 @@ impl Schedule {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             plan.run(&mut self.entries, world, self.single_threaded, self.parallel_above, &mut self.report);
         }));
+        // Skips gathered in run order, whichever thread ran the system.
+        self.skipped.clear();
+        for &i in plan.order() {
+            // Looked at before taken: most frames skip nothing, and this
+            // leaves the entries unwritten then.
+            if self.entries[i].skip.is_some() {
+                self.skipped.extend(self.entries[i].skip.take().map(|skip| *skip));
+            }
+        }
         self.plan = Some(plan);
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
         if self.warn_skipped && self.report.skipped() > 0 {
             self.warn_skipped_commands();
+        }
+        if self.warn_skipped_systems && !self.skipped.is_empty() {
+            self.warn_skipped_systems();
         }
         self.frames += 1;
     }
@@ -742,6 +775,55 @@ impl Schedule {
     pub fn set_warn_on_skipped_commands(&mut self, warn: bool) -> &mut Self {
         self.warn_skipped = warn;
         self
+    }
+
+    /// The systems skipped in the last run, in run order: those whose
+    /// [`Single`](crate::Single) found no entity or several, or whose
+    /// [`Populated`](crate::Populated) found none. Each system's count over
+    /// all runs is [`SystemTiming::skipped`].
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Component)] struct Player;
+    /// fn greet(_: Single<&Player>) {}
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Player);
+    /// world.spawn(Player);
+    /// let mut schedule = Schedule::new();
+    /// schedule.set_warn_on_skipped_systems(false);
+    /// schedule.add_system(greet);
+    /// schedule.run(&mut world);
+    /// let skip = &schedule.skipped_systems()[0];
+    /// assert_eq!((skip.system.as_str(), skip.reason), ("greet", QuerySingleError::MultipleEntities));
+    /// ```
+    pub fn skipped_systems(&self) -> &[SkippedSystem] {
+        &self.skipped
+    }
+
+    /// Whether skipped systems are reported as warnings (on by default):
+    /// the first time a system is skipped by one parameter for one reason,
+    /// a warning names them, through the `log` facade when a logger is
+    /// installed, else on standard error. Later skips are only counted
+    /// ([`Schedule::skipped_systems`], [`SystemTiming::skipped`]). Turn it
+    /// off for systems that wait on purpose (a `Populated` of enemies
+    /// between waves).
+    pub fn set_warn_on_skipped_systems(&mut self, warn: bool) -> &mut Self {
+        self.warn_skipped_systems = warn;
+        self
+    }
+
+    /// Warns about the skipped systems of the last run not warned about yet.
+    fn warn_skipped_systems(&mut self) {
+        for skip in &self.skipped {
+            if self.warned_systems.insert(skip.clone()) {
+                crate::entity::error::warn(&format!(
+                    "archetable: {skip} (later skips are counted in Schedule::skipped_systems; \
+                     Schedule::set_warn_on_skipped_systems(false) silences this)"
+                ));
+            }
+        }
     }
 
     /// Warns about the skipped commands of the last run not warned about yet.

@@ -8,6 +8,7 @@ use std::time::Duration;
 pub struct SystemTiming {
     pub(crate) name: String,
     pub(crate) runs: u64,
+    pub(crate) skipped: u64,
     pub(crate) last: Duration,
     pub(crate) total: Duration,
 }
@@ -28,9 +29,16 @@ impl SystemTiming {
         &self.name
     }
 
-    /// How many times the system ran.
+    /// How many times the system was started, skipped runs included.
     pub fn runs(&self) -> u64 {
         self.runs
+    }
+
+    /// How many of those runs were skipped: a [`Single`](crate::Single)
+    /// found no entity or several, a [`Populated`](crate::Populated) none
+    /// (see [`Schedule::skipped_systems`](crate::Schedule::skipped_systems)).
+    pub fn skipped(&self) -> u64 {
+        self.skipped
     }
 
     /// The duration of its last run.

@@ -129,6 +129,35 @@ impl SystemAccess {
         SystemAccess { exclusive: true, ..Default::default() }
     }
 
+    /// The access of two systems run one after the other as one (a pipe):
+    /// everything either touches. The two are not checked against each
+    /// other, since they never run at the same time.
+    pub(crate) fn union(a: &SystemAccess, b: &SystemAccess) -> SystemAccess {
+        let mut out = a.clone();
+        let offset = a.params.len();
+        out.exclusive |= b.exclusive;
+        out.params.extend(b.params.iter().cloned());
+        out.queries.extend(b.queries.iter().cloned().map(|mut q| {
+            q.param += offset;
+            q
+        }));
+        fn shifted(borrows: &[ResourceBorrow], offset: usize) -> impl Iterator<Item = ResourceBorrow> + '_ {
+            borrows.iter().cloned().map(move |mut r| {
+                r.param += offset;
+                r
+            })
+        }
+        out.resource_reads.extend(shifted(&b.resource_reads, offset));
+        out.resource_writes.extend(shifted(&b.resource_writes, offset));
+        out.world_reads.extend(shifted(&b.world_reads, offset));
+        out.sets += b.sets;
+        out.all_component_reads.union_with(&b.all_component_reads);
+        out.all_component_writes.union_with(&b.all_component_writes);
+        out.all_resource_reads.union_with(&b.all_resource_reads);
+        out.all_resource_writes.union_with(&b.all_resource_writes);
+        out
+    }
+
     /// Whether the system takes the whole world.
     pub fn is_exclusive(&self) -> bool {
         self.exclusive

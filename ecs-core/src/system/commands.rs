@@ -72,6 +72,13 @@ impl EntityLane {
         std::mem::take(self.used.get_mut())
     }
 
+    /// As `set`, but the next run starts `start` handles into the lane
+    /// (the second part of a pipe goes on where the first stopped).
+    pub(crate) fn set_at(&mut self, lane: Option<(ReservationLanes, u32)>, start: u32) -> u32 {
+        self.lane = lane;
+        std::mem::replace(self.used.get_mut(), start)
+    }
+
     fn reserve(&self, world: &World) -> Option<Entity> {
         let (lanes, lane) = self.lane?;
         // Only the system's own thread reserves in its lane.

@@ -9,7 +9,7 @@ use crate::component::change::Tick;
 use crate::entity::ReservationLanes;
 use crate::names::short_type_name;
 use crate::system::access::{AccessConflict, SystemAccess};
-use crate::system::param::{init_param, SystemMeta, SystemParam, SystemParamItem};
+use crate::system::param::{init_param, SkippedSystem, SystemMeta, SystemParam, SystemParamItem};
 use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
@@ -85,7 +85,10 @@ impl std::fmt::Debug for BoxedSystem {
     label = "not a system",
     note = "a system is a function whose parameters are system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...), \
             a function taking only `&mut World`, or a type implementing `System`",
-    note = "parameters that borrow (`Query<&mut A>`) must be taken by value, not by reference"
+    note = "parameters that borrow (`Query<&mut A>`) must be taken by value, not by reference",
+    note = "a schedule runs only systems with no input (`In<T>`, `InRef<T>`, `InMut<T>`) that return `()`: pipe the \
+            output into a system that takes it (`a.pipe(b)`), map it away (`a.map(f)`), or handle a `Result` with \
+            `.warn_errors()` or `.log_errors()`; a system with an input runs by id (`World::register_system`)"
 )]
 pub trait IntoSystem<Marker>: Sized + Send + 'static {
     /// Wraps `self` for a schedule.
@@ -99,14 +102,16 @@ pub(crate) trait AnySystem: Send {
     /// Builds the parameters' states for `world` unless already built for it.
     fn initialize(&mut self, world: &mut World) -> Result<(), AccessConflict>;
     fn access(&self) -> &SystemAccess;
-    /// Runs a non-exclusive system through a shared borrow.
+    /// Runs a non-exclusive system through a shared borrow; a parameter
+    /// that has nothing to hand over skips the run instead.
     ///
     /// # Safety
     /// `initialize` succeeded for this world, and nothing running at the same
     /// time conflicts with `access()`.
-    unsafe fn run_shared(&mut self, world: &World);
-    /// Runs the system with the whole world.
-    fn run_exclusive(&mut self, world: &mut World);
+    unsafe fn run_shared(&mut self, world: &World) -> Result<(), SkippedSystem>;
+    /// Runs the system with the whole world, or skips it as `run_shared`
+    /// does.
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem>;
     fn apply_deferred(&mut self, world: &mut World, report: &mut CommandReport);
     fn discard_deferred(&mut self);
     fn on_enabled(&mut self, world: &mut World);
@@ -269,7 +274,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     }
 
     #[inline]
-    unsafe fn run_shared(&mut self, world: &World) {
+    unsafe fn run_shared(&mut self, world: &World) -> Result<(), SkippedSystem> {
         assert_eq!(
             self.world,
             Some(world.id()),
@@ -277,6 +282,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
             self.meta.name()
         );
         let state = self.state.as_mut().expect("initialized above");
+        let before = self.meta.ticks();
         match self.next_run_tick.take() {
             Some(tick) => self.meta.begin_run_at(tick),
             None => self.meta.begin_run(world),
@@ -284,11 +290,19 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
         // SAFETY: the state was built for this world (checked above), and the
         // caller guarantees that nothing running alongside conflicts with the
         // access the states recorded.
+        if let Err(skip) = unsafe { F::Param::validate_param(state, world, &self.meta) } {
+            // A skipped run is no run: the next one sees every change since
+            // the last that ran.
+            self.meta.restore_ticks(before);
+            return Err(skip);
+        }
+        // SAFETY: as above.
         let params = unsafe { F::Param::get_param(state, world, &self.meta) };
         self.func.call(params);
+        Ok(())
     }
 
-    fn run_exclusive(&mut self, world: &mut World) {
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem> {
         if let Err(conflict) = self.initialize(world) {
             panic!("{conflict}");
         }
@@ -388,12 +402,13 @@ impl<S: System> AnySystem for StructSystem<S> {
         &self.access
     }
 
-    unsafe fn run_shared(&mut self, _: &World) {
+    unsafe fn run_shared(&mut self, _: &World) -> Result<(), SkippedSystem> {
         unreachable!("exclusive system `{}` run through a shared borrow", self.name)
     }
 
-    fn run_exclusive(&mut self, world: &mut World) {
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem> {
         self.system.run(world);
+        Ok(())
     }
 
     fn apply_deferred(&mut self, _: &mut World, _: &mut CommandReport) {}
@@ -438,12 +453,18 @@ impl World {
     /// assert_eq!((report.applied(), world.len()), (1, 1));
     /// ```
     ///
+    /// A system that a [`Single`](crate::Single) or
+    /// [`Populated`](crate::Populated) parameter skips does not run; a
+    /// warning names it and the parameter.
+    ///
     /// # Panics
     /// If the system's parameters alias (`error[E0002]`), naming them.
     #[track_caller]
     pub fn run_system_once<M>(&mut self, system: impl IntoSystem<M>) -> CommandReport {
         let mut system = system.into_system();
-        system.inner.run_exclusive(self);
+        if let Err(skip) = system.inner.run_exclusive(self) {
+            crate::entity::error::warn(&format!("archetable: run_system_once: {skip}"));
+        }
         let mut report = CommandReport::default();
         system.inner.apply_deferred(self, &mut report);
         report

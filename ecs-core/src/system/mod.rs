@@ -5,8 +5,15 @@
 //! [`SystemParam`]s: [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`,
 //! [`Local`], [`Commands`], [`EventReader`], [`EventWriter`],
 //! [`RemovedComponents`], `&World` (reads everything), [`ParamSet`],
+//! [`Single`] and [`Populated`] (whose system is skipped for a run when
+//! the query has not exactly one, or not any, entity),
 //! tuples of these and `#[derive(SystemParam)]` structs. A function taking only
 //! `&mut World` is an *exclusive* system, and a [`System`] struct is one too.
+//!
+//! A system may also take an input first ([`In`], [`InRef`], [`InMut`]) and
+//! return a value ([`IntoIoSystem`]): such systems are chained with
+//! [`pipe`](IntoIoSystem::pipe) and [`map`](IntoIoSystem::map), and run by
+//! id once registered in a world ([`World::register_system`](crate::World::register_system)).
 //!
 //! # Aliasing (error `E0002`)
 //! Adding a system whose parameters would alias (`Query<&mut A>` beside
@@ -20,10 +27,13 @@ mod buffer;
 pub(crate) mod commands;
 mod events;
 pub(crate) mod function;
+pub(crate) mod io;
 pub(crate) mod param;
 mod param_set;
 mod query;
+pub(crate) mod registered;
 mod removed;
+mod single;
 mod world_param;
 
 pub use access::{AccessConflict, SystemAccess};
@@ -39,7 +49,13 @@ pub use crate::world::command_queue::{CommandError, CommandQueue, CommandReport,
 // Kept at their public paths; they live in the observer layer.
 #[cfg(feature = "observers")]
 pub use crate::observer::function::{BoxedObserver, IntoObserver, IsObserverFunction, ObserverFunction};
-pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use io::{
+    HasInput, In, InMut, InRef, IntoIoSystem, IoSystem, IsExclusiveIoFunction, IsIoFunction, IsIoSystem, IsPipedSystem,
+    NoInput, ResultSystem, SystemFunction, SystemInput,
+};
+pub use param::{Local, Res, ResMut, SkippedSystem, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};
+pub use registered::{RegisteredSystemId, RunSystemError};
 pub use removed::RemovedComponents;
+pub use single::{Populated, Single};

@@ -78,6 +78,12 @@ impl SystemMeta {
         self.ticks = RunTicks { last_run: self.ticks.this_run.clamped(this_run), this_run };
     }
 
+    /// Puts back the ticks from before a run that was skipped.
+    #[inline]
+    pub(crate) fn restore_ticks(&mut self, ticks: RunTicks) {
+        self.ticks = ticks;
+    }
+
     /// Clamps the last-run tick (see `World::check_change_ticks`).
     pub(crate) fn check_ticks(&mut self, now: Tick) {
         self.ticks.this_run.clamp_age(now);
@@ -127,7 +133,8 @@ impl SystemMeta {
     }
 }
 
-/// A parameter of a system function: [`Query`](crate::Query), [`Res`],
+/// A parameter of a system function: [`Query`](crate::Query),
+/// [`Single`](crate::Single), [`Populated`](crate::Populated), [`Res`],
 /// [`ResMut`], `Option<Res<T>>`, [`Local`], [`Commands`](crate::Commands),
 /// [`EventReader`](crate::EventReader), [`EventWriter`](crate::EventWriter),
 /// tuples of these, and structs with `#[derive(SystemParam)]`.
@@ -167,6 +174,22 @@ pub unsafe trait SystemParam: Sized {
         meta: &'s SystemMeta,
     ) -> Self::Item<'w, 's>;
 
+    /// Whether the system may run this time: a parameter that has nothing
+    /// to hand over ([`Single`](crate::Single) when no entity or several
+    /// match, [`Populated`](crate::Populated) when none does) returns why,
+    /// and the system is skipped for this run instead of called. Called
+    /// right before [`SystemParam::get_param`], with the run's ticks set;
+    /// every parameter that says yes by default. A parameter made of
+    /// others forwards it to every member, in order, and stops at the
+    /// first that says no.
+    ///
+    /// # Safety
+    /// As for [`SystemParam::get_param`].
+    unsafe fn validate_param(state: &mut Self::State, world: &World, meta: &SystemMeta) -> Result<(), SkippedSystem> {
+        let _ = (state, world, meta);
+        Ok(())
+    }
+
     /// Applies what the parameter deferred (commands) to the world.
     fn apply_deferred(state: &mut Self::State, world: &mut World, meta: &SystemMeta, report: &mut CommandReport) {
         let _ = (state, world, meta, report);
@@ -190,6 +213,41 @@ pub unsafe trait SystemParam: Sized {
     /// deferred steps, this one included, to every member.
     fn move_deferred(state: &mut Self::State, queue: &mut crate::world::command_queue::CommandQueue) {
         let _ = (state, queue);
+    }
+}
+
+/// Why a system (or observer) did not run this time: one of its
+/// parameters had nothing to hand over. [`Schedule::skipped_systems`](crate::Schedule::skipped_systems)
+/// lists the skips of the last run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SkippedSystem {
+    /// The system's name.
+    pub system: String,
+    /// The parameter that said no, as its type is written (`Single<&Player>`).
+    pub param: String,
+    /// What it found: no entity, or more than one.
+    pub reason: crate::system::QuerySingleError,
+}
+
+impl SkippedSystem {
+    /// A skip of the system `meta` describes, because of parameter `P`.
+    pub fn new<P>(meta: &SystemMeta, reason: crate::system::QuerySingleError) -> Self {
+        SkippedSystem { system: meta.name().to_string(), param: short_type_name(type_name::<P>()), reason }
+    }
+}
+
+impl fmt::Display for SkippedSystem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "system `{}` skipped: its parameter `{}` found {}",
+            self.system,
+            self.param,
+            match self.reason {
+                crate::system::QuerySingleError::NoEntities => "no matching entity",
+                crate::system::QuerySingleError::MultipleEntities => "more than one matching entity",
+            }
+        )
     }
 }
 
@@ -581,10 +639,31 @@ macro_rules! impl_system_param_for_tuple {
                 ($(unsafe { $name::get_param($name, world, meta) },)*)
             }
 
+            forward_validate!($($name $index),*);
             forward_deferred!($($name $index),*);
         }
     };
 }
+
+/// [`SystemParam::validate_param`] of a parameter whose state is a tuple of
+/// its members' states: every member in order, the first no wins.
+macro_rules! forward_validate {
+    ($($name:ident $index:tt),*) => {
+        #[allow(unused_variables)]
+        #[inline]
+        unsafe fn validate_param(
+            state: &mut Self::State,
+            world: &World,
+            meta: &SystemMeta,
+        ) -> Result<(), crate::system::SkippedSystem> {
+            // SAFETY: forwarded contract; each member borrows only what the
+            // whole was promised.
+            $(unsafe { $name::validate_param(&mut state.$index, world, meta) }?;)*
+            Ok(())
+        }
+    };
+}
+pub(crate) use forward_validate;
 
 /// The deferred steps of a parameter whose state is a tuple of its members'
 /// states (a tuple, a [`ParamSet`](crate::ParamSet)): each step goes to

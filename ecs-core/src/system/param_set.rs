@@ -3,7 +3,7 @@
 //! time.
 
 use crate::system::access::AccessConflict;
-use crate::system::param::{forward_deferred, SystemMeta, SystemParam};
+use crate::system::param::{forward_deferred, forward_validate, SystemMeta, SystemParam};
 use crate::world::World;
 
 /// A set of system parameters that may conflict with each other, used one
@@ -81,6 +81,9 @@ macro_rules! impl_param_set {
             // observer takes its members' commands to apply once it is back
             // in its place (and a lifecycle observer's once the world
             // operation is over).
+            // A member that would skip the system skips it, as it would
+            // outside a set.
+            forward_validate!($($name $index),*);
             forward_deferred!($($name $index),*);
         }
 

@@ -41,7 +41,7 @@ pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
 }
 
 /// Why [`Query::single`] found no single entity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QuerySingleError {
     /// No entity matches.
     NoEntities,

@@ -202,6 +202,9 @@ pub(crate) fn plan<'r>(world: &World, registry: &'r SerdeRegistry) -> Plan<'r> {
         // The registry itself is kept as a resource: it is the save's own
         // tool, not game state.
         .filter(|&(type_id, _)| type_id != std::any::TypeId::of::<SerdeRegistry>())
+        // Registered systems are not saved, as schedules are not: code, not
+        // game state.
+        .filter(|&(type_id, _)| type_id != archetable_core::__private::registry_type_id())
         .filter(|&(type_id, _)| !registry.resources().iter().any(|entry| entry.type_id == type_id))
         .map(|(_, name)| name.to_owned())
         .collect();

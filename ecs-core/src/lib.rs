@@ -68,6 +68,7 @@ mod world;
 
 pub use component::bundle::Bundle;
 pub use component::change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
+pub use component::disabling::Disabled;
 pub use component::erased::Reset;
 pub use component::required::Requires;
 pub use component::{Component, ComponentId, MutableComponent, StorageType};

@@ -13,6 +13,7 @@ mod logs;
 
 mod command_warnings;
 mod determinism;
+mod disabling;
 mod game_loop;
 mod game_resume;
 mod hierarchy;

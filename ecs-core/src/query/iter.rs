@@ -7,6 +7,7 @@ use crate::component::change::RunTicks;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
+use crate::query::hiding::sees;
 use crate::query::state::{init_checked, QueryState};
 use crate::storage::archetype::{Archetype, ArchetypeId};
 use crate::world::World;
@@ -45,7 +46,7 @@ impl<'s, C: Copy> Cursor<'s, C> {
             Cursor::Scan(next) => {
                 while let Some(archetype) = archetypes.get(*next) {
                     *next += 1;
-                    if !F::matches(&states.1, archetype) {
+                    if !F::matches(&states.1, archetype) || !sees::<Q, F>(&states.0, &states.1, archetype) {
                         continue;
                     }
                     if let Some(cache) = Q::match_archetype(&states.0, archetype) {

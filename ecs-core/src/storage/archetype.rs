@@ -65,6 +65,10 @@ pub struct Archetype {
     drops: bool,
     /// Whether some column's type is pooled (`#[component(pooled)]`).
     pooled: bool,
+    /// The columns' types that hide their entities from the queries that
+    /// do not name them ([`ComponentInfo::hides_entities`](crate::component::ComponentInfo::hides_entities)), fixed when
+    /// the archetype is created; empty for nearly every archetype.
+    hiding: Box<[ComponentId]>,
     /// Whether the columns have left the block for memory of their own.
     split: bool,
     /// The columns' memory until the table is split. Declared after
@@ -160,6 +164,7 @@ impl Archetype {
             columns,
             drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some() || registry.info(c).is_pooled()),
             pooled: components.iter().any(|&c| registry.info(c).is_pooled()),
+            hiding: components.iter().copied().filter(|&c| registry.info(c).hides_entities()).collect(),
             components,
             entities: Vec::new(),
             bits,
@@ -198,6 +203,14 @@ impl Archetype {
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.components
+    }
+
+    /// The component types stored here that hide the entities from the
+    /// queries that do not name them, such as [`Disabled`](crate::Disabled);
+    /// usually none.
+    #[inline]
+    pub fn hiding_components(&self) -> &[ComponentId] {
+        &self.hiding
     }
 
     /// Whether the archetype stores component `id`.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use archetable_core::storage::Archetype;
 use archetable_core::{
-    ChildOf, Children, Component, Entity, EntityBuilder, FixedTime, LoopStarted, Resource, Time, World,
+    ChildOf, Children, Component, Disabled, Entity, EntityBuilder, FixedTime, LoopStarted, Resource, Time, World,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -104,7 +104,8 @@ impl Default for SerdeRegistry {
     /// A registry that knows the engine's own types: the hierarchy
     /// components [`ChildOf`] (as `"ChildOf"`) and [`Children`] (as
     /// `"Children"`), so saves keep their trees (child order included) and
-    /// prefabs may name them, the [`Time`] and [`FixedTime`] resources
+    /// prefabs may name them, the marker [`Disabled`] (as `"Disabled"`), so
+    /// disabled entities load disabled, the [`Time`] and [`FixedTime`] resources
     /// (as `"Time"` and `"FixedTime"`), so a loaded game resumes its clock
     /// (elapsed time, scale, pause, frame) and its fixed steps, and
     /// [`LoopStarted`] (as `"LoopStarted"`), so a save made before a game
@@ -113,6 +114,7 @@ impl Default for SerdeRegistry {
         let mut registry = SerdeRegistry { entries: Arc::default() };
         registry.register_without_default::<ChildOf>("ChildOf");
         registry.register::<Children>("Children");
+        registry.register::<Disabled>("Disabled");
         registry.register_resource::<Time>("Time");
         registry.register_resource::<FixedTime>("FixedTime");
         registry.register_resource::<LoopStarted>("LoopStarted");

@@ -55,7 +55,7 @@ pub mod prelude {
     pub use archetable_core::{
         Added, AnyOf, BuiltBundle, Bundle, Changed, CommandBuffer, CommandQueue, Commands, Component, ComponentError,
         Condition, Disabled, Entity, EntityBuilder, EntityCommands, EntityError, EntityRef, EntityWorldMut, Event,
-        EventReader, EventWriter, Events, Has, HookWorld, IntoCondition, IntoSystem, IntoSystems, Local, Mut, Or,
+        EventReader, EventWriter, Events, Has, HookWorld, IntoCondition, IntoSystem, IntoSystems, Local, Mut, Name, Or,
         ParamSet, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Resource, Schedule,
         ScheduleError, SpawnAtError, System, SystemId, SystemParam, Time, With, Without, World,
     };

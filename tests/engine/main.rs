@@ -30,6 +30,7 @@ mod hook_plans;
 mod hooks;
 mod insert_batch;
 mod many_types;
+mod names;
 mod pool_allocations;
 mod pools;
 mod prelude;

@@ -21,6 +21,7 @@ mod hierarchy_data;
 mod hierarchy_integrity;
 mod hierarchy_misuse;
 mod load_atomicity;
+mod names;
 mod observers;
 mod param_wrappers;
 mod prefabs;

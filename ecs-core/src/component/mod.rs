@@ -10,6 +10,7 @@
 //! - `change.rs`: change ticks and the `Mut` / `Ref` wrappers that set and read them.
 //! - `disabling.rs`: [`Disabled`](disabling::Disabled), the marker that hides an entity
 //!   from the queries that do not name it, and what default-hiding means.
+//! - `name.rs`: [`Name`](name::Name), an entity's readable name.
 //!
 //! Uses the entity layer only; the `Component` trait names a few types of
 //! the layers above in its contract (see DESIGN.md, "Layers").
@@ -20,6 +21,7 @@ pub(crate) mod change;
 pub(crate) mod disabling;
 #[allow(unsafe_code)]
 pub(crate) mod erased;
+pub(crate) mod name;
 mod registry;
 pub(crate) mod required;
 

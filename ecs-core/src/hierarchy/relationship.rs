@@ -154,7 +154,9 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
     }
     if let Some(problem) = refusal_given::<R>(world, source, target, may_have_sources) {
         crate::entity::error::warn(&format!(
-            "archetable: {source} cannot point at {target} through `{}`: {problem}; the relationship was removed",
+            "archetable: {} cannot point at {} through `{}`: {problem}; the relationship was removed",
+            world.entity_label(source),
+            world.entity_label(target),
             short::<R>()
         ));
         queue_cut(world, Cut { source, target, run: orphan::<R> });

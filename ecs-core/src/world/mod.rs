@@ -13,7 +13,8 @@
 //! view a hook receives, and the hooked operations, which also fire the
 //! observers), `command_queue.rs` (the commands that hooks and systems
 //! defer), `disabling.rs` (disabling entities, and markers that hide
-//! them from queries), `resources.rs` and `resource_scope.rs`,
+//! them from queries), `named.rs` (entities by name, and how messages
+//! name an entity), `resources.rs` and `resource_scope.rs`,
 //! `event.rs`, `removed.rs`, `time.rs`, `pools.rs`, `cloning.rs`,
 //! `transaction.rs` (all or nothing) and `column_batch.rs` (whole columns
 //! at once).
@@ -30,6 +31,7 @@ pub(crate) mod entity_ops;
 pub(crate) mod entity_ref;
 pub(crate) mod event;
 pub(crate) mod hooks;
+pub(crate) mod named;
 mod pools;
 pub(crate) mod relations;
 pub(crate) mod removed;

@@ -50,7 +50,10 @@ fn skipped_command_warnings_name_a_named_entity() {
     schedule.run(&mut world);
     let warnings = logs::warnings();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[1].contains(&format!("despawn on {orc} from system `despawn_twice`: entity gone")), "{warnings:?}");
+    assert!(
+        warnings[1].contains(&format!("despawn on {orc} from system `despawn_twice`: entity gone")),
+        "{warnings:?}"
+    );
     assert_eq!(schedule.command_report().examples()[0].name, None);
 }
 

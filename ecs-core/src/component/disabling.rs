@@ -16,7 +16,8 @@ use crate::component::Component;
 /// [`World::entity`](crate::World::entity) and commands still reach it by
 /// handle.
 ///
-/// Disabling and enabling insert and remove this marker, so they move the
+/// The marker cannot be borrowed mutably (`&mut Disabled` does not
+/// compile): disabling and enabling insert and remove it, so they move the
 /// entity to another table but run no hook or observer of its other
 /// components; hooks and observers registered on `Disabled` itself do run
 /// (`OnAdd<Disabled>` when it is disabled, `OnRemove<Disabled>` when it is
@@ -43,6 +44,8 @@ use crate::component::Component;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Disabled;
 
+// Not offered in the compiler's "other types implement" notes.
+#[diagnostic::do_not_recommend]
 impl Component for Disabled {
     const CLONE: Option<fn(&Self) -> Self> = Some(|_| Disabled);
 }

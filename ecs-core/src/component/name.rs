@@ -55,10 +55,13 @@ impl Name {
     }
 }
 
+// Not offered in the compiler's "other types implement" notes.
+#[diagnostic::do_not_recommend]
 impl Component for Name {
     const CLONE: Option<fn(&Self) -> Self> = Some(Name::clone);
 }
 
+#[diagnostic::do_not_recommend]
 impl MutableComponent for Name {}
 
 impl Default for Name {

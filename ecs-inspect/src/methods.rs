@@ -303,7 +303,11 @@ fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[Compone
         if table.is_empty()
             || with.iter().any(|k| !k.sparse && !table.contains(k.id))
             || without.iter().any(|k| !k.sparse && table.contains(k.id))
-            || table.hiding_components().iter().any(|id| !named.contains(id))
+            || (table.hides_entities()
+                && table
+                    .components()
+                    .iter()
+                    .any(|id| world.components().info(*id).hides_entities() && !named.contains(id)))
         {
             continue;
         }

@@ -99,7 +99,7 @@ unsafe fn fetch_one<'w, Q: QueryData>(
     let archetype = world.archetypes().get(location.archetype);
     let mismatch = || QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Q>() };
     let state = state.ok_or_else(mismatch)?;
-    if !sees::<Q, ()>(state, &(), archetype) {
+    if !sees::<Q, ()>(world.components(), state, &(), archetype) {
         return Err(mismatch());
     }
     let cache = Q::match_archetype(state, archetype).ok_or_else(mismatch)?;

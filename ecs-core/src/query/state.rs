@@ -115,8 +115,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // A hand-written `matches` or `match_archetype` may panic: the
             // lists grow and the count moves one archetype at a time, so
             // they stay in step for the next update.
-            let cache = (F::matches(&self.f_state, archetype) && sees::<Q, F>(&self.q_state, &self.f_state, archetype))
-                .then(|| Q::match_archetype(&self.q_state, archetype));
+            let cache = (F::matches(&self.f_state, archetype)
+                && sees::<Q, F>(world.components(), &self.q_state, &self.f_state, archetype))
+            .then(|| Q::match_archetype(&self.q_state, archetype));
             match cache.flatten() {
                 Some(cache) => {
                     self.by_archetype.push(self.matched.len() as u32);

@@ -54,10 +54,10 @@ pub mod prelude {
     pub use archetable_core::{in_state, FixedTime, GameLoop, NextState, Stage, State, States};
     pub use archetable_core::{
         Added, AnyOf, BuiltBundle, Bundle, Changed, CommandBuffer, CommandQueue, Commands, Component, ComponentError,
-        Condition, Entity, EntityBuilder, EntityCommands, EntityError, EntityRef, EntityWorldMut, Event, EventReader,
-        EventWriter, Events, Has, HookWorld, IntoCondition, IntoSystem, IntoSystems, Local, Mut, Or, ParamSet, Query,
-        QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Resource, Schedule, ScheduleError,
-        SpawnAtError, System, SystemId, SystemParam, Time, With, Without, World,
+        Condition, Disabled, Entity, EntityBuilder, EntityCommands, EntityError, EntityRef, EntityWorldMut, Event,
+        EventReader, EventWriter, Events, Has, HookWorld, IntoCondition, IntoSystem, IntoSystems, Local, Mut, Name, Or,
+        ParamSet, Query, QueryEntityError, QueryState, Ref, RemovedComponents, Res, ResMut, Reset, Resource, Schedule,
+        ScheduleError, SpawnAtError, System, SystemId, SystemParam, Time, With, Without, World,
     };
     #[cfg(feature = "hierarchy")]
     pub use archetable_core::{

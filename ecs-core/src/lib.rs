@@ -68,7 +68,9 @@ mod world;
 
 pub use component::bundle::Bundle;
 pub use component::change::{ComponentTicks, Mut, Ref, RunTicks, Tick, Tracked};
+pub use component::disabling::Disabled;
 pub use component::erased::Reset;
+pub use component::name::Name;
 pub use component::required::Requires;
 pub use component::{Component, ComponentId, MutableComponent, StorageType};
 pub use entity::error::SpawnAtError;
@@ -109,6 +111,7 @@ pub use world::entity_mut::EntityWorldMut;
 pub use world::entity_ref::EntityRef;
 pub use world::event::{Event, EventCursor, Events};
 pub use world::hooks::{ComponentHooks, HookWorld};
+pub use world::named::EntityLabel;
 pub use world::time::Time;
 pub use world::{SpawnBatch, SpawnBundle, World, WorldId};
 

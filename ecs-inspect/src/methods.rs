@@ -3,7 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use archetable_core::{ChildOf, Children, Entity, Time, With, Without, World};
+use archetable_core::{ChildOf, Children, ComponentId, Entity, Name, Time, With, Without, World};
 use archetable_serde::{EditError, SerdeRegistry, SerdeWorldExt};
 use serde_json::{json, Map, Value};
 
@@ -224,6 +224,10 @@ pub(crate) struct QuerySpec {
     limit: usize,
     /// Start at the page holding this entity, when it matches.
     page_of: Option<Entity>,
+    /// Only entities with this `Name`.
+    name: Option<String>,
+    /// Only entities whose `Name` contains this, lower-cased.
+    name_contains: Option<String>,
 }
 
 impl QuerySpec {
@@ -236,6 +240,8 @@ impl QuerySpec {
             offset: params::uint(params, "offset", offset_default, u32::MAX as u64)? as usize,
             limit: params::uint(params, "limit", 100, MAX_LIMIT)? as usize,
             page_of: params::opt_entity(params, "page_of")?,
+            name: params::opt_string(params, "name")?,
+            name_contains: params::opt_string(params, "name_contains")?.map(|s| s.to_lowercase()),
         })
     }
 
@@ -250,7 +256,15 @@ impl QuerySpec {
         if let Some(k) = values.iter().find(|k| !k.serde) {
             return Err(read_only(k));
         }
-        let mut matched = matching(world, &with, &without);
+        let named: Vec<ComponentId> = with.iter().chain(&without).chain(&values).map(|k| k.id).collect();
+        let mut matched = matching(world, &with, &without, &named);
+        if self.name.is_some() || self.name_contains.is_some() {
+            matched.retain(|&entity| {
+                let Some(name) = world.get::<Name>(entity) else { return false };
+                self.name.as_deref().is_none_or(|wanted| name.as_str() == wanted)
+                    && self.name_contains.as_deref().is_none_or(|part| name.to_lowercase().contains(part))
+            });
+        }
         matched.sort_unstable();
         let offset = match self.page_of.map(|e| matched.binary_search(&e)) {
             // Pages start at multiples of `limit` (a limit of 0 has no pages).
@@ -269,6 +283,9 @@ impl QuerySpec {
                     }
                 }
                 let mut row = json!({ "entity": entity_json(entity), "components": components });
+                if let Some(name) = world.get::<Name>(entity) {
+                    row["name"] = json!(name.as_str());
+                }
                 if self.component_names {
                     let list = names.of_entity(world, entity).unwrap_or_default();
                     row["component_names"] = list.iter().map(|k| k.name.as_str()).collect();
@@ -280,8 +297,10 @@ impl QuerySpec {
     }
 }
 
-/// The entities with every `with` component and none of the `without`.
-fn matching(world: &World, with: &[&Known], without: &[&Known]) -> Vec<Entity> {
+/// The entities with every `with` component and none of the `without`;
+/// those of tables holding a default-hiding component (`Disabled`) only if
+/// the query `named` it, as for the engine's queries.
+fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[ComponentId]) -> Vec<Entity> {
     let sparse = world.sparse_sets();
     let has_sparse = |k: &Known, e: Entity| sparse.get(k.id).is_some_and(|s| s.contains(e));
     let mut out = Vec::new();
@@ -289,6 +308,11 @@ fn matching(world: &World, with: &[&Known], without: &[&Known]) -> Vec<Entity> {
         if table.is_empty()
             || with.iter().any(|k| !k.sparse && !table.contains(k.id))
             || without.iter().any(|k| !k.sparse && table.contains(k.id))
+            || (table.hides_entities()
+                && table
+                    .components()
+                    .iter()
+                    .any(|id| world.components().info(*id).hides_entities() && !named.contains(id)))
         {
             continue;
         }

@@ -204,7 +204,8 @@ pub(crate) const METHODS: &[Method] = &[
     Method {
         name: "world.query",
         about: "The entities that have every `with` component and no `without` one, by handle order, a page at a \
-                time, with the values of the `components` named.",
+                time, with the values of the `components` named and each entity's `Name`. Disabled entities (and \
+                others hidden by default) are left out unless `with`, `without` or `components` names the marker.",
         params: &[
             WITH,
             WITHOUT,
@@ -212,6 +213,8 @@ pub(crate) const METHODS: &[Method] = &[
             OFFSET,
             LIMIT,
             p("component_names", "boolean", false, "also list each entity's component names"),
+            p("name", "string", false, "only entities with this `Name`, exactly"),
+            p("name_contains", "string", false, "only entities whose `Name` contains this text, in any case"),
             p(
                 "page_of",
                 "string",
@@ -378,6 +381,13 @@ pub(crate) mod params {
                 .map(Some)
                 .ok_or_else(|| RpcError::params(format!("`{name}` must be a list of names"))),
             Some(_) => Err(RpcError::params(format!("`{name}` must be a list of names"))),
+        }
+    }
+
+    pub fn opt_string(params: &Value, name: &str) -> Result<Option<String>, RpcError> {
+        match params.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => string(params, name).map(|s| Some(s.to_owned())),
         }
     }
 

@@ -56,7 +56,11 @@ fn try_dump_dom(
     url: &str,
     attempt: u32,
 ) -> Option<String> {
-    let profile = std::env::temp_dir().join(format!("inspector-browser-test-{}-{attempt}", std::process::id()));
+    // One profile per browser run: tests run side by side, and two
+    // browsers on one profile make the second exit at once.
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = std::env::temp_dir().join(format!("inspector-browser-test-{}-{run}-{attempt}", std::process::id()));
     let mut browser = Command::new(chromium())
         .args([
             "--headless",
@@ -251,4 +255,27 @@ fn the_page_s_buttons_do_what_they_say() {
     assert_eq!(syncs, ["applied", "frozen", "despawned"], "the script reached every point");
     assert!(!game.world().contains(hurt));
     assert!(game.world().contains(far));
+}
+
+#[test]
+#[ignore = "needs Chromium: cargo test -p archetable-inspect --test browser -- --ignored"]
+fn the_entity_list_shows_names_and_searches_them() {
+    let (mut game, _) = game();
+    let world = game.world_mut();
+    let guard = world.spawn((archetable_core::Name::new("Castle guard"), Health(5)));
+    let other = world.spawn(archetable_core::Name::new("GUARD captain"));
+    world.spawn(archetable_core::Name::new("king"));
+    let off_duty = world.spawn(archetable_core::Name::new("guard, off duty"));
+    world.disable(off_duty).unwrap();
+    let mut inspector = Inspector::start(config()).unwrap();
+    let url = format!("{}?name=guard", inspector.url());
+    let dom = dump_dom(&mut game, &mut inspector, &url);
+    assert!(dom.contains("data-ready=\"yes\""), "the page did not finish loading:\n{dom}");
+    assert_eq!(text_of(&dom, "entity-total"), "2", "names containing `guard`, in any case, not disabled");
+    let list = &dom[dom.find("id=\"entity-list\"").unwrap()..];
+    let list = &list[..list.find("</table>").unwrap()];
+    assert!(list.contains(&format!(">{}<", h(guard))) && list.contains(&format!(">{}<", h(other))), "{list}");
+    assert!(list.contains("<td class=\"entity-name\">Castle guard</td>"), "{list}");
+    assert!(list.contains("<td class=\"entity-name\">GUARD captain</td>"), "{list}");
+    assert!(!list.contains("king") && !list.contains("off duty"), "{list}");
 }

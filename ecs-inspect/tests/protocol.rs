@@ -52,7 +52,7 @@ fn discover_lists_every_method_with_its_parameters() {
     let query = result["methods"].as_array().unwrap().iter().find(|m| m["name"] == "world.query").unwrap();
     assert_eq!(
         names(&query["params"], "name"),
-        ["with", "without", "components", "offset", "limit", "component_names", "page_of"]
+        ["with", "without", "components", "offset", "limit", "component_names", "name", "name_contains", "page_of"]
     );
     assert_eq!(query["params"][0]["required"], json!(false));
 }
@@ -129,6 +129,50 @@ fn a_query_turns_to_the_page_of_an_entity() {
     assert_eq!((handles(&of_c), &of_c["offset"]), (vec![h(c)], &json!(2)));
     assert_eq!((handles(&of_a), &of_a["offset"]), (vec![h(a), h(b)], &json!(0)));
     assert_eq!((handles(&unmatched), &unmatched["offset"]), (vec![h(b), h(c)], &json!(1)));
+    assert_eq!(bad["code"], json!(codes::INVALID_PARAMS));
+}
+
+#[test]
+fn query_shows_names_selects_by_name_and_hides_disabled_entities() {
+    let (mut game, scene, mut inspector) = start();
+    let world = game.world_mut();
+    let [a, b, c] = scene.movers;
+    world.insert(a, archetable_core::Name::new("Scout")).unwrap();
+    world.insert(b, archetable_core::Name::new("scout leader")).unwrap();
+    world.insert(c, archetable_core::Name::new("Tank")).unwrap();
+    world.disable(c).unwrap();
+    let (all, exact, search, none, disabled, both, bad) = drive(&mut game, &mut inspector, |addr| {
+        (
+            ok(addr, "world.query", json!({ "with": ["Velocity"] })),
+            ok(addr, "world.query", json!({ "name": "Scout" })),
+            ok(addr, "world.query", json!({ "name_contains": "SCOUT", "with": ["Position"] })),
+            ok(addr, "world.query", json!({ "name_contains": "nobody" })),
+            ok(addr, "world.query", json!({ "with": ["Disabled"], "components": ["Name", "Disabled"] })),
+            ok(addr, "world.query", json!({ "with": ["Velocity"], "components": ["Disabled"] })),
+            err(addr, "world.query", json!({ "name": 3 })),
+        )
+    });
+    // Disabled entities are left out unless the query names the marker.
+    assert_eq!(handles(&all), [h(a), h(b)]);
+    assert_eq!(all["entities"][0]["name"], json!("Scout"));
+    assert_eq!(all["entities"][1]["name"], json!("scout leader"));
+    assert_eq!(handles(&exact), [h(a)]);
+    assert_eq!(handles(&search), [h(a), h(b)]);
+    assert_eq!((handles(&none), &none["total"]), (vec![], &json!(0)));
+    assert_eq!(handles(&disabled), [h(c)]);
+    assert_eq!(disabled["entities"][0]["name"], json!("Tank"));
+    assert_eq!(disabled["entities"][0]["components"], json!({ "Name": "Tank", "Disabled": null }));
+    assert_eq!(handles(&both), [h(a), h(b), h(c)]);
+    // Entities without a name have no `name`.
+    assert_eq!(
+        drive(&mut game, &mut inspector, |addr| ok(
+            addr,
+            "world.query",
+            json!({ "with": ["Position"], "without": ["Velocity"] })
+        ))["entities"][0]
+            .get("name"),
+        None
+    );
     assert_eq!(bad["code"], json!(codes::INVALID_PARAMS));
 }
 

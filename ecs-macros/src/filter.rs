@@ -83,6 +83,10 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     <__Inner as #engine::QueryFilter>::update_access(&state.0, access)
                 }
 
+                fn names_component(state: &Self::State, id: #engine::ComponentId) -> bool {
+                    <__Inner as #engine::QueryFilter>::names_component(&state.0, id)
+                }
+
                 #[inline]
                 fn matches(state: &Self::State, archetype: &#engine::storage::Archetype) -> bool {
                     <__Inner as #engine::QueryFilter>::matches(&state.0, archetype)

@@ -180,6 +180,10 @@ pub fn derive(input: DeriveInput) -> Result<TokenStream> {
                     <__Inner #args as #engine::QueryData>::condition(&state.0)
                 }
 
+                fn names_component(state: &Self::State, id: #engine::ComponentId) -> bool {
+                    <__Inner #args as #engine::QueryData>::names_component(&state.0, id)
+                }
+
                 const DENSE: bool = <__Inner #args as #engine::QueryData>::DENSE;
 
                 #[inline]

@@ -101,7 +101,7 @@ pub struct RollbackDriver<I: GameInput, A: PeerAddress = SocketAddr> {
 impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// A driver over `world` that runs `schedule` once per frame, `fps`
     /// frames per simulated second. Registers the engine's types
-    /// (`ChildOf`, `Children`, `Time`, `LoopStarted`) and the driver's resources
+    /// (`ChildOf`, `Children`, `Disabled`, `Name`, `Time`, `LoopStarted`) and the driver's resources
     /// ([`SimTime`], [`RollbackRng`], and [`PlayerInputs`], which is
     /// rewritten before every step and so skipped), and inserts `SimTime`
     /// and `PlayerInputs`.

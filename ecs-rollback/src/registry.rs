@@ -13,7 +13,7 @@
 use std::any::{Any, TypeId};
 use std::hash::{Hash, Hasher};
 
-use archetable_core::{ChildOf, Children, Component, Entity, MutableComponent, Resource, World};
+use archetable_core::{ChildOf, Children, Component, Disabled, Entity, MutableComponent, Name, Resource, World};
 
 use crate::checksum::StableHasher;
 use crate::error::RollbackError;
@@ -66,7 +66,8 @@ pub(crate) struct Skipped {
 /// resources roll back (with their hash functions) and which are skipped.
 ///
 /// Made by [`RollbackDriver::new`](crate::RollbackDriver::new), which
-/// registers the engine's own types (`ChildOf`, `Children`, `Time`) and the
+/// registers the engine's own types (`ChildOf`, `Children`, `Disabled`,
+/// `Name`, `Time`) and the
 /// driver's (`SimTime`, `RollbackRng`, `PlayerInputs`); the game adds its
 /// own through the driver's `component`, `resource` and `skip_*` methods.
 #[derive(Default)]
@@ -182,9 +183,13 @@ impl Registry {
         self.skipped_resources.push(Skipped { type_id: TypeId::of::<T>(), carry: Box::new(|_, _| {}) });
     }
 
-    /// Registers the engine's relationship components.
+    /// Registers the engine's own components: the relationship pair, the
+    /// `Disabled` marker (whose presence the entity counts already hash)
+    /// and `Name`.
     pub(crate) fn engine_types(&mut self) {
         self.component_with::<ChildOf>(|parent, h| parent.0.hash(h));
+        self.component_with::<Disabled>(|_, h| h.write_u8(1));
+        self.component_with::<Name>(|name, h| name.as_str().hash(h));
         self.component_with::<Children>(|children, h| {
             h.write_usize(children.len());
             for child in children.iter() {

@@ -1,7 +1,8 @@
 //! Integration tests of the engine's public API, as a user's crate meets it:
 //! the world and its entities, components and bundles, queries, storage,
-//! pools, hooks, cloning and transactions. One module per topic; filter by
-//! module as before (`cargo test --test engine queries::`).
+//! pools, hooks, cloning, transactions and disabled entities. One module
+//! per topic; filter by module as before (`cargo test --test engine
+//! queries::`).
 //!
 //! The topics share one test binary so that a cold `cargo test` links the
 //! engine once for all of them, not once per file. A module that needs
@@ -21,6 +22,7 @@ mod derive;
 mod derive_hygiene;
 mod derive_more;
 mod despawn_where;
+mod disabling;
 mod drops;
 mod entity_mut;
 mod glob_import;
@@ -28,6 +30,7 @@ mod hook_plans;
 mod hooks;
 mod insert_batch;
 mod many_types;
+mod names;
 mod pool_allocations;
 mod pools;
 mod prelude;

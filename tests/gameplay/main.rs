@@ -13,6 +13,7 @@ mod logs;
 
 mod command_warnings;
 mod determinism;
+mod disabling;
 mod first_lists;
 mod game_loop;
 mod game_resume;
@@ -22,6 +23,7 @@ mod hierarchy_integrity;
 mod hierarchy_misuse;
 mod hierarchy_refusals;
 mod load_atomicity;
+mod names;
 mod observers;
 mod param_wrappers;
 mod piping;

@@ -511,7 +511,11 @@ fn registering_the_same_pair_again_is_harmless() {
     let mut world = world();
     world.register_serde::<Move>("Move");
     assert_eq!(world.serde_registry().component_name::<Move>(), Some("Move"));
-    assert_eq!(world.serde_registry().component_names().count(), 8 + 2, "the test's and ChildOf, Children");
+    assert_eq!(
+        world.serde_registry().component_names().count(),
+        8 + 4,
+        "the test's and ChildOf, Children, Disabled, Name"
+    );
 }
 
 // ---------------------------------------------------------------------------

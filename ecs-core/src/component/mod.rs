@@ -8,6 +8,9 @@
 //!   together, and the registry of bundle ids.
 //! - `required.rs`: required components, added with a component that needs them.
 //! - `change.rs`: change ticks and the `Mut` / `Ref` wrappers that set and read them.
+//! - `disabling.rs`: [`Disabled`](disabling::Disabled), the marker that hides an entity
+//!   from the queries that do not name it, and what default-hiding means.
+//! - `name.rs`: [`Name`](name::Name), an entity's readable name.
 //!
 //! Uses the entity layer only; the `Component` trait names a few types of
 //! the layers above in its contract (see DESIGN.md, "Layers").
@@ -15,8 +18,10 @@
 #[allow(unsafe_code)]
 pub(crate) mod bundle;
 pub(crate) mod change;
+pub(crate) mod disabling;
 #[allow(unsafe_code)]
 pub(crate) mod erased;
+pub(crate) mod name;
 mod registry;
 pub(crate) mod required;
 

@@ -211,6 +211,10 @@ pub struct ComponentInfo {
     clone: Option<unsafe fn(*const u8, *mut u8)>,
     /// Where the values live ([`Component::STORAGE`]).
     storage: StorageType,
+    /// Whether entities holding it are hidden from the queries that do not
+    /// name it ([`Disabled`](crate::Disabled), or a type given to
+    /// `World::register_disabling_component`).
+    hides: bool,
 }
 
 impl ComponentInfo {
@@ -231,6 +235,7 @@ impl ComponentInfo {
             engine_hooks: T::ENGINE_HOOKS,
             clone: T::CLONE.map(|_| crate::component::erased::clone_ptr::<T> as unsafe fn(*const u8, *mut u8)),
             storage: T::STORAGE,
+            hides: TypeId::of::<T>() == TypeId::of::<crate::component::disabling::Disabled>(),
         }
     }
 
@@ -365,6 +370,15 @@ impl ComponentInfo {
     #[inline]
     pub fn is_sparse(&self) -> bool {
         self.storage == StorageType::Sparse
+    }
+
+    /// Whether entities holding this component are hidden from the queries
+    /// that do not name it: true for [`Disabled`](crate::Disabled) and for
+    /// the types given to
+    /// [`World::register_disabling_component`](crate::World::register_disabling_component).
+    #[inline]
+    pub fn hides_entities(&self) -> bool {
+        self.hides
     }
 
     /// The type's name, as given by `std::any::type_name`.
@@ -523,6 +537,13 @@ impl Components {
     #[inline]
     pub fn info(&self, id: ComponentId) -> &ComponentInfo {
         &self.infos[id.index()]
+    }
+
+    /// Marks component `id` as hiding the entities that hold it from the
+    /// queries that do not name it. The caller checks that no archetype
+    /// holds it yet and that it lives in tables.
+    pub(crate) fn set_hiding(&mut self, id: ComponentId) {
+        self.infos[id.index()].hides = true;
     }
 
     /// The name of a registered component.

@@ -66,7 +66,9 @@ impl From<EntityError> for ComponentError {
 pub enum QueryEntityError {
     /// The entity is not alive.
     NoSuchEntity(Entity),
-    /// The entity is alive but lacks what the query fetches or fails its filter.
+    /// The entity is alive but lacks what the query fetches, fails its
+    /// filter, or is hidden from it: it holds [`Disabled`](crate::Disabled)
+    /// (or another default-hiding component) and the query does not name it.
     QueryDoesNotMatch {
         /// The entity.
         entity: Entity,

@@ -2,7 +2,7 @@
 //! names its parent, [`Children`] on the parent lists the children in the
 //! order they joined, kept by the engine. On top: `set_parent` with its
 //! checks, traversal (`ancestors`, `descendants`, parents-first order) and
-//! recursive despawn.
+//! recursive despawn, and disabling whole trees (`disabling.rs`).
 //!
 //! | operation | cost |
 //! |---|---|
@@ -15,6 +15,7 @@
 //! dead parent. [`World::despawn_recursive`] takes the children along.
 
 mod commands;
+mod disabling;
 mod relationship;
 mod sources;
 #[cfg(test)]

@@ -205,17 +205,21 @@ fn join<R: Relationship>(world: &mut World, source: Entity, spawned: Option<Enti
         match replaced {
             Some(replaced) => {
                 crate::entity::error::warn(&format!(
-                    "archetable: {source} cannot point at {target} through `{name}`: {problem}; \
+                    "archetable: {} cannot point at {} through `{name}`: {problem}; \
                      the `{name}` it replaced (pointing at {}) was put back",
-                    replaced.target
+                    world.entity_label(source),
+                    world.entity_label(target),
+                    world.entity_label(replaced.target)
                 ));
                 world.relations_mut().returning.push(replaced);
                 queue_cut(world, Cut { source, target, run: put_back_replaced::<R> });
             }
             None => {
                 crate::entity::error::warn(&format!(
-                    "archetable: {source} cannot point at {target} through `{name}`: {problem}; \
-                     the relationship was removed"
+                    "archetable: {} cannot point at {} through `{name}`: {problem}; \
+                     the relationship was removed",
+                    world.entity_label(source),
+                    world.entity_label(target)
                 ));
                 queue_cut(world, Cut { source, target, run: orphan::<R> });
             }

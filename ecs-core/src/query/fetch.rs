@@ -65,6 +65,16 @@ pub unsafe trait QueryData {
         ArchetypeCondition::any()
     }
 
+    /// Whether the query names component `id` (reads it, writes it, asks
+    /// whether it is there): an entity holding a default-hiding component
+    /// such as [`Disabled`](crate::Disabled) is seen only by a query or
+    /// filter that names that component. Query data that names nothing
+    /// keeps the default, `false`.
+    fn names_component(state: &Self::State, id: ComponentId) -> bool {
+        let _ = (state, id);
+        false
+    }
+
     /// Whether every row of a matched archetype yields an item: false when
     /// the data reads a component in sparse storage
     /// ([`Component::STORAGE`]), which each row may lack; then callers ask
@@ -283,6 +293,10 @@ unsafe impl<T: Component> QueryData for &T {
         component_condition::<T>(id)
     }
 
+    fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+        own == id
+    }
+
     const DENSE: bool = matches!(T::STORAGE, StorageType::Table);
 
     #[inline]
@@ -456,6 +470,10 @@ unsafe impl<T: Component + crate::component::MutableComponent> QueryData for &mu
         component_condition::<T>(id)
     }
 
+    fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+        own == id
+    }
+
     const DENSE: bool = matches!(T::STORAGE, StorageType::Table);
 
     #[inline]
@@ -520,6 +538,10 @@ unsafe impl<T: Component + crate::component::MutableComponent> QueryData for Mut
 
     fn condition(id: &ComponentId) -> ArchetypeCondition {
         <&mut T as QueryData>::condition(id)
+    }
+
+    fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+        own == id
     }
 
     const DENSE: bool = <&mut T as QueryData>::DENSE;
@@ -589,6 +611,10 @@ unsafe impl<T: Component + Tracked> QueryData for Ref<'_, T> {
 
     fn condition(id: &ComponentId) -> ArchetypeCondition {
         <&T as QueryData>::condition(id)
+    }
+
+    fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+        own == id
     }
 
     const DENSE: bool = <&T as QueryData>::DENSE;
@@ -719,6 +745,10 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         }
     }
 
+    fn names_component(state: &Self::State, id: ComponentId) -> bool {
+        state.as_ref().is_some_and(|state| Q::names_component(state, id))
+    }
+
     #[inline]
     fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::Cache> {
         Some(state.as_ref().and_then(|s| Q::match_archetype(s, archetype)))
@@ -790,6 +820,10 @@ macro_rules! impl_query_data_for_tuple {
                 let condition = ArchetypeCondition::any();
                 $(let condition = condition.and(&$name::condition(&state.$index));)*
                 condition
+            }
+
+            fn names_component(state: &Self::State, id: ComponentId) -> bool {
+                false $(|| $name::names_component(&state.$index, id))*
             }
 
             const DENSE: bool = true $(&& $name::DENSE)*;

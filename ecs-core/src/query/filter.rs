@@ -59,6 +59,16 @@ pub unsafe trait QueryFilter {
         let _ = (state, access);
     }
 
+    /// Whether the filter names component `id` (`With`, `Without`,
+    /// `Added`, `Changed` of it, alone or inside a tuple or an [`Or`]): an
+    /// entity holding a default-hiding component such as
+    /// [`Disabled`](crate::Disabled) passes only a query whose data or
+    /// filter names that component. The default names nothing.
+    fn names_component(state: &Self::State, id: ComponentId) -> bool {
+        let _ = (state, id);
+        false
+    }
+
     /// Whether entities of `archetype` may pass.
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
 
@@ -138,6 +148,10 @@ unsafe impl<T: Component> QueryFilter for With<T> {
         component_condition::<T>(id)
     }
 
+    fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+        own == id
+    }
+
     #[inline]
     fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
         T::STORAGE == StorageType::Sparse || archetype.contains(id)
@@ -183,6 +197,10 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
             Some(id) if T::STORAGE == StorageType::Table => ArchetypeCondition::without(*id),
             _ => ArchetypeCondition::any(),
         }
+    }
+
+    fn names_component(own: &Option<ComponentId>, id: ComponentId) -> bool {
+        *own == Some(id)
     }
 
     #[inline]
@@ -311,6 +329,10 @@ macro_rules! impl_tick_filter {
                 access.add_read(id);
             }
 
+            fn names_component(&own: &ComponentId, id: ComponentId) -> bool {
+                own == id
+            }
+
             #[inline]
             fn matches(&id: &ComponentId, archetype: &Archetype) -> bool {
                 T::STORAGE == StorageType::Sparse || archetype.contains(id)
@@ -387,6 +409,10 @@ macro_rules! impl_query_filter_for_tuple {
                 $($name::update_access(&state.$index, access);)*
             }
 
+            fn names_component(state: &Self::State, id: ComponentId) -> bool {
+                false $(|| $name::names_component(&state.$index, id))*
+            }
+
             #[inline]
             fn matches(state: &Self::State, archetype: &Archetype) -> bool {
                 true $(&& $name::matches(&state.$index, archetype))*
@@ -440,6 +466,10 @@ macro_rules! impl_query_filter_for_tuple {
                 $(if let Some(s) = &state.$index {
                     $name::update_access(s, access);
                 })*
+            }
+
+            fn names_component(state: &Self::State, id: ComponentId) -> bool {
+                false $(|| state.$index.as_ref().is_some_and(|s| $name::names_component(s, id)))*
             }
 
             #[inline]

@@ -4,9 +4,11 @@
 use std::slice;
 
 use crate::component::change::RunTicks;
+use crate::component::Components;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::{ArchetypeFilter, QueryFilter};
+use crate::query::hiding::sees;
 use crate::query::state::{init_checked, QueryState};
 use crate::storage::archetype::{Archetype, ArchetypeId};
 use crate::world::World;
@@ -34,6 +36,7 @@ impl<'s, C: Copy> Cursor<'s, C> {
     fn next<'w, Q, F>(
         &mut self,
         archetypes: &'w [Archetype],
+        components: &Components,
         states: &(Q::State, F::State),
     ) -> Option<(&'w Archetype, C)>
     where
@@ -45,7 +48,7 @@ impl<'s, C: Copy> Cursor<'s, C> {
             Cursor::Scan(next) => {
                 while let Some(archetype) = archetypes.get(*next) {
                     *next += 1;
-                    if !F::matches(&states.1, archetype) {
+                    if !F::matches(&states.1, archetype) || !sees::<Q, F>(components, &states.0, &states.1, archetype) {
                         continue;
                     }
                     if let Some(cache) = Q::match_archetype(&states.0, archetype) {
@@ -160,7 +163,8 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     #[inline]
     fn next_archetype(&mut self) -> bool {
         let Some(states) = &self.states else { return false };
-        while let Some((archetype, cache)) = self.cursor.next::<Q, F>(self.archetypes, states) {
+        while let Some((archetype, cache)) = self.cursor.next::<Q, F>(self.archetypes, self.world.components(), states)
+        {
             if archetype.is_empty() {
                 continue;
             }
@@ -188,7 +192,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         let mut n = self.len - self.row;
         if let Some(states) = &self.states {
             let mut cursor = self.cursor.clone();
-            while let Some((archetype, _)) = cursor.next::<Q, F>(self.archetypes, states) {
+            while let Some((archetype, _)) = cursor.next::<Q, F>(self.archetypes, self.world.components(), states) {
                 n += archetype.len();
             }
         }

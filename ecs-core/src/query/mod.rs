@@ -13,6 +13,7 @@ mod combinations;
 mod condition;
 mod fetch;
 mod filter;
+mod hiding;
 mod hook_world;
 mod iter;
 mod one;

@@ -5,6 +5,7 @@
 use crate::entity::error::QueryEntityError;
 use crate::entity::Entity;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
+use crate::query::hiding::sees;
 use crate::query::state::{check_distinct, init_checked};
 use crate::world::World;
 
@@ -98,6 +99,9 @@ unsafe fn fetch_one<'w, Q: QueryData>(
     let archetype = world.archetypes().get(location.archetype);
     let mismatch = || QueryEntityError::QueryDoesNotMatch { entity, query: std::any::type_name::<Q>() };
     let state = state.ok_or_else(mismatch)?;
+    if !sees::<Q, ()>(world.components(), state, &(), archetype) {
+        return Err(mismatch());
+    }
     let cache = Q::match_archetype(state, archetype).ok_or_else(mismatch)?;
     // SAFETY: `cache` was made for this archetype, and `location.row` is the
     // entity's live row; the access condition is the caller's.

@@ -55,6 +55,10 @@ unsafe impl<T: Component> QueryData for Has<T> {
 
     fn update_access(_: &Self::State, _: &Components, _: &mut Access) {}
 
+    fn names_component(state: &Self::State, id: ComponentId) -> bool {
+        *state == Some(id)
+    }
+
     #[inline]
     fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<bool> {
         Some(state.is_some_and(|id| archetype.contains(id)))
@@ -142,6 +146,10 @@ macro_rules! impl_any_of_for_tuple {
                     None => condition,
                 };)*
                 condition
+            }
+
+            fn names_component(state: &Self::State, id: ComponentId) -> bool {
+                false $(|| <Option<$name> as QueryData>::names_component(&state.$index, id))*
             }
 
             const DENSE: bool = true $(&& $name::DENSE)*;

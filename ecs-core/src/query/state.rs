@@ -11,6 +11,7 @@ use crate::query::access::Access;
 use crate::query::condition::ArchetypeCondition;
 use crate::query::fetch::{QueryData, ReadOnlyQueryData};
 use crate::query::filter::QueryFilter;
+use crate::query::hiding::sees;
 use crate::query::iter::{QueryIter, QueryManyIter, QueryManyIterMut};
 #[cfg(feature = "parallel")]
 use crate::query::par::ParMemo;
@@ -114,7 +115,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // A hand-written `matches` or `match_archetype` may panic: the
             // lists grow and the count moves one archetype at a time, so
             // they stay in step for the next update.
-            let cache = F::matches(&self.f_state, archetype).then(|| Q::match_archetype(&self.q_state, archetype));
+            let cache = (F::matches(&self.f_state, archetype)
+                && sees::<Q, F>(world.components(), &self.q_state, &self.f_state, archetype))
+            .then(|| Q::match_archetype(&self.q_state, archetype));
             match cache.flatten() {
                 Some(cache) => {
                     self.by_archetype.push(self.matched.len() as u32);

@@ -65,6 +65,11 @@ pub struct Archetype {
     drops: bool,
     /// Whether some column's type is pooled (`#[component(pooled)]`).
     pooled: bool,
+    /// Whether some column's type hides its entities from the queries
+    /// that do not name it (`Disabled`), fixed when the archetype is
+    /// created. A flag beside the others, so that the table's size, and
+    /// with it the cost of finding a table by id, stays as it was.
+    hides: bool,
     /// Whether the columns have left the block for memory of their own.
     split: bool,
     /// The columns' memory until the table is split. Declared after
@@ -160,6 +165,7 @@ impl Archetype {
             columns,
             drops: components.iter().any(|&c| registry.info(c).drop_fn().is_some() || registry.info(c).is_pooled()),
             pooled: components.iter().any(|&c| registry.info(c).is_pooled()),
+            hides: components.iter().any(|&c| registry.info(c).hides_entities()),
             components,
             entities: Vec::new(),
             bits,
@@ -198,6 +204,15 @@ impl Archetype {
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.components
+    }
+
+    /// Whether a component type stored here hides the entities from the
+    /// queries that do not name it, such as [`Disabled`](crate::Disabled)
+    /// (see [`ComponentInfo::hides_entities`](crate::component::ComponentInfo::hides_entities));
+    /// usually false.
+    #[inline]
+    pub fn hides_entities(&self) -> bool {
+        self.hides
     }
 
     /// Whether the archetype stores component `id`.

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use crate::entity::Entity;
+use crate::world::named::EntityLabel;
 use crate::world::{World, WorldId};
 
 /// How many skipped commands a report keeps as examples.
@@ -136,7 +137,7 @@ impl CommandQueue {
         for command in self.commands.drain(..) {
             match command(world) {
                 Ok(()) => report.applied += 1,
-                Err(skip) => report.skip(system, skip),
+                Err(skip) => report.skip(world, system, skip),
             }
         }
         world.flush();
@@ -210,6 +211,9 @@ pub struct SkippedCommand {
     pub command: &'static str,
     /// The entity it aimed at.
     pub entity: Entity,
+    /// The entity's [`Name`](crate::Name) when the command was skipped, if
+    /// it was still alive and had one (a fallible command that failed).
+    pub name: Option<crate::Name>,
     /// Why it was skipped: `"entity gone"`, or the reason a fallible
     /// command gave.
     pub reason: String,
@@ -217,10 +221,11 @@ pub struct SkippedCommand {
 
 impl fmt::Display for SkippedCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let entity = EntityLabel { entity: self.entity, name: self.name.clone() };
         if self.system.is_empty() {
-            write!(f, "{} on {}: {}", self.command, self.entity, self.reason)
+            write!(f, "{} on {entity}: {}", self.command, self.reason)
         } else {
-            write!(f, "{} on {} from system `{}`: {}", self.command, self.entity, self.system, self.reason)
+            write!(f, "{} on {entity} from system `{}`: {}", self.command, self.system, self.reason)
         }
     }
 }
@@ -252,13 +257,14 @@ impl CommandReport {
         &self.examples
     }
 
-    fn skip(&mut self, system: &str, skip: Skip) {
+    fn skip(&mut self, world: &World, system: &str, skip: Skip) {
         self.skipped += 1;
         if self.examples.len() < EXAMPLES {
             self.examples.push(SkippedCommand {
                 system: system.to_string(),
                 command: skip.command,
                 entity: skip.entity,
+                name: world.entity_label(skip.entity).name,
                 reason: skip.reason.unwrap_or_else(|| "entity gone".to_owned()),
             });
         }

@@ -3,13 +3,23 @@
 
 use std::fmt;
 
+use crate::component::name::Name;
 use crate::component::Component;
 use crate::entity::{Entity, EntityLocation};
 use crate::storage::archetype::Archetype;
 use crate::world::World;
 
 /// A read-only view of one live entity: its components by type, and their
-/// names. Returned by [`World::entity`].
+/// names. Returned by [`World::entity`]. `Debug` shows the handle, the
+/// entity's [`Name`] if it has one, and its components' type names.
+///
+/// ```
+/// # use archetable::prelude::*;
+/// let mut world = World::new();
+/// let orc = world.spawn(Name::new("orc"));
+/// let shown = format!("{:?}", world.entity(orc).unwrap());
+/// assert_eq!(shown, format!(r#"EntityRef {{ id: {orc}, name: "orc", components: ["archetable_core::component::name::Name"] }}"#));
+/// ```
 #[derive(Clone, Copy)]
 pub struct EntityRef<'w> {
     world: &'w World,
@@ -54,9 +64,11 @@ impl<'w> EntityRef<'w> {
 
 impl fmt::Debug for EntityRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityRef")
-            .field("id", &self.entity)
-            .field("components", &self.component_names().collect::<Vec<_>>())
-            .finish()
+        let mut view = f.debug_struct("EntityRef");
+        view.field("id", &self.entity);
+        if let Some(name) = self.get::<Name>() {
+            view.field("name", name);
+        }
+        view.field("components", &self.component_names().collect::<Vec<_>>()).finish()
     }
 }

@@ -12,7 +12,9 @@
 //! (the entity-level API), `hooks/` (component hooks, their registry, the
 //! view a hook receives, and the hooked operations, which also fire the
 //! observers), `command_queue.rs` (the commands that hooks and systems
-//! defer), `resources.rs` and `resource_scope.rs`,
+//! defer), `disabling.rs` (disabling entities, and markers that hide
+//! them from queries), `named.rs` (entities by name, and how messages
+//! name an entity), `resources.rs` and `resource_scope.rs`,
 //! `event.rs`, `removed.rs`, `time.rs`, `pools.rs`, `cloning.rs`,
 //! `transaction.rs` (all or nothing) and `column_batch.rs` (whole columns
 //! at once).
@@ -23,11 +25,13 @@ pub(crate) mod cloning;
 #[allow(unsafe_code)]
 pub(crate) mod column_batch;
 pub(crate) mod command_queue;
+mod disabling;
 pub(crate) mod entity_mut;
 pub(crate) mod entity_ops;
 pub(crate) mod entity_ref;
 pub(crate) mod event;
 pub(crate) mod hooks;
+pub(crate) mod named;
 mod pools;
 pub(crate) mod relations;
 pub(crate) mod removed;

@@ -44,6 +44,16 @@ fn an_unregistered_component_is_refused_by_name() {
 }
 
 #[test]
+fn the_engines_disabled_marker_and_names_roll_back_without_registration() {
+    let mut world = arena::world(0);
+    let named = world.spawn(archetable_core::Name::new("scout"));
+    world.disable(named).unwrap();
+    let mut driver = Driver::new(world, arena::schedule(), 60);
+    arena::register(&mut driver);
+    driver.start(sync_test()).unwrap();
+}
+
+#[test]
 fn a_component_that_cannot_be_copied_is_refused_even_when_skipped() {
     let mut world = World::new();
     world.spawn(Handle(1));

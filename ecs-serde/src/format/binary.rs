@@ -605,7 +605,7 @@ mod tests {
 
     fn saved() -> (World, Vec<u8>) {
         let mut world = World::new();
-        world.register_serde::<Health>("Health").register_serde::<Name>("Name");
+        world.register_serde::<Health>("Health").register_serde::<Name>("Label");
         world.spawn((Health(1), Name("a".into())));
         world.spawn(Health(300));
         let bytes = world.save_binary().unwrap().data;
@@ -624,14 +624,14 @@ mod tests {
     fn an_unknown_component_fails_and_changes_nothing() {
         let (world, bytes) = saved();
         let mut other = target(|w| {
-            w.register_serde::<Health>("Health").register_serde::<Name>("Nome");
+            w.register_serde::<Health>("Health").register_serde::<Name>("Labl");
         });
         let before = other.allocator_state();
         let table = world.archetypes().as_slice().iter().find(|a| a.components().len() == 2).unwrap();
         let first = world.table_entity(table, 0);
         assert_eq!(
             other.load_into_binary(&bytes).unwrap_err(),
-            LoadError::UnknownComponent { entity: first, component: "Name".into(), suggestion: Some("Nome".into()) }
+            LoadError::UnknownComponent { entity: first, component: "Label".into(), suggestion: Some("Labl".into()) }
         );
         assert_eq!((other.len(), other.allocator_state()), (1, before));
     }
@@ -640,7 +640,7 @@ mod tests {
     fn a_value_that_does_not_fit_names_its_entity() {
         let (world, bytes) = saved();
         let mut other = target(|w| {
-            w.register_serde::<Flag>("Health").register_serde::<Name>("Name");
+            w.register_serde::<Flag>("Health").register_serde::<Name>("Label");
         });
         let before = other.allocator_state();
         let error = other.load_into_binary(&bytes).unwrap_err();

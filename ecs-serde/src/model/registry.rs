@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use archetable_core::storage::Archetype;
 use archetable_core::{
-    ChildOf, Children, Component, Entity, EntityBuilder, FixedTime, LoopStarted, Resource, Time, World,
+    ChildOf, Children, Component, Disabled, Entity, EntityBuilder, FixedTime, LoopStarted, Name, Resource, Time, World,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -104,7 +104,10 @@ impl Default for SerdeRegistry {
     /// A registry that knows the engine's own types: the hierarchy
     /// components [`ChildOf`] (as `"ChildOf"`) and [`Children`] (as
     /// `"Children"`), so saves keep their trees (child order included) and
-    /// prefabs may name them, the [`Time`] and [`FixedTime`] resources
+    /// prefabs may name them, the marker [`Disabled`] (as `"Disabled"`), so
+    /// disabled entities load disabled, [`Name`] (as `"Name"`; a type of
+    /// your own registered as `"Name"` takes that name over, and the
+    /// engine's `Name` is then saved as `"archetable::Name"`), the [`Time`] and [`FixedTime`] resources
     /// (as `"Time"` and `"FixedTime"`), so a loaded game resumes its clock
     /// (elapsed time, scale, pause, frame) and its fixed steps, and
     /// [`LoopStarted`] (as `"LoopStarted"`), so a save made before a game
@@ -113,6 +116,8 @@ impl Default for SerdeRegistry {
         let mut registry = SerdeRegistry { entries: Arc::default() };
         registry.register_without_default::<ChildOf>("ChildOf");
         registry.register::<Children>("Children");
+        registry.register::<Disabled>("Disabled");
+        registry.register::<Name>("Name");
         registry.register_resource::<Time>("Time");
         registry.register_resource::<FixedTime>("FixedTime");
         registry.register_resource::<LoopStarted>("LoopStarted");
@@ -197,11 +202,28 @@ impl SerdeRegistry {
         self
     }
 
+    /// Moves the engine's [`Name`] from `"Name"` to `"archetable::Name"`,
+    /// for a type of the game's own that is registered as `"Name"` (games
+    /// written before the engine had one).
+    fn yield_name(&mut self) {
+        let entries = Arc::make_mut(&mut self.entries);
+        let Some(&index) = entries.component_names.get("Name") else { return };
+        if entries.components[index].type_id != TypeId::of::<Name>() {
+            return;
+        }
+        entries.component_names.remove("Name");
+        entries.components[index].name = "archetable::Name".to_owned();
+        entries.component_names.insert("archetable::Name".to_owned(), index);
+    }
+
     #[track_caller]
     fn add_component<T>(&mut self, name: &str, default: Option<fn() -> Result<Value, ToValueError>>) -> &mut Self
     where
         T: Component + Serialize + DeserializeOwned,
     {
+        if name == "Name" && TypeId::of::<T>() != TypeId::of::<Name>() {
+            self.yield_name();
+        }
         let entry = ComponentEntry {
             name: name.to_owned(),
             type_id: TypeId::of::<T>(),

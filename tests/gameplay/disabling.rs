@@ -1,0 +1,220 @@
+//! Disabled entities in the layers above one operation: systems (on one
+//! thread and in parallel), observers, hierarchies and saves.
+#![cfg(all(feature = "serde", feature = "observers"))]
+
+use std::time::Duration;
+
+use archetable::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Component, Debug, PartialEq, Clone, Copy, Default, Serialize, Deserialize)]
+struct Hp(u32);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy, Default, Serialize, Deserialize)]
+struct Speed(u32);
+
+#[derive(Default)]
+struct Log(Vec<String>);
+
+fn regen(mut q: Query<&mut Hp>) {
+    q.par_for_each_mut(|mut hp| hp.0 += 1);
+}
+
+fn slow_disabled(mut q: Query<&mut Speed, With<Disabled>>) {
+    for mut speed in q.iter_mut() {
+        speed.0 = 0;
+    }
+}
+
+fn count_visible(q: Query<(Entity, &Hp)>, mut log: ResMut<Log>) {
+    let mut seen: Vec<String> = q.iter().map(|(e, hp)| format!("{e}={}", hp.0)).collect();
+    seen.sort();
+    log.0.push(seen.join(","));
+}
+
+/// Each entity's values and whether it is disabled, in handle order.
+type Rows = Vec<(Entity, Hp, Speed, bool)>;
+
+/// What sees every entity, disabled or not.
+type EveryHp<'w, 's> = Query<'w, 's, &'static Hp, Or<(With<Disabled>, Without<Disabled>)>>;
+
+/// Every third entity disabled, then three frames of systems.
+fn run(mut schedule: Schedule) -> (Rows, Vec<String>) {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    for i in 0..300 {
+        let e = world.spawn((Hp(i), Speed(i + 1)));
+        if i.is_multiple_of(3) {
+            world.disable(e).unwrap();
+        }
+    }
+    schedule.add_system(regen);
+    schedule.add_system(slow_disabled);
+    schedule.add_system(count_visible);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let mut all: Vec<(Entity, Hp, Speed, bool)> = world
+        .query::<(Entity, &Hp, &Speed, Has<Disabled>)>()
+        .map(|(e, hp, speed, disabled)| (e, *hp, *speed, disabled))
+        .collect();
+    all.sort_by_key(|row| row.0);
+    (all, world.resource::<Log>().0.clone())
+}
+
+#[test]
+fn systems_skip_disabled_entities_the_same_on_one_thread_and_in_parallel() {
+    let (expected, log) = run(Schedule::single_threaded());
+    assert_eq!(expected.len(), 300);
+    for (i, (_, hp, speed, disabled)) in expected.iter().enumerate() {
+        let i = i as u32;
+        if i.is_multiple_of(3) {
+            assert_eq!((hp.0, speed.0, *disabled), (i, 0, true), "entity {i}");
+        } else {
+            assert_eq!((hp.0, speed.0, *disabled), (i + 3, i + 1, false), "entity {i}");
+        }
+    }
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[0].split(',').count(), 200);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for attempt in 0..3 {
+        let mut schedule = Schedule::new();
+        schedule.set_parallel_threshold(Duration::ZERO);
+        let (got, got_log) = pool.install(|| run(schedule));
+        assert_eq!(got, expected, "run {attempt}");
+        assert_eq!(got_log, log, "run {attempt}");
+    }
+}
+
+#[test]
+fn observers_of_other_components_do_not_fire_on_disable_and_enable() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world.observe(|t: Trigger<OnInsert<Hp>>, mut log: ResMut<Log>| {
+        log.0.push(format!("insert Hp {}", t.target().unwrap()))
+    });
+    world.observe(|t: Trigger<OnRemove<Hp>>, mut log: ResMut<Log>| {
+        log.0.push(format!("remove Hp {}", t.target().unwrap()))
+    });
+    world.observe(|t: Trigger<OnAdd<Disabled>>, mut log: ResMut<Log>| {
+        log.0.push(format!("disabled {}", t.target().unwrap()))
+    });
+    world.observe(|t: Trigger<OnRemove<Disabled>>, mut log: ResMut<Log>| {
+        log.0.push(format!("enabled {}", t.target().unwrap()))
+    });
+    let e = world.spawn(Hp(1));
+    world.resource_mut::<Log>().0.clear();
+    world.disable(e).unwrap();
+    world.enable(e).unwrap();
+    assert_eq!(world.resource::<Log>().0, [format!("disabled {e}"), format!("enabled {e}")]);
+    // While disabled, its own operations fire as usual, and events aimed
+    // at it reach its observers: handles reach a disabled entity.
+    world.disable(e).unwrap();
+    world.resource_mut::<Log>().0.clear();
+    world.remove::<Hp>(e).unwrap();
+    assert_eq!(world.resource::<Log>().0, [format!("remove Hp {e}")]);
+}
+
+#[test]
+fn an_observer_that_reads_through_a_query_does_not_see_the_disabled_target() {
+    struct Ping;
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world.observe(|t: Trigger<Ping>, hp: Query<&Hp>, all: EveryHp, mut log: ResMut<Log>| {
+        let target = t.target().unwrap();
+        log.0.push(format!("{} {}", hp.get(target).is_ok(), all.get(target).map(|hp| hp.0).unwrap_or(0)));
+    });
+    let e = world.spawn(Hp(4));
+    world.trigger_targets(Ping, e);
+    world.disable(e).unwrap();
+    world.trigger_targets(Ping, e);
+    assert_eq!(world.resource::<Log>().0, ["true 4", "false 4"]);
+}
+
+#[test]
+fn disabling_a_parent_leaves_the_children_unless_recursive() {
+    let mut world = World::new();
+    let root = world.spawn(Hp(0));
+    let child = world.spawn((Hp(1), ChildOf(root)));
+    let grandchild = world.spawn((Hp(2), ChildOf(child)));
+    let other = world.spawn(Hp(3));
+    world.disable(root).unwrap();
+    assert_eq!(world.query::<&Hp>().count(), 3);
+    assert_eq!(world.children(root), [child], "the tree is kept");
+    world.enable(root).unwrap();
+
+    assert_eq!(world.disable_recursive(child), Ok(2));
+    let mut visible: Vec<Entity> = world.query_filtered::<Entity, With<Hp>>().collect();
+    visible.sort();
+    assert_eq!(visible, [root, other]);
+    assert!(world.is_disabled(grandchild));
+    assert_eq!(world.parent(grandchild), Some(child), "links stay");
+    assert_eq!(world.enable_recursive(root), Ok(3));
+    assert_eq!(world.query::<&Hp>().count(), 4);
+    world.despawn(other).unwrap();
+    assert_eq!(world.disable_recursive(other), Err(EntityError::NoSuchEntity(other)));
+    assert_eq!(world.enable_recursive(other), Err(EntityError::NoSuchEntity(other)));
+
+    // Through commands, and a dead entity is a skipped command.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(move |mut commands: Commands| {
+        commands.entity(root).disable_recursive();
+        commands.entity(other).disable_recursive();
+    });
+    schedule.run(&mut world);
+    assert_eq!(schedule.command_report().skipped(), 1);
+    assert_eq!(world.query::<&Hp>().count(), 0);
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(move |mut commands: Commands| {
+        commands.entity(child).enable_recursive();
+    });
+    schedule.run(&mut world);
+    let mut visible: Vec<Entity> = world.query_filtered::<Entity, With<Hp>>().collect();
+    visible.sort();
+    assert_eq!(visible, [child, grandchild]);
+}
+
+#[test]
+fn despawning_a_disabled_parent_recursively_takes_every_child() {
+    let mut world = World::new();
+    let root = world.spawn(Hp(0));
+    let child = world.spawn((Hp(1), ChildOf(root)));
+    world.disable_recursive(root).unwrap();
+    assert_eq!(world.despawn_recursive(root), Ok(2));
+    assert!(!world.contains(child));
+    assert!(world.is_empty());
+}
+
+#[test]
+fn saves_keep_disabled_entities_disabled() {
+    let mut world = World::new();
+    world.register_serde::<Hp>("Hp").register_serde::<Speed>("Speed");
+    let a = world.spawn((Hp(1), Speed(1)));
+    let b = world.spawn((Hp(2), Speed(2)));
+    let c = world.spawn((Hp(3), ChildOf(b)));
+    world.disable_recursive(b).unwrap();
+    let registry = world.serde_registry();
+    let json = world.save_json().unwrap();
+    assert!(json.skipped.is_empty(), "{:?}", json.skipped);
+    assert!(json.data.contains("\"Disabled\""), "{}", json.data);
+    let ron = world.save_ron().unwrap();
+    let binary = world.save_binary().unwrap();
+    for loaded in [
+        World::load_json(&registry, &json.data).unwrap(),
+        World::load_ron(&registry, &ron.data).unwrap(),
+        World::load_binary(&registry, &binary.data).unwrap(),
+    ] {
+        assert_eq!(loaded.query::<Entity>().collect::<Vec<_>>(), [a]);
+        assert!(loaded.is_disabled(b) && loaded.is_disabled(c));
+        assert_eq!(loaded.get::<Hp>(c), Some(&Hp(3)));
+        assert_eq!(loaded.parent(c), Some(b));
+    }
+    // Merged into a populated world: new handles, still disabled.
+    let mut other = World::new();
+    other.register_serde::<Hp>("Hp").register_serde::<Speed>("Speed");
+    other.spawn(Hp(10));
+    let map = other.load_into_json(&json.data).unwrap();
+    let (b2, c2) = (map.get(b).unwrap(), map.get(c).unwrap());
+    assert!(other.is_disabled(b2) && other.is_disabled(c2));
+    assert_eq!(other.query::<&Hp>().map(|hp| hp.0).collect::<Vec<_>>(), [10, 1]);
+}

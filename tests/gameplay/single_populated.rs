@@ -432,3 +432,35 @@ fn single_and_populated_give_the_same_world_on_one_thread_or_many() {
         assert_eq!(got_skips, expected_skips);
     }
 }
+
+#[derive(Default)]
+struct Explode(bool);
+
+fn explode(explode: Res<Explode>) {
+    assert!(!explode.0, "boom");
+}
+
+#[test]
+fn a_frame_cut_short_by_a_panic_lists_its_skips_and_hands_none_to_the_next() {
+    for single_threaded in [true, false] {
+        let mut world = World::new();
+        world.init_resource::<Log>();
+        world.insert_resource(Explode(true));
+        let mut schedule = Schedule::new();
+        quiet(&mut schedule).set_single_threaded(single_threaded);
+        schedule.add_systems((follow, explode).chain());
+
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+        assert!(panicked.is_err());
+        let param = "Single<&Pos, With<Player>>".to_string();
+        assert_eq!(skips(&schedule), [("follow".to_string(), param, QuerySingleError::NoEntities)]);
+
+        // The next frame runs `follow`: no skip of the frame before is
+        // listed again.
+        world.spawn((Player, Pos(5)));
+        world.insert_resource(Explode(false));
+        schedule.run(&mut world);
+        assert_eq!(skips(&schedule), Skips::new());
+        assert_eq!(world.resource::<Log>().0, ["follow 5"]);
+    }
+}

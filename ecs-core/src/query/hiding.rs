@@ -18,10 +18,22 @@ pub(crate) fn sees<Q: QueryData, F: QueryFilter>(
     f: &F::State,
     archetype: &Archetype,
 ) -> bool {
-    !archetype.hides_entities()
-        || archetype
-            .components()
-            .iter()
-            .filter(|&&id| components.info(id).hides_entities())
-            .all(|&id| Q::names_component(q, id) || F::names_component(f, id))
+    !archetype.hides_entities() || names_every_hider::<Q, F>(components, q, f, archetype)
+}
+
+/// The rare half of [`sees`], out of line so that the common test stays one
+/// flag.
+#[cold]
+#[inline(never)]
+fn names_every_hider<Q: QueryData, F: QueryFilter>(
+    components: &Components,
+    q: &Q::State,
+    f: &F::State,
+    archetype: &Archetype,
+) -> bool {
+    archetype
+        .components()
+        .iter()
+        .filter(|&&id| components.info(id).hides_entities())
+        .all(|&id| Q::names_component(q, id) || F::names_component(f, id))
 }

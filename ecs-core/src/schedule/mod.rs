@@ -134,10 +134,11 @@ struct Entry {
 
 impl Entry {
     /// Keeps a skipped run for the schedule's list and count.
-    fn record_skip(&mut self, ran: Result<(), SkippedSystem>) {
+    #[inline]
+    fn record_skip(&mut self, ran: Result<(), Box<SkippedSystem>>) {
         if let Err(skip) = ran {
             self.timing.skipped += 1;
-            self.skip = Some(Box::new(skip));
+            self.skip = Some(skip);
         }
     }
 
@@ -693,15 +694,24 @@ impl Schedule {
         self.build_or_panic(world);
         self.report.clear();
         let plan = self.plan.take().expect("built");
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            plan.run(&mut self.entries, world, self.single_threaded, self.parallel_above, &mut self.report);
-        }));
-        // Skips gathered in run order, whichever thread ran the system.
+        // Skips are gathered in run order as each system's commands are
+        // applied.
         self.skipped.clear();
-        for &i in plan.order() {
-            // Looked at before taken: most frames skip nothing, and this
-            // leaves the entries unwritten then.
-            if self.entries[i].skip.is_some() {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            plan.run(
+                &mut self.entries,
+                world,
+                self.single_threaded,
+                self.parallel_above,
+                &mut self.report,
+                &mut self.skipped,
+            );
+        }));
+        if result.is_err() {
+            // The skips of a frame cut short stay that frame's: those not
+            // gathered yet are listed now, and none is kept for the next
+            // frame.
+            for &i in plan.order() {
                 self.skipped.extend(self.entries[i].skip.take().map(|skip| *skip));
             }
         }

@@ -103,15 +103,17 @@ pub(crate) trait AnySystem: Send {
     fn initialize(&mut self, world: &mut World) -> Result<(), AccessConflict>;
     fn access(&self) -> &SystemAccess;
     /// Runs a non-exclusive system through a shared borrow; a parameter
-    /// that has nothing to hand over skips the run instead.
+    /// that has nothing to hand over skips the run instead. (The skip is
+    /// boxed so that the result fits a register: every run pays for its
+    /// size, only skips pay for the box.)
     ///
     /// # Safety
     /// `initialize` succeeded for this world, and nothing running at the same
     /// time conflicts with `access()`.
-    unsafe fn run_shared(&mut self, world: &World) -> Result<(), SkippedSystem>;
+    unsafe fn run_shared(&mut self, world: &World) -> Result<(), Box<SkippedSystem>>;
     /// Runs the system with the whole world, or skips it as `run_shared`
     /// does.
-    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem>;
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), Box<SkippedSystem>>;
     fn apply_deferred(&mut self, world: &mut World, report: &mut CommandReport);
     fn discard_deferred(&mut self);
     fn on_enabled(&mut self, world: &mut World);
@@ -274,7 +276,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
     }
 
     #[inline]
-    unsafe fn run_shared(&mut self, world: &World) -> Result<(), SkippedSystem> {
+    unsafe fn run_shared(&mut self, world: &World) -> Result<(), Box<SkippedSystem>> {
         assert_eq!(
             self.world,
             Some(world.id()),
@@ -294,7 +296,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
             // A skipped run is no run: the next one sees every change since
             // the last that ran.
             self.meta.restore_ticks(before);
-            return Err(skip);
+            return Err(Box::new(skip));
         }
         // SAFETY: as above.
         let params = unsafe { F::Param::get_param(state, world, &self.meta) };
@@ -302,7 +304,7 @@ impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {
         Ok(())
     }
 
-    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem> {
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), Box<SkippedSystem>> {
         if let Err(conflict) = self.initialize(world) {
             panic!("{conflict}");
         }
@@ -402,11 +404,11 @@ impl<S: System> AnySystem for StructSystem<S> {
         &self.access
     }
 
-    unsafe fn run_shared(&mut self, _: &World) -> Result<(), SkippedSystem> {
+    unsafe fn run_shared(&mut self, _: &World) -> Result<(), Box<SkippedSystem>> {
         unreachable!("exclusive system `{}` run through a shared borrow", self.name)
     }
 
-    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem> {
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), Box<SkippedSystem>> {
         self.system.run(world);
         Ok(())
     }

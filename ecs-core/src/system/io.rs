@@ -909,13 +909,13 @@ impl AnySystem for InSchedule {
         self.system.access()
     }
 
-    unsafe fn run_shared(&mut self, world: &World) -> Result<(), SkippedSystem> {
+    unsafe fn run_shared(&mut self, world: &World) -> Result<(), Box<SkippedSystem>> {
         // SAFETY: the caller's.
-        unsafe { self.system.run_shared((), world) }
+        unsafe { self.system.run_shared((), world) }.map_err(Box::new)
     }
 
-    fn run_exclusive(&mut self, world: &mut World) -> Result<(), SkippedSystem> {
-        self.system.run_exclusive((), world)
+    fn run_exclusive(&mut self, world: &mut World) -> Result<(), Box<SkippedSystem>> {
+        self.system.run_exclusive((), world).map_err(Box::new)
     }
 
     fn apply_deferred(&mut self, world: &mut World, report: &mut CommandReport) {

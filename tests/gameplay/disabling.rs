@@ -293,3 +293,43 @@ fn disable_and_enable_commands_from_systems_match_the_world_calls() {
     };
     assert_eq!(frame(Schedule::single_threaded()), frame(Schedule::new()));
 }
+
+#[derive(Component, Clone)]
+#[component(clone)]
+struct Template;
+
+#[test]
+fn hierarchy_reads_list_disabled_and_hidden_members_of_a_tree() {
+    let mut world = World::new();
+    world.register_disabling_component::<Template>();
+    let root = world.spawn(Hp(0));
+    let a = world.spawn((Hp(1), ChildOf(root)));
+    let a1 = world.spawn((Hp(2), ChildOf(a)));
+    let b = world.spawn((Hp(3), ChildOf(root)));
+    let other_root = world.spawn((Hp(4), Template));
+    let other_child = world.spawn((Hp(5), ChildOf(other_root)));
+    let enabled_order = world.hierarchy_order();
+    assert_eq!(enabled_order, [root, a, a1, b, other_root, other_child], "a hidden root is a root");
+
+    world.disable(root).unwrap();
+    world.disable(a).unwrap();
+    assert_eq!(world.parent(a1), Some(a));
+    assert_eq!(world.parent(a), Some(root));
+    assert_eq!(world.children(root), [a, b]);
+    assert_eq!(world.children(a), [a1]);
+    assert_eq!(world.ancestors(a1).collect::<Vec<_>>(), [a, root]);
+    assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, a1, b]);
+    assert_eq!(world.descendants(a).collect::<Vec<_>>(), [a1]);
+    assert_eq!(world.hierarchy_order(), enabled_order, "disabling changes no tree");
+    // Queries still refuse them: only the enabled members are seen.
+    let mut seen: Vec<Entity> = world.query_filtered::<Entity, With<Hp>>().collect();
+    seen.sort();
+    assert_eq!(seen, [a1, b, other_child]);
+    // What a walk that should pass over disabled members does.
+    let active: Vec<Entity> = world.descendants(root).filter(|&e| !world.is_disabled(e)).collect();
+    assert_eq!(active, [a1, b]);
+
+    // Recursive despawn of a disabled root takes the whole tree.
+    assert_eq!(world.despawn_recursive(root), Ok(4));
+    assert_eq!(world.hierarchy_order(), [other_root, other_child]);
+}

@@ -14,9 +14,28 @@ impl World {
     /// The entities whose [`Name`] is `name`, in handle order within each
     /// table. Like a query, it skips disabled entities
     /// ([`Disabled`](crate::Disabled)); for them, query
-    /// `(Entity, &Name, Has<Disabled>)`. It visits every named entity: a
-    /// game that looks names up every frame keeps its own index (a hook on
-    /// `Name`, as in the README's hooks example).
+    /// `(Entity, &Name, Has<Disabled>)`.
+    ///
+    /// # Cost, and why there is no index
+    /// It visits every named entity: a length test per entity, and a
+    /// comparison of the text when the lengths agree. Measured on a release
+    /// build with one table of entities with distinct names (callgrind
+    /// instruction counts, and wall time on a busy two-core machine):
+    ///
+    /// | named entities | instructions per lookup | time per lookup |
+    /// |---:|---:|---:|
+    /// | 1 000 | 5 300 | 1.5–5.6 µs |
+    /// | 10 000 | 50 000 | 19–30 µs |
+    /// | 100 000 | 2 000 000 (most lengths agree) | 0.64–0.70 ms |
+    ///
+    /// An index kept by the world would put a hash-map update in every
+    /// spawn, insert, removal and despawn of a named entity, a cost paid
+    /// by every game for lookups most games make a few times per level;
+    /// and it would miss renames, since [`Name::set`] through `&mut Name`
+    /// (a query or `get_mut`) runs no hook. So lookups scan. A game that
+    /// looks names up every frame keeps its own index of the names it
+    /// needs, with hooks on `Name` (as in the README's hooks example) and
+    /// names changed only by inserting a new `Name`.
     ///
     /// ```
     /// # use archetable::prelude::*;

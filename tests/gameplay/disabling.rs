@@ -218,3 +218,118 @@ fn saves_keep_disabled_entities_disabled() {
     assert!(other.is_disabled(b2) && other.is_disabled(c2));
     assert_eq!(other.query::<&Hp>().map(|hp| hp.0).collect::<Vec<_>>(), [10, 1]);
 }
+
+#[test]
+fn entity_commands_disable_and_enable_when_the_commands_apply() {
+    let mut world = World::new();
+    let root = world.spawn(Hp(0));
+    let child = world.spawn((Hp(1), ChildOf(root)));
+    let gone = world.spawn(Hp(2));
+    world.despawn(gone).unwrap();
+    let mut queue = CommandQueue::default();
+    {
+        let mut commands = Commands::new(&mut queue, &world);
+        commands.entity(root).disable().insert(Speed(5));
+        commands.entity(gone).disable();
+    }
+    assert!(!world.is_disabled(root), "deferred until applied");
+    let report = queue.apply(&mut world);
+    let skipped: Vec<String> = report.examples().iter().map(ToString::to_string).collect();
+    assert_eq!(skipped, [format!("disable on {gone}: entity gone")]);
+    assert_eq!((world.is_disabled(root), world.is_disabled(child)), (true, false), "children stay enabled");
+    assert_eq!(world.get::<Speed>(root), Some(&Speed(5)), "commands on a disabled entity apply");
+    let visible: Vec<Entity> = world.query_filtered::<Entity, With<Hp>>().collect();
+    assert_eq!(visible, [child]);
+
+    // Disabling twice changes nothing; enabling an enabled entity neither.
+    let mut queue = CommandQueue::default();
+    Commands::new(&mut queue, &world).entity(root).disable().enable().enable();
+    Commands::new(&mut queue, &world).entity(child).enable();
+    Commands::new(&mut queue, &world).entity(gone).enable();
+    let report = queue.apply(&mut world);
+    assert_eq!((report.applied(), report.skipped()), (4, 1));
+    assert_eq!(report.examples()[0].command, "enable");
+    assert!(!world.is_disabled(root) && !world.is_disabled(child));
+    assert_eq!(world.query::<&Hp>().count(), 2);
+}
+
+#[test]
+fn disable_and_enable_commands_from_systems_match_the_world_calls() {
+    // The same frame on one thread and in parallel: systems disable what
+    // is hurt and enable what is healed, and a later frame sees the result.
+    fn hide_hurt(q: Query<(Entity, &Hp)>, mut commands: Commands) {
+        for (e, hp) in q.iter() {
+            if hp.0 < 5 {
+                commands.entity(e).disable();
+            }
+        }
+    }
+    fn show_healed(q: Query<(Entity, &Speed), With<Disabled>>, mut commands: Commands) {
+        for (e, speed) in q.iter() {
+            if speed.0 > 7 {
+                commands.entity(e).enable();
+            }
+        }
+    }
+    let frame = |mut schedule: Schedule| {
+        let mut world = World::new();
+        let all: Vec<Entity> = (0..10).map(|i| world.spawn((Hp(i), Speed(i)))).collect();
+        world.disable(all[9]).unwrap();
+        schedule.add_system(hide_hurt);
+        schedule.add_system(show_healed);
+        schedule.run(&mut world);
+        let mut disabled: Vec<Entity> = world.query_filtered::<Entity, With<Disabled>>().collect();
+        disabled.sort();
+        let mut by_hand = World::new();
+        let again: Vec<Entity> = (0..10).map(|i| by_hand.spawn((Hp(i), Speed(i)))).collect();
+        for &e in &again[..5] {
+            by_hand.entity_mut(e).unwrap().disable().unwrap();
+        }
+        let mut expected: Vec<Entity> = by_hand.query_filtered::<Entity, With<Disabled>>().collect();
+        expected.sort();
+        assert_eq!(disabled, expected);
+        assert_eq!(disabled, all[..5]);
+        disabled
+    };
+    assert_eq!(frame(Schedule::single_threaded()), frame(Schedule::new()));
+}
+
+#[derive(Component, Clone)]
+#[component(clone)]
+struct Template;
+
+#[test]
+fn hierarchy_reads_list_disabled_and_hidden_members_of_a_tree() {
+    let mut world = World::new();
+    world.register_disabling_component::<Template>();
+    let root = world.spawn(Hp(0));
+    let a = world.spawn((Hp(1), ChildOf(root)));
+    let a1 = world.spawn((Hp(2), ChildOf(a)));
+    let b = world.spawn((Hp(3), ChildOf(root)));
+    let other_root = world.spawn((Hp(4), Template));
+    let other_child = world.spawn((Hp(5), ChildOf(other_root)));
+    let enabled_order = world.hierarchy_order();
+    assert_eq!(enabled_order, [root, a, a1, b, other_root, other_child], "a hidden root is a root");
+
+    world.disable(root).unwrap();
+    world.disable(a).unwrap();
+    assert_eq!(world.parent(a1), Some(a));
+    assert_eq!(world.parent(a), Some(root));
+    assert_eq!(world.children(root), [a, b]);
+    assert_eq!(world.children(a), [a1]);
+    assert_eq!(world.ancestors(a1).collect::<Vec<_>>(), [a, root]);
+    assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, a1, b]);
+    assert_eq!(world.descendants(a).collect::<Vec<_>>(), [a1]);
+    assert_eq!(world.hierarchy_order(), enabled_order, "disabling changes no tree");
+    // Queries still refuse them: only the enabled members are seen.
+    let mut seen: Vec<Entity> = world.query_filtered::<Entity, With<Hp>>().collect();
+    seen.sort();
+    assert_eq!(seen, [a1, b, other_child]);
+    // What a walk that should pass over disabled members does.
+    let active: Vec<Entity> = world.descendants(root).filter(|&e| !world.is_disabled(e)).collect();
+    assert_eq!(active, [a1, b]);
+
+    // Recursive despawn of a disabled root takes the whole tree.
+    assert_eq!(world.despawn_recursive(root), Ok(4));
+    assert_eq!(world.hierarchy_order(), [other_root, other_child]);
+}

@@ -44,17 +44,79 @@ fn skipped_command_warnings_name_a_named_entity() {
     let example = &schedule.command_report().examples()[0];
     assert_eq!((example.entity, example.name.clone()), (orc, Some(Name::new("orc"))));
 
-    // An entity already gone has no name left to show: the handle alone.
+    // An entity that an earlier command despawned is still named.
     let mut schedule = Schedule::single_threaded();
     schedule.add_system(despawn_twice);
     schedule.run(&mut world);
     let warnings = logs::warnings();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[1].contains(&format!("despawn on {orc} from system `despawn_twice`: entity gone")),
+        warnings[1].contains(&format!("despawn on orc ({orc}) from system `despawn_twice`: entity gone")),
         "{warnings:?}"
     );
-    assert_eq!(schedule.command_report().examples()[0].name, None);
+    assert_eq!(schedule.command_report().examples()[0].name, Some(Name::new("orc")));
+}
+
+/// Records `command` on `target` through `EntityCommands`.
+fn on(world: &World, target: Entity, command: fn(&mut EntityCommands)) -> CommandQueue {
+    let mut queue = CommandQueue::default();
+    command(&mut Commands::new(&mut queue, world).entity(target));
+    queue
+}
+
+#[test]
+fn entity_gone_skips_name_what_commands_despawned_and_nothing_else() {
+    let mut world = World::new();
+    let goblin = world.spawn((Name::new("goblin"), Hp(1)));
+    let bat = world.spawn((Name::new("bat"), ChildOf(goblin)));
+    let rock = world.spawn(Hp(2));
+    let imp = world.spawn(Name::new("imp"));
+    let mut buffer = CommandBuffer::new();
+    buffer.despawn(rock);
+    buffer.despawn(imp);
+    buffer.insert(rock, Hp(3));
+    buffer.insert(imp, Hp(3));
+    let report = buffer.run_on(&mut world);
+    let skipped: Vec<String> = report.examples().iter().map(ToString::to_string).collect();
+    assert_eq!(skipped, [format!("insert on {rock}: entity gone"), format!("insert on imp ({imp}): entity gone")]);
+
+    // Through `EntityCommands`, a recursive despawn names its root; the
+    // child it took had no command of its own, so only its handle is seen.
+    on(&world, goblin, |e| e.despawn_recursive()).apply(&mut world);
+    let mut buffer = CommandBuffer::new();
+    buffer.despawn(goblin);
+    buffer.despawn(bat);
+    let skipped: Vec<String> = buffer.run_on(&mut world).examples().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        skipped,
+        [format!("despawn on goblin ({goblin}): entity gone"), format!("despawn on {bat}: entity gone")]
+    );
+    assert_eq!(world.entity_label(goblin).to_string(), format!("goblin ({goblin})"));
+
+    // A despawn by hand is not remembered; `clear` forgets every name.
+    let orc = world.spawn(Name::new("orc"));
+    world.despawn(orc).unwrap();
+    assert_eq!(world.entity_label(orc).to_string(), orc.to_string());
+    world.clear();
+    assert_eq!(world.entity_label(goblin).to_string(), goblin.to_string());
+}
+
+#[test]
+fn only_the_last_64_names_that_commands_despawned_are_kept() {
+    let mut world = World::new();
+    let named: Vec<Entity> = (0..65).map(|i| world.spawn(Name::new(format!("n{i}")))).collect();
+    let mut buffer = CommandBuffer::new();
+    for &entity in &named {
+        buffer.despawn(entity);
+    }
+    assert_eq!(buffer.run_on(&mut world).skipped(), 0);
+    assert_eq!(world.entity_label(named[0]).to_string(), named[0].to_string(), "the oldest is forgotten");
+    assert_eq!(world.entity_label(named[1]).to_string(), format!("n1 ({})", named[1]));
+    assert_eq!(world.entity_label(named[64]).to_string(), format!("n64 ({})", named[64]));
+    // A new entity in a freed slot is named by its own name, or none.
+    let again = world.spawn(());
+    assert_eq!(named.iter().filter(|e| e.index() == again.index()).count(), 1);
+    assert_eq!(world.entity_label(again).to_string(), again.to_string());
 }
 
 #[test]

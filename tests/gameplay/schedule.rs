@@ -239,6 +239,28 @@ fn struct_systems_get_their_hooks() {
     assert_eq!(schedule.timings().get("Spawner").map(|t| t.runs()), Some(2));
 }
 
+#[test]
+fn struct_systems_and_world_functions_select_what_they_made() {
+    fn census(world: &mut World) {
+        let n = world.len() as f32;
+        world.spawn(Velocity(n));
+    }
+    fn seen(q: Query<&Velocity>, mut counts: ResMut<Counts>) {
+        counts.runs = q.iter().map(|v| v.0 as u32).sum();
+    }
+    let mut world = World::new();
+    world.init_resource::<Counts>();
+    let mut schedule = Schedule::single_threaded();
+    // Added in the reverse of the order the constraints give.
+    schedule.add_system(seen).after(census);
+    schedule.add_system(census).after(Spawner { hooks: log() });
+    schedule.add_system(Spawner { hooks: log() });
+    schedule.run(&mut world);
+    // The spawner ran first (1 entity), the census counted it, and `seen`
+    // saw the census's velocity.
+    assert_eq!(world.resource::<Counts>().runs, 1);
+}
+
 fn movement(mut q: Query<(&mut Position, &Velocity)>, time: Res<Time>) {
     for (mut pos, vel) in q.iter_mut() {
         pos.0 += vel.0 * time.delta_secs();

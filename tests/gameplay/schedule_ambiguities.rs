@@ -268,3 +268,164 @@ fn a_pair_that_clashes_on_several_things_names_each_sorted_by_name() {
          `fast` writes `Settings`, `slow` reads it; `fast` writes `Velocity`, `slow` reads it"
     );
 }
+
+#[derive(Default)]
+struct Trace(Vec<&'static str>);
+
+fn measure(q: Query<&Position>) -> u32 {
+    q.iter().count() as u32
+}
+fn record(In(n): In<u32>, mut score: ResMut<Score>, mut trace: ResMut<Trace>) {
+    score.0 += n;
+    trace.0.push("pipe");
+}
+fn first(mut score: ResMut<Score>, mut trace: ResMut<Trace>) {
+    score.0 = 100;
+    trace.0.push("first");
+}
+fn last(mut score: ResMut<Score>, mut trace: ResMut<Trace>) {
+    score.0 *= 2;
+    trace.0.push("last");
+}
+
+/// The trace and score of one frame of `schedule` over two positions.
+fn trace_of(mut schedule: Schedule) -> (Vec<&'static str>, u32) {
+    let mut world = world();
+    world.init_resource::<Trace>();
+    world.spawn(Position(0.0));
+    world.spawn(Position(1.0));
+    assert_eq!(schedule.ambiguities(&mut world).unwrap().len(), 0);
+    schedule.run(&mut world);
+    (world.resource::<Trace>().0.clone(), world.resource::<Score>().0)
+}
+
+#[test]
+fn a_pipe_is_ordered_and_selected_by_either_of_its_functions() {
+    for parallel in [false, true] {
+        let new = || if parallel { Schedule::new() } else { Schedule::single_threaded() };
+        // Added after the pipe, yet ordered before it by its first function,
+        // and `last` after it by its second.
+        let mut schedule = new();
+        schedule.add_system(last).after(record);
+        schedule.add_system(measure.pipe(record));
+        schedule.add_system(first).before(measure);
+        assert_eq!(trace_of(schedule), (vec!["first", "pipe", "last"], 204));
+        // Through `add_systems`, and a map selected by its function.
+        let mut schedule = new();
+        schedule.add_systems((last.after(measure), measure.pipe(record), first.before(record)));
+        assert_eq!(trace_of(schedule), (vec!["first", "pipe", "last"], 204));
+    }
+    let mut world = world();
+    world.init_resource::<Trace>();
+    let mut schedule = Schedule::new();
+    schedule.add_system(measure.pipe(record));
+    schedule.add_system(first);
+    schedule.add_system(measure.map(drop));
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[("measure | record", "first")]));
+    let mut schedule = Schedule::new();
+    schedule.add_system(measure.pipe(record));
+    schedule.add_system(first).ambiguous_with(record);
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[]));
+    // A pipe has no one function: as a selector it selects nothing.
+    let mut schedule = Schedule::new();
+    schedule.add_system(measure.pipe(record));
+    schedule.add_system(first).before(measure.pipe(record));
+    assert!(
+        matches!(schedule.build(&mut world), Err(ScheduleError::UnknownSystem { ref system, .. }) if system == "first"),
+        "{:?}",
+        schedule.build(&mut world)
+    );
+}
+
+fn coins(mut score: ResMut<Score>) {
+    score.0 += 1;
+}
+fn gems(mut score: ResMut<Score>) {
+    score.0 += 5;
+}
+fn stars(mut score: ResMut<Score>) {
+    score.0 += 9;
+}
+
+#[test]
+fn ambiguous_with_on_a_tuple_applies_to_each_member() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((coins, gems).ambiguous_with(stars));
+    schedule.add_system(stars);
+    schedule.add_system(hud);
+    assert_eq!(
+        pairs(&mut schedule, &mut world),
+        owned(&[("coins", "gems"), ("coins", "hud"), ("gems", "hud"), ("stars", "hud")])
+    );
+    let mut schedule = Schedule::new();
+    schedule.add_systems(((coins, gems).ambiguous_with_all(), stars, hud.ambiguous_with(stars)));
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[]));
+    let mut schedule = Schedule::new();
+    schedule.add_systems((coins, gems).ambiguous_with("nowhere"));
+    assert_eq!(
+        schedule.ambiguities(&mut world).unwrap_err(),
+        ScheduleError::UnknownSystem { system: "coins".into(), target: "label or set `nowhere`".into() }
+    );
+}
+
+#[test]
+fn ambiguous_with_on_a_set_applies_to_members_added_before_and_after() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_system(coins).in_set("loot");
+    schedule.configure_set("loot").ambiguous_with("loot");
+    schedule.add_systems(gems.in_set("loot"));
+    schedule.add_system(stars);
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[("coins", "stars"), ("gems", "stars")]));
+    schedule.configure_set("loot").ambiguous_with(stars);
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[]));
+
+    let mut schedule = Schedule::new();
+    schedule.add_systems((coins, gems).in_set("loot"));
+    schedule.add_system(stars);
+    schedule.configure_set("loot").ambiguous_with_all();
+    assert_eq!(pairs(&mut schedule, &mut world), owned(&[]));
+    schedule.configure_set("loot").ambiguous_with("nowhere");
+    assert_eq!(
+        schedule.ambiguities(&mut world).unwrap_err(),
+        ScheduleError::UnknownSystem { system: "coins".into(), target: "label or set `nowhere`".into() }
+    );
+}
+
+#[derive(States, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Screen {
+    Menu,
+    Playing,
+}
+
+#[test]
+fn a_game_loop_reports_each_on_enter_and_on_exit() {
+    let mut game = GameLoop::new();
+    game.init_resource::<Score>().init_resource::<Settings>();
+    game.add_state(Screen::Menu);
+    game.on_enter(Screen::Menu, coins);
+    game.on_enter(Screen::Menu, gems);
+    game.on_exit(Screen::Menu, coins);
+    game.on_exit(Screen::Menu, hud);
+    game.on_enter(Screen::Playing, coins);
+    game.on_enter(Screen::Playing, stars).after(coins);
+    game.on_exit(Screen::Playing, stars);
+    game.add_system(Stage::Update, coins);
+    let reports = game.ambiguities().unwrap();
+    let found: Vec<(String, Vec<(&str, &str)>)> =
+        reports.iter().map(|(stage, report)| (stage.to_string(), report.names())).collect();
+    assert_eq!(
+        found,
+        [
+            ("startup".to_string(), vec![]),
+            ("fixed_update".to_string(), vec![]),
+            ("update".to_string(), vec![]),
+            ("late_update".to_string(), vec![]),
+            ("on_enter(Menu)".to_string(), vec![("coins", "gems")]),
+            ("on_enter(Playing)".to_string(), vec![]),
+            ("on_exit(Menu)".to_string(), vec![("coins", "hud")]),
+            ("on_exit(Playing)".to_string(), vec![]),
+        ]
+    );
+}

@@ -33,7 +33,10 @@ fn the_showcase_orders_every_pair_of_systems_that_conflict() {
     let mut game = game::new_game(true);
     let reports = game.ambiguities().unwrap();
     let stages: Vec<String> = reports.iter().map(|(stage, _)| stage.to_string()).collect();
-    assert_eq!(stages, ["startup", "frame_start", "fixed_update", "update", "late_update"]);
+    assert_eq!(
+        stages,
+        ["startup", "frame_start", "fixed_update", "update", "late_update", "on_enter(Playing)", "on_exit(Playing)"]
+    );
     for (stage, report) in &reports {
         assert!(report.is_empty(), "stage `{stage}`: {report}");
     }

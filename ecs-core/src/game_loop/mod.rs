@@ -474,9 +474,13 @@ impl GameLoop {
     /// The ambiguity report of every stage ([`Schedule::ambiguities`]):
     /// startup first, then the per-frame stages in run order, each with its
     /// report (empty when its systems are all ordered where they
-    /// conflict). Systems of different stages never overlap, so only pairs
-    /// within a stage are reported; `on_enter` and `on_exit` systems are
-    /// not looked at.
+    /// conflict). Then the `on_enter` and `on_exit` systems: for each state
+    /// type in the order added, a report per state's `on_enter`
+    /// systems, then per state's `on_exit` systems, labelled
+    /// `Stage::Custom("on_enter(Playing)")` (the state's `Debug`); those
+    /// labels name no stage to add systems to. Systems of different
+    /// stages, or of different transitions, never overlap, so only pairs
+    /// within one are reported.
     ///
     /// ```
     /// use archetable::prelude::*;
@@ -502,6 +506,10 @@ impl GameLoop {
         let mut reports = vec![(Stage::Startup, self.startup.ambiguities(&mut self.world)?)];
         for (stage, schedule) in &mut self.stages {
             reports.push((stage.clone(), schedule.ambiguities(&mut self.world)?));
+        }
+        let transitions: Vec<(String, usize)> = self.states.iter().flat_map(|driver| driver.schedules()).collect();
+        for (label, i) in transitions {
+            reports.push((Stage::Custom(Cow::Owned(label)), self.state_schedules[i].ambiguities(&mut self.world)?));
         }
         Ok(reports)
     }

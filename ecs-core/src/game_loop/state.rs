@@ -221,6 +221,10 @@ pub(super) trait StateDriver: Send + Sync {
 
     /// Makes the state asked for by the last `begin` the current one.
     fn commit(&mut self, world: &mut World);
+
+    /// Its `on_enter` schedules, then its `on_exit` ones, each in the
+    /// order first added: a label (`on_enter(Playing)`) and the index.
+    fn schedules(&self) -> Vec<(String, usize)>;
 }
 
 /// The transitions of state type `S`: its `on_enter` and `on_exit`
@@ -282,6 +286,12 @@ impl<S: States> StateDriver for Driver<S> {
 
     fn entered(&self) -> bool {
         self.entered
+    }
+
+    fn schedules(&self) -> Vec<(String, usize)> {
+        let enter = self.on_enter.iter().map(|(state, i)| (format!("on_enter({state:?})"), *i));
+        let exit = self.on_exit.iter().map(|(state, i)| (format!("on_exit({state:?})"), *i));
+        enter.chain(exit).collect()
     }
 
     fn begin(&mut self, world: &mut World) -> Option<Pending> {

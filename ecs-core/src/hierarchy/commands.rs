@@ -7,6 +7,7 @@ use crate::entity::Entity;
 use crate::system::commands::Reserver;
 use crate::system::EntityCommands;
 use crate::world::command_queue::CommandQueue;
+use crate::world::World;
 
 impl EntityCommands<'_> {
     /// Makes `parent` this entity's parent, as [`World::set_parent`]
@@ -33,7 +34,7 @@ impl EntityCommands<'_> {
     /// Despawns this entity and its descendants when the commands apply.
     pub fn despawn_recursive(&mut self) {
         self.push_fallible("despawn_recursive", |world, entity| {
-            world.despawn_recursive(entity).map(drop).map_err(|error| Some(error.to_string()))
+            world.despawn_named(entity, World::despawn_recursive).map(drop).map_err(|_| None)
         });
     }
 

@@ -70,7 +70,7 @@ impl EntityCommands<'_> {
     /// reported.
     pub fn disable_recursive(&mut self) -> &mut Self {
         self.push_fallible("disable_recursive", |world, entity| {
-            world.disable_recursive(entity).map(drop).map_err(|error| Some(error.to_string()))
+            world.disable_recursive(entity).map(drop).map_err(|_| None)
         });
         self
     }
@@ -80,7 +80,7 @@ impl EntityCommands<'_> {
     /// reported.
     pub fn enable_recursive(&mut self) -> &mut Self {
         self.push_fallible("enable_recursive", |world, entity| {
-            world.enable_recursive(entity).map(drop).map_err(|error| Some(error.to_string()))
+            world.enable_recursive(entity).map(drop).map_err(|_| None)
         });
         self
     }

@@ -13,6 +13,18 @@
 //! Despawning a parent with plain [`World::despawn`] orphans its children:
 //! their `ChildOf` is removed (with its hooks), so no child ever points at a
 //! dead parent. [`World::despawn_recursive`] takes the children along.
+//!
+//! Disabled entities stay in their trees. Disabling hides an entity from
+//! queries, not from its family: `parent`, `children`, `ancestors`,
+//! `descendants` and `hierarchy_order` read the links by handle, as
+//! [`World::get`] does, and list disabled entities (and those hidden by
+//! other markers, see [`World::register_disabling_component`]) like any
+//! other, so enabling an entity finds its tree as it left it, and
+//! recursive despawns and recursive disabling reach every member. A
+//! system that walks a tree and should pass over disabled members asks
+//! [`World::is_disabled`], or reads them through a query, which refuses
+//! them (as bevy_ecs keeps disabled entities in `Children` while its
+//! queries skip them).
 
 mod commands;
 mod disabling;
@@ -213,19 +225,32 @@ impl World {
         }
     }
 
-    /// The parent of `entity`, if it has one.
+    /// The parent of `entity`, if it has one: a disabled parent too (see
+    /// the [module docs](self) on disabled entities in trees).
     pub fn parent(&self, entity: Entity) -> Option<Entity> {
         self.get::<ChildOf>(entity).map(|c| c.0)
     }
 
     /// The children of `entity` in the order they joined; empty if it has
-    /// none or is not alive.
+    /// none or is not alive. Disabled children are listed, and a disabled
+    /// entity's children are read as any other's.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// let mut world = World::new();
+    /// let tank = world.spawn(());
+    /// let turret = world.spawn(ChildOf(tank));
+    /// world.disable(turret).unwrap();
+    /// assert_eq!(world.children(tank), [turret]);
+    /// assert!(world.children(tank).iter().all(|&c| world.is_disabled(c)));
+    /// ```
     pub fn children(&self, entity: Entity) -> &SourceList {
         static NONE: SourceList = SourceList::new();
         self.get::<Children>(entity).map_or(&NONE, |c| &c.0)
     }
 
-    /// The ancestors of `entity`, nearest first.
+    /// The ancestors of `entity`, nearest first, disabled ones included:
+    /// the walk goes on through a disabled parent to its own parent.
     ///
     /// At most as many as there are live entities, whatever the links say.
     pub fn ancestors(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
@@ -246,7 +271,9 @@ impl World {
     }
 
     /// The descendants of `entity` (not `entity` itself), depth first, each
-    /// parent before its children, siblings in order.
+    /// parent before its children, siblings in order. Disabled descendants
+    /// are listed, and so are the children under them; `entity` may be
+    /// disabled itself.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -279,7 +306,9 @@ impl World {
     /// Every entity of a tree, each parent before its children: the roots
     /// (entities with children and no parent) in id order, each followed
     /// by its descendants depth first. The order to propagate anything down
-    /// the trees (transforms, visibility) in one pass.
+    /// the trees (transforms, visibility) in one pass. Disabled entities
+    /// are in it, roots included, like any other: a disabled parent's
+    /// enabled children still follow it.
     ///
     /// ```
     /// # use archetable::prelude::*;
@@ -291,10 +320,16 @@ impl World {
     /// assert_eq!(world.hierarchy_order(), [root, child, grandchild]);
     /// ```
     pub fn hierarchy_order(&self) -> Vec<Entity> {
-        let mut roots: Vec<Entity> = self
-            .query_filtered::<Entity, crate::query::Without<ChildOf>>()
-            .filter(|&e| self.has::<Children>(e))
-            .collect();
+        // Every table, hidden ones too: a disabled root is still a root.
+        let mut roots: Vec<Entity> = Vec::new();
+        if let Some(children) = self.components().id::<Children>() {
+            let child_of = self.components().id::<ChildOf>();
+            for archetype in self.archetypes().as_slice() {
+                if archetype.contains(children) && !child_of.is_some_and(|id| archetype.contains(id)) {
+                    roots.extend(archetype.entity_indices().iter().map(|&index| self.entities().entity_at(index)));
+                }
+            }
+        }
         roots.sort_unstable();
         // Only children pointing back are followed, and no more entities
         // than are alive: no list can make it loop.

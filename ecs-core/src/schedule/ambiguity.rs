@@ -178,7 +178,7 @@ pub(super) fn report(entries: &[Entry], components: &Components) -> Result<Ambig
     // The accepted pairs, each way.
     let mut accepted = vec![vec![false; n]; n];
     for (i, entry) in entries.iter().enumerate() {
-        for selector in &entry.ambiguous_with {
+        for selector in entry.all_ambiguous_with() {
             let targets: Vec<usize> = (0..n).filter(|&j| j != i && entries[j].matches(selector)).collect();
             if targets.is_empty() {
                 return Err(ScheduleError::UnknownSystem {
@@ -199,7 +199,7 @@ pub(super) fn report(entries: &[Entry], components: &Components) -> Result<Ambig
             if a.sync_point || b.sync_point || reaches[i][j] || reaches[j][i] {
                 continue;
             }
-            if accepted[i][j] || a.ambiguous_with_all || b.ambiguous_with_all {
+            if accepted[i][j] || a.is_ambiguous_with_all() || b.is_ambiguous_with_all() {
                 continue;
             }
             let (access_a, access_b) = (a.system.access(), b.system.access());

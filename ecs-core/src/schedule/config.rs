@@ -2,6 +2,7 @@
 //! conditions and sets ([`IntoSystems`]), and the named sets a schedule
 //! configures as a whole ([`SetConfig`]).
 
+use std::any::TypeId;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -21,11 +22,14 @@ pub struct Systems {
     before: Vec<SystemSelector>,
     after: Vec<SystemSelector>,
     sets: Vec<Cow<'static, str>>,
+    ambiguous_with: Vec<SystemSelector>,
+    ambiguous_with_all: bool,
     debug: bool,
 }
 
 enum Node {
-    One(BoxedSystem),
+    /// A system, with the functions a pipe is made from.
+    One(BoxedSystem, Vec<TypeId>),
     Many(Vec<Systems>),
 }
 
@@ -38,6 +42,8 @@ impl Systems {
             before: Vec::new(),
             after: Vec::new(),
             sets: Vec::new(),
+            ambiguous_with: Vec::new(),
+            ambiguous_with_all: false,
             debug: false,
         }
     }
@@ -47,13 +53,16 @@ impl Systems {
     pub(super) fn flatten(self, out: &mut Vec<Leaf>) -> Range<usize> {
         let start = out.len();
         match self.node {
-            Node::One(system) => out.push(Leaf {
+            Node::One(system, made_from) => out.push(Leaf {
                 system,
+                made_from,
                 conditions: Vec::new(),
                 before: Vec::new(),
                 after: Vec::new(),
                 after_leaves: Vec::new(),
                 sets: Vec::new(),
+                ambiguous_with: Vec::new(),
+                ambiguous_with_all: false,
                 debug: false,
             }),
             Node::Many(members) => {
@@ -82,6 +91,8 @@ impl Systems {
                     leaf.sets.push(set.clone());
                 }
             }
+            leaf.ambiguous_with.extend(self.ambiguous_with.iter().cloned());
+            leaf.ambiguous_with_all |= self.ambiguous_with_all;
             leaf.debug |= self.debug;
         }
         range
@@ -92,6 +103,8 @@ impl Systems {
 /// configuration.
 pub(super) struct Leaf {
     pub system: BoxedSystem,
+    /// The functions a pipe is made from (empty for other systems).
+    pub made_from: Vec<TypeId>,
     pub conditions: Vec<Condition>,
     pub before: Vec<SystemSelector>,
     pub after: Vec<SystemSelector>,
@@ -99,6 +112,8 @@ pub(super) struct Leaf {
     /// previous member of a chain.
     pub after_leaves: Vec<usize>,
     pub sets: Vec<Cow<'static, str>>,
+    pub ambiguous_with: Vec<SystemSelector>,
+    pub ambiguous_with_all: bool,
     pub debug: bool,
 }
 
@@ -186,6 +201,45 @@ pub trait IntoSystems<Marker>: Sized {
         systems
     }
 
+    /// Accepts the conflicts of every system with the systems `other`
+    /// selects (an id, a label or set name, or a system function), so
+    /// [`Schedule::ambiguities`] leaves those pairs out, as
+    /// [`SystemConfig::ambiguous_with`](crate::SystemConfig::ambiguous_with)
+    /// does for one system. A selector that matches no system makes the
+    /// report an error.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Default)] struct Score(u32);
+    /// fn coins(mut score: ResMut<Score>) { score.0 += 1 }
+    /// fn gems(mut score: ResMut<Score>) { score.0 += 5 }
+    /// fn stars(mut score: ResMut<Score>) { score.0 += 9 }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems((coins, gems).ambiguous_with(stars)); // adding commutes
+    /// schedule.add_system(stars);
+    /// let pairs = schedule.ambiguities(&mut world).unwrap();
+    /// assert_eq!(pairs.len(), 1); // coins and gems, not accepted between them
+    /// ```
+    fn ambiguous_with<M>(self, other: impl IntoSystemSelector<M>) -> Systems {
+        let mut systems = self.into_systems();
+        systems.ambiguous_with.push(other.into_selector());
+        systems
+    }
+
+    /// Accepts every conflict of every system with a system it is not
+    /// ordered against, as
+    /// [`SystemConfig::ambiguous_with_all`](crate::SystemConfig::ambiguous_with_all)
+    /// does for one system.
+    fn ambiguous_with_all(self) -> Systems {
+        let mut systems = self.into_systems();
+        systems.ambiguous_with_all = true;
+        systems
+    }
+
     /// Runs every system also while [`Time`](crate::Time) is paused.
     fn debug(self) -> Systems {
         let mut systems = self.into_systems();
@@ -205,7 +259,8 @@ pub struct IsOneSystem<M>(std::marker::PhantomData<M>);
 
 impl<M, S: IntoSystem<M>> IntoSystems<IsOneSystem<M>> for S {
     fn into_systems(self) -> Systems {
-        Systems::new(Node::One(self.into_system()))
+        let made_from = crate::system::io::made_from(&self);
+        Systems::new(Node::One(self.into_system(), made_from))
     }
 }
 
@@ -281,6 +336,8 @@ pub(super) struct SetInfo {
     pub conditions: Vec<Condition>,
     pub before: Vec<SystemSelector>,
     pub after: Vec<SystemSelector>,
+    pub ambiguous_with: Vec<SystemSelector>,
+    pub ambiguous_with_all: bool,
     pub debug: bool,
 }
 
@@ -308,6 +365,41 @@ impl SetConfig<'_> {
     /// Runs every member after the systems `other` selects.
     pub fn after<M>(mut self, other: impl IntoSystemSelector<M>) -> Self {
         self.set().after.push(other.into_selector());
+        self
+    }
+
+    /// Accepts the conflicts of every member with the systems `other`
+    /// selects, members added later included: [`Schedule::ambiguities`]
+    /// leaves those pairs out. A set's name selects its members, so
+    /// `configure_set("audio").ambiguous_with("audio")` accepts the
+    /// conflicts among them.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    ///
+    /// #[derive(Default)] struct Mix(f32);
+    /// fn music(mut mix: ResMut<Mix>) { mix.0 += 0.5 }
+    /// fn effects(mut mix: ResMut<Mix>) { mix.0 += 0.25 }
+    /// fn voices(mut mix: ResMut<Mix>) { mix.0 += 0.125 }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Mix>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.configure_set("audio").ambiguous_with("audio");
+    /// schedule.add_systems((music, effects).in_set("audio"));
+    /// schedule.add_system(voices);
+    /// let pairs = schedule.ambiguities(&mut world).unwrap();
+    /// assert_eq!(pairs.len(), 2); // voices against each member
+    /// ```
+    pub fn ambiguous_with<M>(mut self, other: impl IntoSystemSelector<M>) -> Self {
+        self.set().ambiguous_with.push(other.into_selector());
+        self
+    }
+
+    /// Accepts every conflict of every member with a system it is not
+    /// ordered against.
+    pub fn ambiguous_with_all(mut self) -> Self {
+        self.set().ambiguous_with_all = true;
         self
     }
 

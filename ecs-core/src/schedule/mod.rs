@@ -19,7 +19,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::component::change::Tick;
-use crate::system::{AnySystem, BoxedSystem, IntoSystem, SkippedSystem};
+use crate::system::{AnySystem, BoxedSystem, IntoIoSystem, IntoSystem, SkippedSystem, System, SystemInput};
 use crate::world::command_queue::CommandReport;
 use crate::world::{World, WorldId};
 
@@ -60,7 +60,12 @@ impl fmt::Display for SystemSelector {
 
 /// Anything that can point at systems in a constraint: a [`SystemId`], a
 /// label or set name (`&'static str` or `String`), or the system function
-/// itself.
+/// itself (a [`System`](crate::System) type too). A function selects the
+/// systems made from it, pipes included: `.before(a)` orders before
+/// `a.pipe(b)` and `a.map(f)`, and so does `.before(b)`, though `a` returns
+/// a value and `b` takes an input, neither of which a schedule runs alone.
+/// A pipe itself is no selector (it has no one function): use one of its
+/// functions, or its id.
 pub trait IntoSystemSelector<Marker> {
     /// The selector.
     fn into_selector(self) -> SystemSelector;
@@ -84,12 +89,22 @@ impl IntoSystemSelector<()> for String {
     }
 }
 
-/// Marker for [`IntoSystemSelector`] on system functions.
+/// Marker for [`IntoSystemSelector`] on system functions, with or without
+/// an input or an output.
 pub struct IsSystemType<M>(std::marker::PhantomData<M>);
 
-impl<M, F: IntoSystem<M>> IntoSystemSelector<IsSystemType<M>> for F {
+impl<I: SystemInput, O, M, F: IntoIoSystem<I, O, M>> IntoSystemSelector<IsSystemType<(I, O, M)>> for F {
     fn into_selector(self) -> SystemSelector {
         SystemSelector::Type(TypeId::of::<F>(), std::any::type_name::<F>())
+    }
+}
+
+/// Marker for [`IntoSystemSelector`] on [`System`] types.
+pub struct IsSystemStruct;
+
+impl<S: System> IntoSystemSelector<IsSystemStruct> for S {
+    fn into_selector(self) -> SystemSelector {
+        SystemSelector::Type(TypeId::of::<S>(), std::any::type_name::<S>())
     }
 }
 
@@ -102,6 +117,9 @@ type Hook = Box<dyn FnMut(&mut World) + Send>;
 struct Entry {
     id: SystemId,
     system: Box<dyn AnySystem>,
+    /// The functions a pipe is made from, each of which selects it (empty
+    /// for other systems, selected by their own type).
+    made_from: Vec<TypeId>,
     /// An `apply_deferred` point rather than a system.
     sync_point: bool,
     priority: i32,
@@ -146,7 +164,9 @@ impl Entry {
         match selector {
             SystemSelector::Id(id) => self.id == *id,
             SystemSelector::Label(label) => self.labels.iter().chain(&self.sets).any(|l| l == label),
-            SystemSelector::Type(type_id, _) => !self.sync_point && self.system.type_id() == *type_id,
+            SystemSelector::Type(type_id, _) => {
+                !self.sync_point && (self.system.type_id() == *type_id || self.made_from.contains(type_id))
+            }
         }
     }
 
@@ -174,10 +194,22 @@ struct Inherited {
     conditions: Vec<Condition>,
     before: Vec<SystemSelector>,
     after: Vec<SystemSelector>,
+    ambiguous_with: Vec<SystemSelector>,
+    ambiguous_with_all: bool,
     debug: bool,
 }
 
 impl Entry {
+    /// The systems its conflicts with are accepted for, its sets' included.
+    fn all_ambiguous_with(&self) -> impl Iterator<Item = &SystemSelector> {
+        self.ambiguous_with.iter().chain(&self.inherited.ambiguous_with)
+    }
+
+    /// Whether every conflict of it is accepted, by itself or a set.
+    fn is_ambiguous_with_all(&self) -> bool {
+        self.ambiguous_with_all || self.inherited.ambiguous_with_all
+    }
+
     /// The conditions to check: its own, then its sets'.
     fn all_conditions(&self) -> impl Iterator<Item = &Condition> {
         self.conditions.iter().chain(&self.inherited.conditions)
@@ -391,9 +423,12 @@ impl Schedule {
 
     /// Adds a system, or returns the conflict between two of its parameters.
     pub fn try_add_system<M>(&mut self, system: impl IntoSystem<M>) -> Result<SystemConfig<'_>, ScheduleError> {
+        let made_from = crate::system::io::made_from(&system);
         let mut system = system.into_system();
         system.inner.initialize(&mut self.scratch).map_err(ScheduleError::Conflict)?;
-        Ok(self.push(system, false))
+        let mut config = self.push(system, false);
+        config.entry().made_from = made_from;
+        Ok(config)
     }
 
     /// Adds several systems at once: one system or a tuple of them (nested
@@ -446,11 +481,14 @@ impl Schedule {
         for leaf in leaves {
             let mut config = self.push(leaf.system, false);
             let entry = config.entry();
+            entry.made_from = leaf.made_from;
             entry.conditions = leaf.conditions;
             entry.before = leaf.before;
             entry.after = leaf.after;
             entry.after.extend(leaf.after_leaves.iter().map(|&k| SystemSelector::Id(ids[k])));
             entry.sets = leaf.sets;
+            entry.ambiguous_with = leaf.ambiguous_with;
+            entry.ambiguous_with_all = leaf.ambiguous_with_all;
             entry.debug = leaf.debug;
         }
         Ok(ids)
@@ -471,6 +509,8 @@ impl Schedule {
                     conditions: Vec::new(),
                     before: Vec::new(),
                     after: Vec::new(),
+                    ambiguous_with: Vec::new(),
+                    ambiguous_with_all: false,
                     debug: false,
                 });
                 self.sets.len() - 1
@@ -497,6 +537,7 @@ impl Schedule {
         self.entries.push(Entry {
             id,
             system: system.inner,
+            made_from: Vec::new(),
             sync_point,
             priority: 0,
             labels: Vec::new(),
@@ -616,6 +657,8 @@ impl Schedule {
                 inherited.conditions.extend(set.conditions.iter().cloned());
                 inherited.before.extend(set.before.iter().cloned());
                 inherited.after.extend(set.after.iter().cloned());
+                inherited.ambiguous_with.extend(set.ambiguous_with.iter().cloned());
+                inherited.ambiguous_with_all |= set.ambiguous_with_all;
                 inherited.debug |= set.debug;
             }
             entry.inherited = inherited;

@@ -136,8 +136,9 @@ impl CommandBuffer {
     /// assert!(!world.contains(e));
     /// ```
     pub fn despawn(&mut self, entity: Entity) {
-        self.queue
-            .push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity, reason: None }));
+        self.queue.push(move |world| {
+            world.despawn_named(entity, World::despawn).map_err(|_| Skip { command: "despawn", entity, reason: None })
+        });
     }
 
     /// Records any change to the world, run in its place in the sequence.

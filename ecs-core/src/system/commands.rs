@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::component::bundle::Bundle;
+use crate::entity::error::EntityError;
 use crate::entity::Entity;
 use crate::entity::ReservationLanes;
 use crate::storage::pool::PooledBundle;
@@ -387,11 +388,47 @@ impl<'a> EntityCommands<'a> {
         self
     }
 
+    /// Disables the entity when the commands apply, as
+    /// [`World::disable`] does: it keeps its components and queries that
+    /// do not name [`Disabled`](crate::Disabled) stop seeing it; its
+    /// children stay enabled (`disable_recursive` takes the whole tree).
+    /// Skipped, and reported as `"disable"`, if the entity is gone by
+    /// then.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(1));
+    /// let mut queue = CommandQueue::default();
+    /// Commands::new(&mut queue, &world).entity(e).disable();
+    /// assert!(!world.is_disabled(e)); // deferred
+    /// queue.apply(&mut world);
+    /// assert!(world.is_disabled(e));
+    /// ```
+    pub fn disable(&mut self) -> &mut Self {
+        self.push_entity_op("disable", World::disable);
+        self
+    }
+
+    /// Enables the entity again when the commands apply, as
+    /// [`World::enable`] does; skipped, and reported as `"enable"`, if
+    /// the entity is gone by then.
+    pub fn enable(&mut self) -> &mut Self {
+        self.push_entity_op("enable", World::enable);
+        self
+    }
+
+    /// Records `op` on this entity, skipped as `command` with "entity
+    /// gone" when it fails (only because the entity is dead).
+    fn push_entity_op(&mut self, command: &'static str, op: fn(&mut World, Entity) -> Result<(), EntityError>) {
+        let entity = self.entity;
+        self.queue.push(move |world| op(world, entity).map_err(|_| Skip { command, entity, reason: None }));
+    }
+
     /// Despawns the entity.
     pub fn despawn(&mut self) {
-        let entity = self.entity;
-        self.queue
-            .push(move |world| world.despawn(entity).map_err(|_| Skip { command: "despawn", entity, reason: None }));
+        self.push_entity_op("despawn", |world, entity| world.despawn_named(entity, World::despawn));
     }
 }
 

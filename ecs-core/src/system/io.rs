@@ -2,6 +2,7 @@
 //! as a function's first parameter, any return type, and the glue that
 //! chains such systems (`pipe`, `map`, the error adapters) into one.
 
+use std::any::{Any, TypeId};
 use std::fmt::Display;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -293,9 +294,17 @@ pub(crate) trait AnyIoSystem<I: SystemInput, O>: Send {
 /// [`Schedule`](crate::Schedule).
 pub struct IoSystem<I: SystemInput = (), O = ()> {
     pub(crate) inner: Box<dyn AnyIoSystem<I, O>>,
+    /// The functions it is made from, in running order (a pipe's parts);
+    /// a schedule selects it by any of them.
+    pub(crate) made_from: Vec<TypeId>,
 }
 
 impl<I: SystemInput, O> IoSystem<I, O> {
+    /// A system made from the one function `F`.
+    fn of<F: 'static>(inner: Box<dyn AnyIoSystem<I, O>>) -> Self {
+        IoSystem { inner, made_from: vec![TypeId::of::<F>()] }
+    }
+
     /// The system's name: its function's, or the parts' joined by `|` for
     /// a pipe.
     pub fn name(&self) -> &str {
@@ -385,7 +394,9 @@ pub trait IntoIoSystem<I: SystemInput, O, Marker>: Sized + Send + 'static {
     {
         let (a, b) = (self.into_io_system(), next.into_io_system());
         let name = format!("{} | {}", a.name(), b.name());
+        let made_from = a.made_from.into_iter().chain(b.made_from).collect();
         IoSystem {
+            made_from,
             inner: Box::new(Pipe {
                 a: a.inner,
                 b: b.inner,
@@ -420,7 +431,10 @@ pub trait IntoIoSystem<I: SystemInput, O, Marker>: Sized + Send + 'static {
     {
         let system = self.into_io_system();
         let name = system.name().to_string();
-        IoSystem { inner: Box::new(Map { system: system.inner, f, name, _marker: PhantomData }) }
+        IoSystem {
+            inner: Box::new(Map { system: system.inner, f, name, _marker: PhantomData }),
+            made_from: system.made_from,
+        }
     }
 }
 
@@ -444,16 +458,14 @@ where
     F::In: 'static,
 {
     fn into_io_system(self) -> IoSystem<F::In, F::Out> {
-        IoSystem {
-            inner: Box::new(IoFunctionSystem {
-                func: self,
-                state: None,
-                meta: SystemMeta::new(function_name::<F>()),
-                world: None,
-                next_run_tick: None,
-                _marker: PhantomData,
-            }),
-        }
+        IoSystem::of::<F>(Box::new(IoFunctionSystem {
+            func: self,
+            state: None,
+            meta: SystemMeta::new(function_name::<F>()),
+            world: None,
+            next_run_tick: None,
+            _marker: PhantomData,
+        }))
     }
 }
 
@@ -619,7 +631,7 @@ where
     fn into_io_system(mut self) -> IoSystem<(), O> {
         let name = function_name::<F>().into_owned();
         let run = move |_: (), world: &mut World| self(world);
-        IoSystem { inner: Box::new(ExclusiveIo { run, name, access: SystemAccess::exclusive(), _marker: PhantomData }) }
+        IoSystem::of::<F>(Box::new(ExclusiveIo { run, name, access: SystemAccess::exclusive(), _marker: PhantomData }))
     }
 }
 
@@ -639,7 +651,7 @@ where
             }
             call_inner(&mut self, Input::wrap(input), world)
         };
-        IoSystem { inner: Box::new(ExclusiveIo { run, name, access: SystemAccess::exclusive(), _marker: PhantomData }) }
+        IoSystem::of::<F>(Box::new(ExclusiveIo { run, name, access: SystemAccess::exclusive(), _marker: PhantomData }))
     }
 }
 
@@ -878,7 +890,7 @@ impl<I: SystemInput, O, O2, F: FnMut(O) -> O2 + Send> AnyIoSystem<I, O2> for Map
 /// An [`IoSystem`] with no input and no output, in a schedule.
 struct InSchedule {
     system: Box<dyn AnyIoSystem<(), ()>>,
-    type_id: std::any::TypeId,
+    type_id: TypeId,
 }
 
 /// Marker for [`IntoSystem`] on an [`IoSystem<(), ()>`] (a pipe or a map).
@@ -886,10 +898,19 @@ pub struct IsPipedSystem;
 
 impl IntoSystem<IsPipedSystem> for IoSystem<(), ()> {
     fn into_system(self) -> BoxedSystem {
-        // Ordering by function does not select a pipe: it has no one
-        // function. Its own id (`add_system(..).id()`) does.
-        BoxedSystem { inner: Box::new(InSchedule { system: self.inner, type_id: std::any::TypeId::of::<Self>() }) }
+        // Known by its first function; the schedule also selects it by the
+        // others (`made_from`).
+        let type_id = self.made_from.first().copied().unwrap_or(TypeId::of::<Self>());
+        BoxedSystem { inner: Box::new(InSchedule { system: self.inner, type_id }) }
     }
+}
+
+/// The functions `system` is made from, in running order, when it is a
+/// pipe or a map in a schedule (an [`IoSystem<(), ()>`]); empty for any
+/// other system, which is selected by its own type.
+pub(crate) fn made_from<S: 'static>(system: &S) -> Vec<TypeId> {
+    let system: &dyn Any = system;
+    system.downcast_ref::<IoSystem<(), ()>>().map_or_else(Vec::new, |system| system.made_from.clone())
 }
 
 impl AnySystem for InSchedule {
@@ -897,7 +918,7 @@ impl AnySystem for InSchedule {
         self.system.name()
     }
 
-    fn type_id(&self) -> std::any::TypeId {
+    fn type_id(&self) -> TypeId {
         self.type_id
     }
 

@@ -239,17 +239,7 @@ impl World {
         I: SystemInput + 'static,
         O: 'static,
     {
-        if id.world != self.id() {
-            return Err(RunSystemError::OtherWorld);
-        }
-        let registry = self.get_resource_mut::<Registry>().ok_or(RunSystemError::Unknown)?;
-        let slot = registry.slot(id)?;
-        let boxed = match std::mem::replace(slot, Slot::Running) {
-            Slot::Idle(boxed) => boxed,
-            Slot::Running => return Err(RunSystemError::Running),
-            Slot::Vacant => unreachable!("a vacant slot's generation moved on"),
-        };
-        let mut system = boxed.downcast::<IoSystem<I, O>>().expect("the id's types are the system's");
+        let mut system = self.take_registered(id, Slot::Running)?;
         let name = system.name().to_string();
         let outcome = catch_unwind(AssertUnwindSafe(|| system.inner.run_exclusive(input, self)));
         let mut queue = CommandQueue::for_world(self.id());
@@ -304,24 +294,39 @@ impl World {
         I: SystemInput + 'static,
         O: 'static,
     {
+        let system = self.take_registered(id, Slot::Vacant)?;
+        let registry = self.resource_mut::<Registry>();
+        let entry = &mut registry.slots[id.index as usize];
+        entry.0 = entry.0.wrapping_add(1);
+        registry.free.push(id.index);
+        Ok(*system)
+    }
+
+    /// Takes the system at `id` out of its slot, leaving `leave` there
+    /// (`Running` while it runs, `Vacant` when unregistered); a running
+    /// system stays where it is, and the error says why nothing was taken.
+    fn take_registered<I, O>(
+        &mut self,
+        id: RegisteredSystemId<I, O>,
+        leave: Slot,
+    ) -> Result<Box<IoSystem<I, O>>, RunSystemError>
+    where
+        I: SystemInput + 'static,
+        O: 'static,
+    {
         if id.world != self.id() {
             return Err(RunSystemError::OtherWorld);
         }
         let registry = self.get_resource_mut::<Registry>().ok_or(RunSystemError::Unknown)?;
         let slot = registry.slot(id)?;
-        let boxed = match std::mem::replace(slot, Slot::Vacant) {
-            Slot::Idle(boxed) => boxed,
+        match std::mem::replace(slot, leave) {
+            Slot::Idle(boxed) => Ok(boxed.downcast::<IoSystem<I, O>>().expect("the id's types are the system's")),
             Slot::Running => {
                 *slot = Slot::Running;
-                return Err(RunSystemError::Running);
+                Err(RunSystemError::Running)
             }
             Slot::Vacant => unreachable!("a vacant slot's generation moved on"),
-        };
-        let entry = &mut registry.slots[id.index as usize];
-        entry.0 = entry.0.wrapping_add(1);
-        registry.free.push(id.index);
-        let system = boxed.downcast::<IoSystem<I, O>>().expect("the id's types are the system's");
-        Ok(*system)
+        }
     }
 
     /// The `T` resource, inserted with its default first if missing.
@@ -357,11 +362,7 @@ impl Commands<'_, '_> {
     /// assert_eq!(world.resource::<Opened>().0, 1);
     /// ```
     pub fn run_system<O: 'static>(&mut self, id: RegisteredSystemId<(), O>) {
-        self.add(move |world| {
-            if let Err(error) = world.run_system(id) {
-                crate::entity::error::warn(&format!("archetable: commands.run_system({id:?}): {error}"));
-            }
-        });
+        self.add_run(move |world| world.run_system(id).map(drop), move || format!("run_system({id:?})"));
     }
 
     /// Runs the registered system `id` with `input` when the commands
@@ -380,9 +381,21 @@ impl Commands<'_, '_> {
     /// assert_eq!(world.query::<&Coin>().next(), Some(&Coin(5)));
     /// ```
     pub fn run_system_with<T: Send + 'static, O: 'static>(&mut self, id: RegisteredSystemId<In<T>, O>, input: T) {
+        self.add_run(
+            move |world| world.run_system_with(id, input).map(drop),
+            move || format!("run_system_with({id:?}, ..)"),
+        );
+    }
+
+    /// Records `run`, warning with the `call` it stands for when it fails.
+    fn add_run(
+        &mut self,
+        run: impl FnOnce(&mut World) -> Result<(), RunSystemError> + Send + 'static,
+        call: impl FnOnce() -> String + Send + 'static,
+    ) {
         self.add(move |world| {
-            if let Err(error) = world.run_system_with(id, input) {
-                crate::entity::error::warn(&format!("archetable: commands.run_system_with({id:?}, ..): {error}"));
+            if let Err(error) = run(world) {
+                crate::entity::error::warn(&format!("archetable: commands.{}: {error}", call()));
             }
         });
     }

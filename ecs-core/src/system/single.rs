@@ -114,25 +114,53 @@ fn init_query<D: QueryData + 'static, F: QueryFilter + 'static, P>(
     Ok(state)
 }
 
-/// How many entities match, counting no further than two.
-///
-/// # Safety
-/// As for `QueryState::iter_unchecked`, after `update`.
-unsafe fn count_to_two<D: QueryData, F: QueryFilter>(state: &QueryState<D, F>, world: &World) -> usize {
-    // The items are dropped at once and nothing is written through them.
-    // SAFETY: the caller's.
-    unsafe { state.iter_unchecked(world) }.take(2).count()
+/// How many matches a parameter accepts: whether none, and whether more
+/// than one, let its system run.
+#[derive(Clone, Copy)]
+struct Accepts {
+    none: bool,
+    many: bool,
 }
 
-/// The single item, or why there is none.
+/// The check of `validate_param` for a parameter `P` over `state`: brings
+/// the state up to date, counts the matches (no further than two), and
+/// skips the system when `accepts` refuses the count.
 ///
 /// # Safety
-/// As for `QueryState::iter_unchecked`, after `update`.
+/// As for `SystemParam::validate_param`: the state was built for `world`,
+/// and nothing running at the same time conflicts with its access.
+#[inline]
+unsafe fn check<P, D: QueryData, F: QueryFilter>(
+    state: &mut QueryState<D, F>,
+    world: &World,
+    meta: &SystemMeta,
+    accepts: Accepts,
+) -> Result<(), SkippedSystem> {
+    state.update(world);
+    state.set_ticks(meta.ticks());
+    // The items are dropped at once and nothing is written through them.
+    // SAFETY: updated above; the access is the caller's.
+    let matched = unsafe { state.iter_unchecked(world) }.take(2).count();
+    match matched {
+        0 if !accepts.none => Err(SkippedSystem::new::<P>(meta, QuerySingleError::NoEntities)),
+        2 if !accepts.many => Err(SkippedSystem::new::<P>(meta, QuerySingleError::MultipleEntities)),
+        _ => Ok(()),
+    }
+}
+
+/// The single item of `state`, brought up to date, or why there is none.
+///
+/// # Safety
+/// As for `SystemParam::get_param`.
+#[inline]
 unsafe fn fetch_single<'w, D: QueryData, F: QueryFilter>(
-    state: &QueryState<D, F>,
+    state: &mut QueryState<D, F>,
     world: &'w World,
+    meta: &SystemMeta,
 ) -> Result<D::Item<'w>, QuerySingleError> {
-    // SAFETY: the caller's.
+    state.update(world);
+    state.set_ticks(meta.ticks());
+    // SAFETY: updated above; the access is the caller's.
     let mut iter = unsafe { state.iter_unchecked(world) };
     let first = iter.next().ok_or(QuerySingleError::NoEntities)?;
     match iter.next() {
@@ -163,14 +191,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Si
 
     #[inline]
     unsafe fn validate_param(state: &mut Self::State, world: &World, meta: &SystemMeta) -> Result<(), SkippedSystem> {
-        state.update(world);
-        state.set_ticks(meta.ticks());
-        // SAFETY: updated above; the access is the caller's.
-        match unsafe { count_to_two(state, world) } {
-            1 => Ok(()),
-            0 => Err(SkippedSystem::new::<Self>(meta, QuerySingleError::NoEntities)),
-            _ => Err(SkippedSystem::new::<Self>(meta, QuerySingleError::MultipleEntities)),
-        }
+        // SAFETY: the caller's.
+        unsafe { check::<Self, D, F>(state, world, meta, Accepts { none: false, many: false }) }
     }
 
     #[inline]
@@ -179,10 +201,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Si
         world: &'w World,
         meta: &'s SystemMeta,
     ) -> Single<'w, D, F> {
-        state.update(world);
-        state.set_ticks(meta.ticks());
-        // SAFETY: updated above; the access is the caller's.
-        match unsafe { fetch_single(state, world) } {
+        // SAFETY: the caller's.
+        match unsafe { fetch_single(state, world, meta) } {
             Ok(item) => Single { item, _filter: PhantomData },
             Err(reason) => not_validated(std::any::type_name::<Self>(), meta.name(), reason),
         }
@@ -200,13 +220,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Op
 
     #[inline]
     unsafe fn validate_param(state: &mut Self::State, world: &World, meta: &SystemMeta) -> Result<(), SkippedSystem> {
-        state.update(world);
-        state.set_ticks(meta.ticks());
-        // SAFETY: updated above; the access is the caller's.
-        match unsafe { count_to_two(state, world) } {
-            0 | 1 => Ok(()),
-            _ => Err(SkippedSystem::new::<Self>(meta, QuerySingleError::MultipleEntities)),
-        }
+        // SAFETY: the caller's.
+        unsafe { check::<Self, D, F>(state, world, meta, Accepts { none: true, many: false }) }
     }
 
     #[inline]
@@ -215,10 +230,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Op
         world: &'w World,
         meta: &'s SystemMeta,
     ) -> Option<Single<'w, D, F>> {
-        state.update(world);
-        state.set_ticks(meta.ticks());
-        // SAFETY: updated above; the access is the caller's.
-        match unsafe { fetch_single(state, world) } {
+        // SAFETY: the caller's.
+        match unsafe { fetch_single(state, world, meta) } {
             Ok(item) => Some(Single { item, _filter: PhantomData }),
             Err(QuerySingleError::NoEntities) => None,
             Err(reason) => not_validated(std::any::type_name::<Self>(), meta.name(), reason),
@@ -292,13 +305,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Po
 
     #[inline]
     unsafe fn validate_param(state: &mut Self::State, world: &World, meta: &SystemMeta) -> Result<(), SkippedSystem> {
-        state.update(world);
-        state.set_ticks(meta.ticks());
-        // SAFETY: updated above; the access is the caller's.
-        match unsafe { count_to_two(state, world) } {
-            0 => Err(SkippedSystem::new::<Self>(meta, QuerySingleError::NoEntities)),
-            _ => Ok(()),
-        }
+        // SAFETY: the caller's.
+        unsafe { check::<Self, D, F>(state, world, meta, Accepts { none: false, many: true }) }
     }
 
     #[inline]

@@ -75,6 +75,8 @@ impl World {
         if !self.is_empty() {
             return Err(AllocatorStateError::WorldNotEmpty);
         }
+        // Restored handles may be ones whose names were remembered.
+        self.departed.clear();
         let archetype = self.archetypes.get_mut(ArchetypeId::EMPTY);
         self.entities.restore(state, live, |entity| EntityLocation {
             archetype: ArchetypeId::EMPTY,

@@ -229,6 +229,46 @@ impl<'w> EntityWorldMut<'w> {
         self.world
     }
 
+    /// Disables the entity, as [`World::disable`] does: it keeps its
+    /// components, and queries that do not name
+    /// [`Disabled`](crate::Disabled) stop seeing it. Its children stay
+    /// enabled.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(4));
+    /// let mut entity = world.entity_mut(e).unwrap();
+    /// assert!(entity.disable().unwrap().is_disabled());
+    /// assert!(!entity.enable().unwrap().is_disabled());
+    /// ```
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if a hook's commands despawned the
+    /// entity since this handle was made.
+    pub fn disable(&mut self) -> Result<&mut Self, EntityError> {
+        self.world.disable(self.entity)?;
+        Ok(self)
+    }
+
+    /// Enables the entity again, as [`World::enable`] does.
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if a hook's commands despawned the
+    /// entity since this handle was made.
+    pub fn enable(&mut self) -> Result<&mut Self, EntityError> {
+        self.world.enable(self.entity)?;
+        Ok(self)
+    }
+
+    /// Whether the entity is alive and disabled, as
+    /// [`World::is_disabled`] tells.
+    #[inline]
+    pub fn is_disabled(&self) -> bool {
+        self.world.is_disabled(self.entity)
+    }
+
     /// Despawns the entity, running the despawn hooks, as
     /// [`World::despawn`] does; an error if it was already despawned.
     ///

@@ -129,6 +129,9 @@ pub struct World {
     /// Whole-column copies by type, for [`World::clone_from`] (see
     /// [`World::register_clone_from`]).
     cloners: Vec<(std::any::TypeId, CloneColumnFn)>,
+    /// The names of the last named entities despawned by commands, so
+    /// messages about them can still name them (see `named.rs`).
+    pub(crate) departed: named::DepartedNames,
 }
 
 impl Default for World {
@@ -157,6 +160,7 @@ impl World {
             sparse: SparseSets::default(),
             relations: Relations::default(),
             cloners: Vec::new(),
+            departed: named::DepartedNames::default(),
         };
         world.insert_resource(Time::default());
         world
@@ -700,6 +704,7 @@ impl World {
     /// after the clear, except that the entities they spawn are cleared
     /// with the rest (their spawn commands are skipped).
     pub fn clear(&mut self) {
+        self.departed.clear();
         if self.hooks.is_active() {
             return self.clear_hooked();
         }

@@ -437,6 +437,23 @@ fn every_small_routine_runs_with_its_set_up() {
 }
 
 #[test]
+fn the_user_relationship_lists_every_source_and_the_flat_tree_has_no_parents() {
+    use crate::hierarchy::{self, Docked, DockedAt, TREE_SIZE};
+    let (mut world, target) = hierarchy::wide_user_ours(1_000);
+    let sources: Vec<archetable::Entity> =
+        world.query::<(archetable::Entity, &DockedAt)>().map(|(entity, _)| entity).collect();
+    assert_eq!(sources.len(), 1_000);
+    assert_eq!(world.get::<Docked>(target).expect("the target's list").0, sources);
+    assert_eq!(world.len(), 1_001);
+    world.despawn(sources[0]).expect("a source");
+    assert_eq!(world.get::<Docked>(target).expect("the target's list").0, sources[1..].to_vec());
+
+    let (world, handles) = hierarchy::tree_flat_ours();
+    assert_eq!((world.len(), handles.len()), (TREE_SIZE, TREE_SIZE));
+    assert!(handles.iter().all(|&e| world.parent(e).is_none() && world.has::<hierarchy::Global>(e)));
+}
+
+#[test]
 fn hierarchy_propagation_agrees_and_despawn_takes_the_whole_tree() {
     use crate::hierarchy::{self, TREE_SIZE};
     let mut ours = hierarchy::ours::Tree::new();

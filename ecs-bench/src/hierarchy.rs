@@ -348,6 +348,70 @@ pub fn wide_spawn_raw() -> Box<dyn Routine> {
     }))
 }
 
+/// A relationship declared the way a user declares one: the entity is
+/// docked at the one it names (`wide_user_spawn_100k`).
+#[derive(archetable::Component, Debug, PartialEq)]
+#[component(relationship(target = Docked))]
+pub struct DockedAt(pub archetable::Entity);
+
+/// The entities docked at an entity, kept by the engine from their
+/// [`DockedAt`].
+#[derive(archetable::Component, Debug)]
+#[component(relationship_target(source = DockedAt))]
+pub struct Docked(pub archetable::SourceList);
+
+/// A target with `n` sources docked at it through [`DockedAt`], each with
+/// the local of `wide_spawn_100k`'s children; returns the world and the
+/// target.
+pub fn wide_user_ours(n: usize) -> (archetable::World, archetable::Entity) {
+    let mut world = archetable::World::new();
+    let target = world.spawn(local(0));
+    for i in 0..n {
+        world.spawn((local(i), DockedAt(target)));
+    }
+    (world, target)
+}
+
+/// `wide_user_spawn_100k` on archetable: [`WIDE`] sources of one target
+/// through a relationship of the user's.
+pub fn wide_user_spawn_ours() -> Box<dyn Routine> {
+    Box::new(Build::new(|| wide_user_ours(WIDE)))
+}
+
+/// The entities of `hierarchy_spawn`'s tree (both transforms, spawned in
+/// the same order, handles kept) without their `ChildOf`: what a spawn
+/// costs in the tree without the hierarchy.
+pub fn tree_flat_ours() -> (archetable::World, Vec<archetable::Entity>) {
+    let mut world = archetable::World::new();
+    let mut handles = Vec::with_capacity(TREE_SIZE);
+    for i in 0..TREE_SIZE {
+        handles.push(world.spawn((local(i), Global::default())));
+    }
+    (world, handles)
+}
+
+/// `tree_flat_spawn_100k` on archetable.
+pub fn tree_flat_spawn_ours() -> Box<dyn Routine> {
+    Box::new(Build::new(tree_flat_ours))
+}
+
+/// `tree_flat_spawn_100k` on bevy_ecs.
+pub fn tree_flat_spawn_bevy() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let mut world = bevy_ecs::world::World::new();
+        let mut handles = Vec::with_capacity(TREE_SIZE);
+        for i in 0..TREE_SIZE {
+            handles.push(world.spawn((local(i), Global::default())).id());
+        }
+        (world, handles)
+    }))
+}
+
+/// `tree_flat_spawn_100k` on the floor: both transforms of every node.
+pub fn tree_flat_spawn_raw() -> Box<dyn Routine> {
+    Box::new(Build::new(|| (0..TREE_SIZE).map(|i| (local(i), Global::default())).collect::<Vec<_>>()))
+}
+
 /// A root with `n` children on archetable.
 fn wide_ours(n: usize) -> (archetable::World, archetable::Entity, Vec<archetable::Entity>) {
     let mut world = archetable::World::new();

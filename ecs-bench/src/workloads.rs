@@ -521,12 +521,27 @@ fn suite() -> Vec<Workload> {
             routine: |i| per_implementation!(i, despawn_random),
         },
         Workload {
+            name: "tree_flat_spawn_100k",
+            about: "spawn hierarchy_spawn's 100,000 entities, both transforms each, without their parents \
+                    (hierarchy_spawn's baseline)",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::tree_flat_spawn_ours()),
+                Implementation::Bevy => Some(hierarchy::tree_flat_spawn_bevy()),
+                Implementation::Raw => Some(hierarchy::tree_flat_spawn_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
             name: "hierarchy_spawn",
             about: "build a tree of 100,000 entities with fan-out 4, each with a 2D local and global transform",
             iteration: false,
             parallel: false,
             section: Section::Suite,
-            baseline: None,
+            baseline: Some("tree_flat_spawn_100k"),
             routine: |i| match i {
                 Implementation::Ours => Some(hierarchy::spawn_ours()),
                 Implementation::Bevy => Some(hierarchy::spawn_bevy()),
@@ -588,6 +603,20 @@ fn suite() -> Vec<Workload> {
                 Implementation::Bevy => Some(hierarchy::wide_spawn_bevy()),
                 Implementation::Raw => Some(hierarchy::wide_spawn_raw()),
                 Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "wide_user_spawn_100k",
+            about: "spawn 100,000 sources of one target through a relationship the user declares, each with a 2D \
+                    local transform",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("flat_spawn_100k"),
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::wide_user_spawn_ours()),
+                Implementation::Raw => Some(hierarchy::wide_spawn_raw()),
+                Implementation::Bevy | Implementation::Hecs => None,
             },
         },
         Workload {

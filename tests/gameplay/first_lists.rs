@@ -160,6 +160,46 @@ fn an_observer_of_the_list_sees_it_added() {
 }
 
 #[test]
+fn a_user_hook_on_the_list_added_after_quick_first_lists_runs_at_the_next_one() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let first = world.spawn(Name(0));
+    let early = world.spawn(ChildOf(first));
+    assert_eq!(world.children(first), [early]);
+    world.register_component_hooks::<Children>().on_add(|world, parent| {
+        let listed = world.get::<Children>(parent).unwrap().len();
+        world.resource_mut::<Log>().push(format!("list of {listed}"));
+    });
+    let second = world.spawn(Name(1));
+    let late = world.spawn(ChildOf(second));
+    let again = world.spawn(ChildOf(second));
+    assert_eq!(*world.resource::<Log>(), ["list of 1"]);
+    assert_eq!((world.children(first).to_vec(), world.children(second).to_vec()), (vec![early], vec![late, again]));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+#[cfg(feature = "observers")]
+fn an_observer_of_the_list_added_after_quick_first_lists_sees_the_next_one() {
+    let mut world = World::new();
+    world.init_resource::<Vec<(Entity, usize)>>();
+    let first = world.spawn(Name(0));
+    let ring = world.spawn(InInventory(first));
+    world.observe(|t: Trigger<OnAdd<Inventory>>, mut seen: ResMut<Vec<(Entity, usize)>>, lists: Query<&Inventory>| {
+        let owner = t.target().unwrap();
+        seen.push((owner, lists.get(owner).unwrap().0.len()));
+    });
+    let owner = world.spawn(Name(1));
+    let sword = world.spawn(InInventory(owner));
+    assert_eq!(*world.resource::<Vec<(Entity, usize)>>(), [(owner, 1)]);
+    assert_eq!(
+        (world.get::<Inventory>(first).unwrap().0.to_vec(), world.get::<Inventory>(owner).unwrap().0.to_vec()),
+        (vec![ring], vec![sword])
+    );
+    world.check_invariants().unwrap();
+}
+
+#[test]
 fn a_child_spawned_while_an_earlier_source_waits_joins_after_it() {
     let mut world = World::new();
     let parent = world.spawn(Name(0));

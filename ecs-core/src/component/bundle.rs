@@ -259,6 +259,10 @@ pub(crate) struct Bundles {
     /// The bundle type looked up last, with its id: a game's loops spawn
     /// or insert one bundle type many times in a row.
     last: (TypeId, BundleId),
+    /// The bundle type looked up before `last`, with its id: a loop that
+    /// alternates two bundle types (a spawn, then an insert into another
+    /// entity) finds both here.
+    before_last: (TypeId, BundleId),
     /// The bundles assembled at run time (`EntityBuilder`), by their
     /// components in order.
     dynamic: hashbrown::HashMap<Box<[ComponentId]>, BundleId>,
@@ -272,6 +276,7 @@ impl Default for Bundles {
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
             last: (TypeId::of::<NoBundle>(), BundleId(u32::MAX)),
+            before_last: (TypeId::of::<NoBundle>(), BundleId(u32::MAX)),
             dynamic: hashbrown::HashMap::default(),
         }
     }
@@ -291,10 +296,15 @@ impl Bundles {
 
     /// [`Bundles::register`] of a bundle type other than the last one.
     fn look_up<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
-        let id = match self.by_type.get(&TypeId::of::<B>()) {
-            Some(&id) => id,
-            None => self.register_new::<B>(components),
+        let id = if self.before_last.0 == TypeId::of::<B>() {
+            self.before_last.1
+        } else {
+            match self.by_type.get(&TypeId::of::<B>()) {
+                Some(&id) => id,
+                None => self.register_new::<B>(components),
+            }
         };
+        self.before_last = self.last;
         self.last = (TypeId::of::<B>(), id);
         id
     }
@@ -372,4 +382,43 @@ fn split_storage(
     let sparse: Box<[bool]> = ids.iter().map(|&id| components.info(id).is_sparse()).collect();
     sorted.retain(|&id| !components.info(id).is_sparse());
     (sorted.into_boxed_slice(), sparse)
+}
+
+#[cfg(test)]
+mod tests {
+    use archetable_macros::Component;
+
+    use super::Bundles;
+    use crate::component::registry::Components;
+
+    #[derive(Component)]
+    struct A;
+
+    #[derive(Component)]
+    struct B;
+
+    #[derive(Component)]
+    struct C;
+
+    #[test]
+    fn alternating_bundle_types_keep_their_ids() {
+        let (mut bundles, mut components) = (Bundles::default(), Components::default());
+        let a = bundles.register::<A>(&mut components).id();
+        let b = bundles.register::<(B, C)>(&mut components).id();
+        let c = bundles.register::<C>(&mut components).id();
+        assert_eq!([a.index(), b.index(), c.index()], [0, 1, 2]);
+        // Each order of two or three types, from the last two looked up
+        // and from the map.
+        for order in [[0, 1, 0], [1, 0, 1], [2, 0, 1], [0, 2, 2], [1, 2, 0]] {
+            for which in order {
+                let (got, want) = match which {
+                    0 => (bundles.register::<A>(&mut components).id(), a),
+                    1 => (bundles.register::<(B, C)>(&mut components).id(), b),
+                    _ => (bundles.register::<C>(&mut components).id(), c),
+                };
+                assert_eq!(got, want, "bundle {which} in {order:?}");
+            }
+        }
+        assert_eq!(bundles.register::<(B, C)>(&mut components).components().len(), 2);
+    }
 }

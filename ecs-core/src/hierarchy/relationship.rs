@@ -306,8 +306,7 @@ fn first_list_of_spawned<R: Relationship>(
     {
         return false;
     }
-    let mut list = SourceList::new();
-    list.push(source);
+    let list = SourceList::with_first(source);
     if world.insert_unhooked(target, R::Target::from_sources(list, EngineAccess::GRANTED)).is_err() {
         return false;
     }

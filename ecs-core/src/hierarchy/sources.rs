@@ -31,6 +31,9 @@ use crate::world::relations::Place;
 const INDEXED_FROM: usize = 32;
 /// An indexed list compacted to fewer sources than this drops its index.
 const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
+/// The slots a list made by [`SourceList::with_first`] has room for: what
+/// its first push would have made room for.
+const FIRST_CAPACITY: usize = 4;
 /// The most holes [`SourceList::place_at`] walks back over.
 const PLACE_WALK: usize = 64;
 
@@ -95,6 +98,14 @@ impl SourceList {
     /// An empty list.
     pub(crate) const fn new() -> Self {
         SourceList { slots: Vec::new(), head: 0, holes: 0, index: None }
+    }
+
+    /// A list of `source` alone, with room for a few more: a target's first
+    /// source, whose siblings usually follow.
+    pub(crate) fn with_first(source: Entity) -> Self {
+        let mut slots = Vec::with_capacity(FIRST_CAPACITY);
+        slots.push(Some(source));
+        SourceList { slots, head: 0, holes: 0, index: None }
     }
 
     /// A list of `sources` in this order, each kept once (the first time

@@ -105,8 +105,14 @@ impl World {
     #[cfg(feature = "hierarchy")]
     #[inline(never)]
     pub(crate) fn insert_of_new_runs_engine_only<B: Bundle>(&mut self) -> bool {
+        let kind = std::any::TypeId::of::<B>();
+        if let Some(only) = self.known_engine_only_insert(kind) {
+            return only;
+        }
         let bundle = self.bundles.register::<B>(&mut self.components).id();
-        matches!(self.after_insert_plan(bundle), AfterInsert::Nothing | AfterInsert::Engine { .. })
+        let only = matches!(self.after_insert_plan(bundle), AfterInsert::Nothing | AfterInsert::Engine { .. });
+        self.remember_engine_only_insert(kind, only);
+        only
     }
 
     /// [`World::spawn_runs_hooks`] for an insert.

@@ -87,6 +87,11 @@ pub(crate) struct Plans {
     /// join if it has one: a game spawns one kind of child many times in a
     /// row.
     last_spawn_join: Option<(BundleId, Option<super::SpawnJoin>)>,
+    /// The last bundle type asked whether its insert into an entity that
+    /// has none of its components runs only the engine's hooks, with the
+    /// answer: a relationship's first lists ask it once per target.
+    #[cfg(feature = "hierarchy")]
+    engine_only_insert: Option<(std::any::TypeId, bool)>,
 }
 
 impl Plans {
@@ -103,6 +108,10 @@ impl Plans {
         self.engine.clear();
         self.spawn_joins.clear();
         self.last_spawn_join = None;
+        #[cfg(feature = "hierarchy")]
+        {
+            self.engine_only_insert = None;
+        }
         self.stamp = stamp;
     }
 }
@@ -271,6 +280,22 @@ impl World {
             plan => plan,
         };
         remember(&mut plans.by_bundle, bundle.index(), plan)
+    }
+
+    /// What [`World::insert_of_new_runs_engine_only`] last answered for
+    /// bundle type `kind`, if that was the last type asked and no hook or
+    /// observer came or went since.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn known_engine_only_insert(&mut self, kind: std::any::TypeId) -> Option<bool> {
+        self.plans().engine_only_insert.filter(|&(known, _)| known == kind).map(|(_, only)| only)
+    }
+
+    /// Keeps `only`, the answer for bundle type `kind`, for
+    /// [`World::known_engine_only_insert`]; valid while the plans are.
+    #[cfg(feature = "hierarchy")]
+    pub(crate) fn remember_engine_only_insert(&mut self, kind: std::any::TypeId, only: bool) {
+        self.plans().engine_only_insert = Some((kind, only));
     }
 
     /// The quick join a spawn of `bundle` may run instead of its hooks:

@@ -294,6 +294,21 @@ impl Archetype {
         Some(unsafe { std::slice::from_raw_parts(column.data().as_ptr().cast::<T>(), column.len()) })
     }
 
+    /// Whether some value of component `id` in this table was added or
+    /// changed after `last_run` and not after `this_run`, as
+    /// [`Changed`](crate::Changed) would see it, without reading the
+    /// values; `None` if the table does not store `id` or the type does
+    /// not track changes. Rows moved by a removal keep their ticks: compare
+    /// the table's entities too to tell that the column is as it was.
+    pub fn column_changed_since(
+        &self,
+        id: ComponentId,
+        last_run: crate::component::change::Tick,
+        this_run: crate::component::change::Tick,
+    ) -> Option<bool> {
+        self.column(self.column_index(id)?).changed_since(last_run, this_run)
+    }
+
     /// The `T` in `row`, if the archetype stores `T` under `id`.
     #[inline]
     pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: Row) -> Option<&T> {

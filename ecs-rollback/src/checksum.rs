@@ -62,6 +62,18 @@ impl StableHasher {
         self.len = self.len.wrapping_add(1);
     }
 
+    /// Writes a slice of `u32`s, two to a word, then its length.
+    pub(crate) fn write_u32s(&mut self, values: &[u32]) {
+        let mut pairs = values.chunks_exact(2);
+        for pair in &mut pairs {
+            self.word(u64::from(pair[0]) | (u64::from(pair[1]) << 32));
+        }
+        if let [last] = pairs.remainder() {
+            self.word(u64::from(*last));
+        }
+        self.word(values.len() as u64);
+    }
+
     /// The full 128-bit result.
     pub fn finish128(&self) -> u128 {
         let a = avalanche(self.a ^ self.len);

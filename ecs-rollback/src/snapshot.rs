@@ -21,6 +21,13 @@
 //! the skipped ones keep their present values; skipped components are
 //! handed to the slot before the copy, so that they come back as they
 //! were before the load.
+//!
+//! The checksum is taken table column by table column. Each slot keeps the
+//! hashes of its world's columns, and the ring keeps those of the present
+//! world (from its last save, or from the slot its last load restored):
+//! a save moves the world's change tick on, and the next save hashes again
+//! only the columns whose table's entities changed or whose change ticks
+//! show a write since; a column without ticks is always hashed again.
 
 use std::hash::Hasher;
 

@@ -1042,6 +1042,19 @@ mod tests {
     }
 
     #[test]
+    fn the_rollback_section_sets_archetable_beside_bevy_and_the_floor() {
+        use crate::rollback::Step;
+        let mut save = row([Some(150), None, Some(3_000), Some(100)]);
+        save.section = Section::Rollback(Step::Save);
+        let mut load = row([Some(80), None, Some(800), Some(40)]);
+        load.section = Section::Rollback(Step::Load);
+        let page = markdown(&test_machine(), &[save, load], &[], &[], None, "report.svg", Duration::from_secs(1));
+        let section = &page[page.find("## Rollback snapshots").expect("the section")..];
+        assert!(section.contains("| save + checksum | 150 µs | 3.00 ms | 100 µs | 0.05x | 1.50x |"), "{section}");
+        assert!(section.contains("| load | 80.0 µs | 800 µs | 40.0 µs | 0.10x | 2.00x |"), "{section}");
+    }
+
+    #[test]
     fn dates_and_durations_read_well() {
         assert_eq!(civil_date(0), "1970-01-01");
         assert_eq!(civil_date(11_016), "2000-02-29");

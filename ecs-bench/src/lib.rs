@@ -30,6 +30,7 @@ pub mod ours;
 pub mod par_sweep;
 pub mod raw;
 pub mod report;
+pub mod rollback;
 pub mod routine;
 pub mod save_load;
 pub mod snapshot;

@@ -471,6 +471,9 @@ pub fn markdown(
     if rows.iter().any(|r| matches!(r.section, Section::Heavy { .. })) {
         heavy_section(w, rows, machine.cores);
     }
+    if rows.iter().any(|r| matches!(r.section, Section::Rollback(..))) {
+        rollback_section(w, rows);
+    }
 
     let _ = writeln!(w, "## What each workload does\n");
     for row in rows {
@@ -665,6 +668,53 @@ fn save_load_section(w: &mut String, rows: &[Row], sizes: &[Sizes]) {
              each handle to its components.\n"
         );
     }
+}
+
+/// The goal of a rollback save (with its checksum) and of a load of
+/// 10,000 entities, in microseconds.
+pub const ROLLBACK_GOAL_US: f64 = 50.0;
+
+/// The "Rollback snapshots" section: a save and a load on archetable's
+/// driver, on bevy_ecs as `bevy_ggrs` does them, and the floor.
+fn rollback_section(w: &mut String, rows: &[Row]) {
+    use crate::rollback::Step;
+    let _ = writeln!(w, "## Rollback snapshots\n");
+    let _ = writeln!(
+        w,
+        "One frame of rollback netcode's bookkeeping on {} entities of four components (two `i32` pairs, a `u32` \
+         and a `String`): a save copies the world into a snapshot kept from earlier frames and computes the \
+         frame's checksum; a load puts a snapshot back. archetable: `archetable-rollback`'s driver (`save_now`, \
+         `load_frame`; every component registered with `component` and `copy_with_clone_from`). bevy_ecs: what \
+         `bevy_ggrs` does, each registered component of each rolled-back entity cloned into a new map from \
+         rollback id to value, and its checksum plugin's per-entity hashes (with archetable's hasher in place of \
+         SeaHash); a load assigns each entity's value from the map. The floor clones the same values into \
+         `Vec`s that keep their memory and back, and hashes nothing. The goal: at most {ROLLBACK_GOAL_US} µs each \
+         for archetable.\n",
+        thousands(crate::rollback::ENTITIES)
+    );
+    let _ = writeln!(
+        w,
+        "| step | archetable | bevy_ecs (`bevy_ggrs`'s way) | raw floor | archetable / bevy_ecs | archetable / raw |"
+    );
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (step, label) in [(Step::Save, "save + checksum"), (Step::Load, "load")] {
+        let Some(row) = rows.iter().find(|r| r.section == Section::Rollback(step)) else { continue };
+        let cell = |which| row.time(which).map_or_else(|| "–".to_owned(), format_duration);
+        let ratio = |which| match (row.time(Implementation::Ours), row.time(which)) {
+            (Some(ours), Some(other)) => format_ratio(Some(ours.as_secs_f64() / other.as_secs_f64())),
+            _ => format_ratio(None),
+        };
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} | {} | {} | {} |",
+            cell(Implementation::Ours),
+            cell(Implementation::Bevy),
+            cell(Implementation::Raw),
+            ratio(Implementation::Bevy),
+            ratio(Implementation::Raw),
+        );
+    }
+    let _ = writeln!(w);
 }
 
 /// The goal of the parallel sweep: `par_for_each_mut` at most this multiple
@@ -990,6 +1040,19 @@ mod tests {
         assert_eq!(r.vs_floor(), Some(1.5));
         let r = row([Some(30), Some(60), Some(40), None]);
         assert_eq!(r.vs_floor(), None);
+    }
+
+    #[test]
+    fn the_rollback_section_sets_archetable_beside_bevy_and_the_floor() {
+        use crate::rollback::Step;
+        let mut save = row([Some(150), None, Some(3_000), Some(100)]);
+        save.section = Section::Rollback(Step::Save);
+        let mut load = row([Some(80), None, Some(800), Some(40)]);
+        load.section = Section::Rollback(Step::Load);
+        let page = markdown(&test_machine(), &[save, load], &[], &[], None, "report.svg", Duration::from_secs(1));
+        let section = &page[page.find("## Rollback snapshots").expect("the section")..];
+        assert!(section.contains("| save + checksum | 150 µs | 3.00 ms | 100 µs | 0.05x | 1.50x |"), "{section}");
+        assert!(section.contains("| load | 80.0 µs | 800 µs | 40.0 µs | 0.10x | 2.00x |"), "{section}");
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub enum Section {
         /// Whether the loop is the parallel one.
         parallel: bool,
     },
+    /// "Rollback snapshots": one frame's save (with its checksum) or load
+    /// of a world, archetable beside `bevy_ggrs`'s way on bevy_ecs and a
+    /// copy into kept `Vec`s.
+    Rollback(crate::rollback::Step),
     /// "Heavy work": the heavy sweep's loop over `entities`, called as
     /// `call` says (archetable only).
     Heavy {
@@ -79,6 +83,7 @@ impl Section {
             Section::SaveLoad(..) | Section::SaveLoadHecsRows(..) => Some("save_load"),
             Section::Parallel { .. } => Some("par"),
             Section::Heavy { .. } => Some("heavy"),
+            Section::Rollback(..) => Some("rollback"),
         }
     }
 }
@@ -240,7 +245,35 @@ pub fn workloads() -> Vec<Workload> {
     ];
     all.extend(heavy.into_iter().flatten());
     all.extend(save_and_load());
+    all.extend(rollback());
     all
+}
+
+/// The rollback snapshot workloads.
+fn rollback() -> [Workload; 2] {
+    use crate::rollback::{routine, Step};
+    [
+        Workload {
+            name: "rollback_save",
+            about: "one rollback save of 10,000 entities of four components (two `i32` pairs, a `u32`, a `String`): \
+                    a copy into a kept snapshot and the frame's checksum (archetable's driver; bevy_ecs as \
+                    `bevy_ggrs` does it; the floor copies into kept `Vec`s and hashes nothing)",
+            iteration: false,
+            parallel: false,
+            section: Section::Rollback(Step::Save),
+            baseline: None,
+            routine: |i| routine(i, Step::Save),
+        },
+        Workload {
+            name: "rollback_load",
+            about: "one rollback load of the same 10,000 entities from a snapshot",
+            iteration: false,
+            parallel: false,
+            section: Section::Rollback(Step::Load),
+            baseline: None,
+            routine: |i| routine(i, Step::Load),
+        },
+    ]
 }
 
 /// The main table's workloads.

@@ -369,7 +369,7 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
                 GgrsRequest::SaveGameState { cell, frame } => {
                     debug_assert_eq!(frame, self.frame, "ggrs saves the frame the world is at");
                     self.check_types()?;
-                    let checksum = self.ring.save(&self.world, &self.registry, frame)?;
+                    let checksum = self.ring.save(&mut self.world, &self.registry, frame)?;
                     self.stats.saves += 1;
                     if self.debug {
                         self.record(frame);
@@ -456,7 +456,7 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
             // The ring is sized by the session; without one, keep a few.
             self.ring = Ring::new(4);
         }
-        let checksum = self.ring.save(&self.world, &self.registry, self.frame)?;
+        let checksum = self.ring.save(&mut self.world, &self.registry, self.frame)?;
         self.stats.saves += 1;
         Ok(checksum)
     }

@@ -13,7 +13,10 @@
 use std::any::{Any, TypeId};
 use std::hash::{Hash, Hasher};
 
-use archetable_core::{ChildOf, Children, Component, Disabled, Entity, MutableComponent, Name, Resource, World};
+use archetable_core::storage::{Archetype, Components};
+use archetable_core::{
+    ChildOf, Children, Component, ComponentId, Disabled, Entity, MutableComponent, Name, Resource, World,
+};
 
 use crate::checksum::StableHasher;
 use crate::error::RollbackError;
@@ -28,6 +31,7 @@ impl<T, F: Fn(&T, &mut StableHasher) + Copy + Send + Sync + 'static> HashFn<T> f
 pub(crate) type Stored = Option<Box<dyn Any + Send + Sync>>;
 
 type HashWorld = Box<dyn Fn(&World, &mut StableHasher) + Send + Sync>;
+type HashColumn = Box<dyn Fn(&Archetype, ComponentId, &mut StableHasher) + Send + Sync>;
 type DetailWorld = Box<dyn Fn(&World, u32, &mut Vec<Detail>) + Send + Sync>;
 type Carry = Box<dyn Fn(&mut World, &mut World) + Send + Sync>;
 type SaveResource = Box<dyn Fn(&World, &mut Stored) + Send + Sync>;
@@ -45,7 +49,13 @@ pub(crate) struct Detail {
 pub(crate) struct ComponentEntry {
     pub type_id: TypeId,
     pub name: &'static str,
+    /// Hashes every holder (handle and value) in query order: for a
+    /// component stored in sparse sets.
     pub hash: HashWorld,
+    /// Hashes the values of one table's column, in row order.
+    pub hash_column: HashColumn,
+    /// The type's id in a world, if the world knows it.
+    pub id: fn(&Components) -> Option<ComponentId>,
     pub detail: DetailWorld,
 }
 
@@ -104,6 +114,14 @@ impl Registry {
                 }
                 hasher.write_u64_count(count);
             }),
+            hash_column: Box::new(move |table, id, hasher| {
+                let values = table.column_slice::<T>(id).unwrap_or_default();
+                for value in values {
+                    hash(value, hasher);
+                }
+                hasher.write_u64_count(values.len() as u64);
+            }),
+            id: Components::id::<T>,
             detail: Box::new(move |world, kind, out| {
                 for (entity, value) in world.query::<(Entity, &T)>() {
                     let mut hasher = StableHasher::new();

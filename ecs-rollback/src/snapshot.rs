@@ -21,10 +21,17 @@
 //! the skipped ones keep their present values; skipped components are
 //! handed to the slot before the copy, so that they come back as they
 //! were before the load.
+//!
+//! The checksum is taken table column by table column. Each slot keeps the
+//! hashes of its world's columns, and the ring keeps those of the present
+//! world (from its last save, or from the slot its last load restored):
+//! a save moves the world's change tick on, and the next save hashes again
+//! only the columns whose table's entities changed or whose change ticks
+//! show a write since; a column without ticks is always hashed again.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
-use archetable_core::{Entity, World};
+use archetable_core::{ComponentId, Entity, StorageType, Tick, World, WorldId};
 use ggrs::Frame;
 
 use crate::checksum::StableHasher;
@@ -38,11 +45,50 @@ struct Slot {
     world: World,
     resources: Vec<Stored>,
     checksum: u128,
+    /// The hash of each table column of `world`, as of its change tick.
+    columns: Hashes,
+}
+
+/// The hash of one table's column of one rolled-back component, with the
+/// hash of the table's entity list it was taken with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ColumnHash {
+    table: u32,
+    kind: u32,
+    entities: u64,
+    values: u128,
+}
+
+/// The column hashes of a world, as it was at change tick `tick` (every
+/// later write is stamped with a newer tick), ordered by table then type.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Hashes {
+    tick: Tick,
+    columns: Vec<ColumnHash>,
+}
+
+impl Hashes {
+    fn find(&self, table: u32, kind: u32) -> Option<&ColumnHash> {
+        let at = self.columns.binary_search_by_key(&(table, kind), |c| (c.table, c.kind)).ok()?;
+        Some(&self.columns[at])
+    }
+}
+
+/// What a checksum needs between calls: the present world's column hashes
+/// (kept from the last save or load, for the world of that id) and scratch
+/// space, so that a checksum allocates nothing once warmed up.
+#[derive(Default)]
+pub(crate) struct Kept {
+    world: Option<WorldId>,
+    present: Hashes,
+    next: Vec<ColumnHash>,
+    ids: Vec<Option<ComponentId>>,
 }
 
 /// The saved frames, one slot per frame modulo the ring's length.
 pub(crate) struct Ring {
     slots: Vec<Slot>,
+    kept: Kept,
 }
 
 impl Ring {
@@ -54,9 +100,10 @@ impl Ring {
                 world: World::new(),
                 resources: Vec::new(),
                 checksum: 0,
+                columns: Hashes::default(),
             })
             .collect();
-        Ring { slots }
+        Ring { slots, kept: Kept::default() }
     }
 
     /// How many frames the ring keeps.
@@ -68,8 +115,12 @@ impl Ring {
         frame.rem_euclid(self.slots.len() as Frame) as usize
     }
 
-    /// Saves `world` as frame `frame`; its checksum.
-    pub(crate) fn save(&mut self, world: &World, registry: &Registry, frame: Frame) -> Result<u128, RollbackError> {
+    /// Saves `world` as frame `frame`; its checksum. Moves the world's
+    /// change tick on first, so that the writes made after the save are
+    /// told from those before it.
+    pub(crate) fn save(&mut self, world: &mut World, registry: &Registry, frame: Frame) -> Result<u128, RollbackError> {
+        let tick = world.next_change_tick();
+        let world = &*world;
         let index = self.index(frame);
         let slot = &mut self.slots[index];
         slot.world.clone_from(world).map_err(|error| match error {
@@ -82,7 +133,10 @@ impl Ring {
             (entry.save)(world, stored);
         }
         slot.frame = frame;
-        slot.checksum = checksum(world, registry);
+        slot.checksum = checksum_kept(world, registry, &mut self.kept);
+        self.kept.present.tick = tick;
+        slot.columns.tick = tick;
+        slot.columns.columns.clone_from(&self.kept.present.columns);
         Ok(slot.checksum)
     }
 
@@ -100,6 +154,11 @@ impl Ring {
         for (entry, stored) in registry.resources.iter().zip(&slot.resources) {
             (entry.load)(world, stored);
         }
+        // The world is the slot's now, tables and ticks alike (a copy
+        // stamps nothing), so the slot's column hashes are the world's.
+        self.kept.world = Some(world.id());
+        self.kept.present.tick = slot.columns.tick;
+        self.kept.present.columns.clone_from(&slot.columns.columns);
         Ok(())
     }
 
@@ -118,15 +177,79 @@ impl Ring {
 }
 
 /// The checksum of `world`: the allocator (every slot's generation and the
-/// free list), the live entities in the order queries visit them, then each
-/// rolled-back component type (each holder's handle and value, in query
-/// order) and each rolled-back resource, in registration order.
+/// free list); then each non-empty table in table order (the order queries
+/// visit them), with its length, the hash of its entity list and the hash
+/// of each rolled-back component's column, in row order; then each
+/// rolled-back component stored in sparse sets (each holder's handle and
+/// value, in query order) and each rolled-back resource, in registration
+/// order. Hashes every value anew.
 pub(crate) fn checksum(world: &World, registry: &Registry) -> u128 {
+    checksum_with(world, registry, None, &mut Vec::new(), &mut Vec::new())
+}
+
+/// [`checksum`], keeping the hash of each column that has not changed since
+/// the hashes in `kept` were taken (same entity list, no value written
+/// since), and leaving the new hashes in `kept`.
+fn checksum_kept(world: &World, registry: &Registry, kept: &mut Kept) -> u128 {
+    let Kept { world: id, present, next, ids } = kept;
+    let previous = (*id == Some(world.id())).then_some(&*present);
+    let checksum = checksum_with(world, registry, previous, next, ids);
+    std::mem::swap(&mut present.columns, next);
+    *id = Some(world.id());
+    checksum
+}
+
+fn checksum_with(
+    world: &World,
+    registry: &Registry,
+    previous: Option<&Hashes>,
+    out: &mut Vec<ColumnHash>,
+    ids: &mut Vec<Option<ComponentId>>,
+) -> u128 {
     let mut h = StableHasher::new();
-    hash_entities(world, &mut h);
-    for (kind, entry) in registry.components.iter().enumerate() {
-        h.write_usize(kind);
-        (entry.hash)(world, &mut h);
+    hash_allocator(world, &mut h);
+    let components = world.components();
+    ids.clear();
+    ids.extend(registry.components.iter().map(|entry| (entry.id)(components)));
+    out.clear();
+    let this_run = world.change_tick();
+    for (index, table) in world.archetypes().as_slice().iter().enumerate() {
+        if table.is_empty() {
+            continue;
+        }
+        let mut e = StableHasher::new();
+        e.write_u32s(table.entity_indices());
+        let entities = e.finish();
+        h.write_usize(table.len());
+        h.write_u64(entities);
+        for (kind, (entry, id)) in registry.components.iter().zip(ids.iter()).enumerate() {
+            let Some(id) = *id else { continue };
+            if !table.contains(id) {
+                continue;
+            }
+            let (table_index, kind) = (index as u32, kind as u32);
+            let unchanged = previous.and_then(|previous| {
+                let kept = previous.find(table_index, kind)?;
+                let last_run = Tick::new(previous.tick.get().wrapping_sub(1));
+                let fresh =
+                    kept.entities == entities && table.column_changed_since(id, last_run, this_run) == Some(false);
+                fresh.then_some(kept.values)
+            });
+            let values = unchanged.unwrap_or_else(|| {
+                let mut v = StableHasher::new();
+                (entry.hash_column)(table, id, &mut v);
+                v.finish128()
+            });
+            h.write_u32(kind);
+            h.write_u128(values);
+            out.push(ColumnHash { table: table_index, kind, entities, values });
+        }
+    }
+    for (kind, (entry, id)) in registry.components.iter().zip(ids.iter()).enumerate() {
+        if id.is_some_and(|id| components.info(id).storage() == StorageType::Sparse) {
+            h.write_usize(kind);
+            (entry.hash)(world, &mut h);
+        }
     }
     for (kind, entry) in registry.resources.iter().enumerate() {
         h.write_usize(kind);
@@ -135,13 +258,19 @@ pub(crate) fn checksum(world: &World, registry: &Registry) -> u128 {
     h.finish128()
 }
 
-fn hash_entities(world: &World, h: &mut StableHasher) {
-    let (generations, free) = world.allocator_view();
+fn hash_allocator(world: &World, h: &mut StableHasher) {
+    let (mut generations, free) = world.allocator_view();
     h.write_usize(generations.len());
-    for generation in generations {
-        h.write_u32(generation.get());
+    // Two generations to a word.
+    while let Some(low) = generations.next() {
+        let high = generations.next().map_or(0, |g| g.get());
+        h.write_u64(u64::from(low.get()) | (u64::from(high) << 32));
     }
-    free.hash(h);
+    h.write_u32s(free);
+}
+
+fn hash_entities(world: &World, h: &mut StableHasher) {
+    hash_allocator(world, h);
     h.write_usize(world.len());
     for entity in world.query::<Entity>() {
         h.write_u64(entity.to_bits());

@@ -294,6 +294,40 @@ impl Archetype {
         Some(unsafe { std::slice::from_raw_parts(column.data().as_ptr().cast::<T>(), column.len()) })
     }
 
+    /// Whether some value of component `id` in this table was added or
+    /// changed after `last_run` and not after `this_run`, as
+    /// [`Changed`](crate::Changed) would see it, without reading the
+    /// values; `None` if the table does not store `id` or the type does
+    /// not track changes. Rows moved by a removal keep their ticks: compare
+    /// the table's entities too to tell that the column is as it was.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # use archetable::Tick;
+    /// # #[derive(Component)] #[component(track_changes)] struct Hp(u32);
+    /// # #[derive(Component)] struct Plain(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn((Hp(3), Plain(1)));
+    /// let seen = world.next_change_tick();
+    /// let since = Tick::new(seen.get() - 1);
+    /// let (hp, plain) = (world.components().id::<Hp>().unwrap(), world.components().id::<Plain>().unwrap());
+    /// let table = |world: &World| world.archetypes().as_slice().iter().find(|t| t.contains(hp)).unwrap().id();
+    /// let changed = |world: &World| world.archetypes().get(table(world)).column_changed_since(hp, since, world.change_tick());
+    /// assert_eq!(changed(&world), Some(false));
+    /// world.get_mut::<Hp>(a).unwrap().0 = 4;
+    /// assert_eq!(changed(&world), Some(true));
+    /// // Without ticks, there is nothing to tell.
+    /// assert_eq!(world.archetypes().get(table(&world)).column_changed_since(plain, since, world.change_tick()), None);
+    /// ```
+    pub fn column_changed_since(
+        &self,
+        id: ComponentId,
+        last_run: crate::component::change::Tick,
+        this_run: crate::component::change::Tick,
+    ) -> Option<bool> {
+        self.column(self.column_index(id)?).changed_since(last_run, this_run)
+    }
+
     /// The `T` in `row`, if the archetype stores `T` under `id`.
     #[inline]
     pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: Row) -> Option<&T> {

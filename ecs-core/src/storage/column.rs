@@ -229,6 +229,26 @@ impl Column {
         &self.ticks.changed
     }
 
+    /// Whether some row's changed tick is after `last_run` and not after
+    /// `this_run` (see [`Tick::is_newer_than`]); `None` if the type does not
+    /// track changes. A pass over the column's ticks, without its values.
+    pub fn changed_since(&self, last_run: Tick, this_run: Tick) -> Option<bool> {
+        if !self.tracked {
+            return None;
+        }
+        let since_last_run = this_run.get().wrapping_sub(last_run.get());
+        // The youngest change's age, taken branch-free so that the pass
+        // runs in wide steps.
+        let youngest = self.ticks.changed.iter().fold(u32::MAX, |youngest, cell| {
+            // SAFETY: a shared borrow of the column; writers of a row's
+            // ticks hold exclusive access to the row, which excludes this
+            // borrow.
+            let tick = unsafe { *cell.get() };
+            youngest.min(this_run.get().wrapping_sub(tick.get()))
+        });
+        Some(youngest < since_last_run)
+    }
+
     /// The ticks of `row`, if the type tracks changes and the row exists.
     #[inline]
     pub fn ticks_at(&self, row: usize) -> Option<ComponentTicks> {

@@ -82,6 +82,19 @@ impl World {
         }
     }
 
+    /// Moves the world's change tick one step on and returns the new tick:
+    /// every write made from now on is newer than every write made before,
+    /// as at the start of a system's run. For code outside a schedule that
+    /// notes the world as it is now and later asks what changed since, with
+    /// [`Tick::is_newer_than`] and `last_run` one before the returned tick
+    /// (what a rollback snapshot does to keep the hashes of unchanged
+    /// columns).
+    pub fn next_change_tick(&mut self) -> Tick {
+        let tick = self.change_tick.get_mut();
+        *tick = tick.wrapping_add(1);
+        Tick::new(*tick)
+    }
+
     /// Advances the change tick by `ticks` at once, as if that many systems
     /// had run: a test hook for tick wrap-around. Not part of the API.
     #[doc(hidden)]

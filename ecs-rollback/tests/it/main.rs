@@ -3,11 +3,13 @@
 //! driver refuses at the start), `p2p` (two peers over a lossy loopback
 //! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
 //! peer), `snapshot` (a save and a load by hand), `allocations` (a save
-//! and a load allocate nothing in steady state).
+//! and a load allocate nothing in steady state), `incremental` (a save
+//! keeps only the hashes of columns nothing wrote to).
 
 mod allocations;
 mod arena;
 mod hostile;
+mod incremental;
 mod net;
 mod p2p;
 mod snapshot;

@@ -2,9 +2,10 @@
 //! each system's time in that frame, taken from the schedules' timings.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
-use archetable_core::{SystemTiming, Time, Timings, World};
+use archetable_core::{Schedule, Time, Timings, World};
 use serde_json::{json, Value};
 
 /// How many frames the history keeps.
@@ -14,12 +15,11 @@ pub(crate) const FRAMES: usize = 600;
 /// frame (`schedule.list`).
 pub(crate) type StageTimings = (String, Timings);
 
-/// A stage's name and its systems' timings where the schedule keeps them,
-/// read by [`History::sample`] every frame without copying.
-pub(crate) type SampledStage<'a> = (String, Vec<&'a SystemTiming>);
+/// A stage's name and its schedule, whose timings [`History::sample`]
+/// reads every frame where the schedule keeps them.
+pub(crate) type SampledStage<'a> = (&'a str, &'a Schedule);
 
 /// One frame's figures.
-#[derive(Clone)]
 pub(crate) struct FrameRecord {
     pub frame: u64,
     pub real_dt_us: f64,
@@ -54,37 +54,32 @@ pub(crate) struct History {
     systems: Vec<(String, String)>,
     /// Each system's total time at the last sample.
     totals: Vec<Duration>,
+    /// The totals of the sample being taken (kept for its buffer).
+    next_totals: Vec<Duration>,
     /// Column of each system in the last sample's flat order.
     columns: Vec<usize>,
     /// Bumped when `systems` or `columns` change.
     layout: u64,
-    frames: VecDeque<FrameRecord>,
+    /// Shared with the stats watches' items, which the server's threads
+    /// write out; the oldest record is reused when no watch holds it.
+    frames: VecDeque<Arc<FrameRecord>>,
 }
 
 impl History {
-    /// Records a frame.
+    /// Records a frame. Allocates nothing once the history is full and
+    /// the schedules keep their systems: the layout is checked in place,
+    /// and the oldest record is reused.
     pub fn sample(&mut self, frame: u64, world: &World, stages: &[SampledStage<'_>]) {
-        let flat: Vec<(&String, &SystemTiming)> =
-            stages.iter().flat_map(|(stage, timings)| timings.iter().map(move |t| (stage, *t))).collect();
-        let same = flat.len() == self.columns.len()
-            && flat.iter().zip(&self.columns).all(|((stage, t), &c)| {
-                let (s, n) = &self.systems[c];
-                s == *stage && n == t.name()
-            });
-        if !same {
+        let oldest = if self.frames.len() == FRAMES { self.frames.pop_front() } else { None };
+        let reused = oldest.and_then(Arc::into_inner);
+        let mut times_us = reused.map(|r| r.times_us).unwrap_or_default();
+        if !self.fill(stages, &mut times_us) {
             self.relayout(stages);
-        }
-        let mut times_us = vec![0.0f32; self.systems.len()];
-        for ((_, t), &c) in flat.iter().zip(&self.columns) {
-            let spent = t.total().saturating_sub(self.totals[c]);
-            self.totals[c] = t.total();
-            times_us[c] = spent.as_secs_f64() as f32 * 1e6;
+            let filled = self.fill(stages, &mut times_us);
+            debug_assert!(filled, "a fresh layout matches");
         }
         let time = world.get_resource::<Time>();
-        if self.frames.len() == FRAMES {
-            self.frames.pop_front();
-        }
-        self.frames.push_back(FrameRecord {
+        self.frames.push_back(Arc::new(FrameRecord {
             frame,
             real_dt_us: time.map_or(0.0, |t| t.real_delta().as_secs_f64() * 1e6),
             entities: world.len(),
@@ -92,15 +87,44 @@ impl History {
             scale: time.map_or(1.0, Time::scale),
             times_us,
             layout: self.layout,
-        });
+        }));
+    }
+
+    /// Writes each system's time since the last sample into `times_us`, in
+    /// the layout's columns, in one pass over the timings; `false`, with
+    /// the totals left as they were, when the systems are not the
+    /// layout's (then [`History::relayout`] and fill again).
+    fn fill(&mut self, stages: &[SampledStage<'_>], times_us: &mut Vec<f32>) -> bool {
+        times_us.clear();
+        times_us.resize(self.systems.len(), 0.0);
+        self.next_totals.clear();
+        self.next_totals.extend_from_slice(&self.totals);
+        let mut i = 0;
+        for (stage, schedule) in stages {
+            for t in schedule.system_timings() {
+                let Some(&c) = self.columns.get(i) else { return false };
+                let (s, n) = &self.systems[c];
+                if s != stage || n != t.name() {
+                    return false;
+                }
+                times_us[c] = t.total().saturating_sub(self.totals[c]).as_secs_f64() as f32 * 1e6;
+                self.next_totals[c] = t.total();
+                i += 1;
+            }
+        }
+        if i != self.columns.len() {
+            return false;
+        }
+        std::mem::swap(&mut self.totals, &mut self.next_totals);
+        true
     }
 
     /// Maps the systems sampled now to columns, adding new ones; a system
     /// met for the first time counts from its current total.
     fn relayout(&mut self, stages: &[SampledStage<'_>]) {
         self.columns.clear();
-        for (stage, timings) in stages {
-            for t in timings.iter() {
+        for (stage, schedule) in stages {
+            for t in schedule.system_timings() {
                 // The first column of that stage and name not taken yet:
                 // two systems of one name keep their own columns.
                 let column = self
@@ -113,7 +137,7 @@ impl History {
                 let column = match column {
                     Some(c) => c,
                     None => {
-                        self.systems.push((stage.clone(), t.name().to_owned()));
+                        self.systems.push(((*stage).to_owned(), t.name().to_owned()));
                         self.totals.push(t.total());
                         self.systems.len() - 1
                     }
@@ -124,9 +148,10 @@ impl History {
         self.layout += 1;
     }
 
-    /// The last record.
-    pub fn last(&self) -> Option<&FrameRecord> {
-        self.frames.back()
+    /// The records of the frames after `frame`, oldest first.
+    pub fn after(&self, frame: u64) -> impl Iterator<Item = &Arc<FrameRecord>> {
+        let newer = self.frames.iter().rev().take_while(|r| r.frame > frame).count();
+        self.frames.iter().skip(self.frames.len() - newer)
     }
 
     /// The columns and the last `n` frames.
@@ -134,7 +159,7 @@ impl History {
         let systems: Vec<Value> =
             self.systems.iter().map(|(stage, name)| json!({ "stage": stage, "name": name })).collect();
         let skip = self.frames.len().saturating_sub(n);
-        let frames: Vec<Value> = self.frames.iter().skip(skip).map(FrameRecord::to_json).collect();
+        let frames: Vec<Value> = self.frames.iter().skip(skip).map(|r| r.to_json()).collect();
         json!({ "layout": self.layout, "systems": systems, "frames": frames })
     }
 }

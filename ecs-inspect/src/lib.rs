@@ -220,6 +220,9 @@ pub struct Inspector {
     frame: u64,
     stepping: u64,
     history: History,
+    /// The game loop's stages as last seen (`Startup` first), with the
+    /// names the chart and `schedule.list` show them by.
+    stage_names: Vec<(Stage, String)>,
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
     pending: Option<(server::Job, Vec<Result<Value, RpcError>>)>,
@@ -279,6 +282,7 @@ impl Inspector {
             frame: 0,
             stepping: 0,
             history: History::default(),
+            stage_names: Vec::new(),
             pending: None,
         })
     }
@@ -322,18 +326,28 @@ impl Inspector {
             return;
         }
         self.count_step(game.world_mut());
-        let all: Vec<Stage> = std::iter::once(Stage::Startup).chain(game.stages().cloned()).collect();
+        let known = || std::iter::once(&Stage::Startup).chain(game.stages());
+        if known().count() != self.stage_names.len() || !known().zip(&self.stage_names).all(|(a, (b, _))| a == b) {
+            self.stage_names = std::iter::once(Stage::Startup)
+                .chain(game.stages().cloned())
+                .map(|stage| {
+                    let name = stage.to_string();
+                    (stage, name)
+                })
+                .collect();
+        }
         // The chart reads the timings where they are, every frame; a copy
-        // (names included) is made only on a frame with calls to answer.
-        let seen: Vec<SampledStage> =
-            all.iter().map(|stage| (stage.to_string(), game.stage(stage.clone()).system_timings().collect())).collect();
-        self.history.sample(self.frame, game.world(), &seen);
-        drop(seen);
-        let stages: Vec<StageTimings> = if self.has_calls() {
-            all.into_iter().map(|stage| (stage.to_string(), game.stage(stage).timings())).collect()
+        // is made only on a frame with calls to answer.
+        let calls = self.has_calls();
+        let sampled: Vec<SampledStage> =
+            self.stage_names.iter().map(|(stage, name)| (name.as_str(), game.stage(stage.clone()))).collect();
+        self.history.sample(self.frame, game.world(), &sampled);
+        let stages: Vec<StageTimings> = if calls {
+            sampled.iter().map(|(name, schedule)| ((*name).to_owned(), schedule.timings())).collect()
         } else {
             Vec::new()
         };
+        drop(sampled);
         self.serve(game.world_mut(), &stages);
     }
 
@@ -346,9 +360,7 @@ impl Inspector {
             return;
         }
         self.count_step(world);
-        let seen: Vec<SampledStage> =
-            schedules.iter().map(|(name, s)| ((*name).to_owned(), s.system_timings().collect())).collect();
-        self.history.sample(self.frame, world, &seen);
+        self.history.sample(self.frame, world, schedules);
         let stages: Vec<StageTimings> = if self.has_calls() {
             schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect()
         } else {
@@ -415,6 +427,7 @@ impl Inspector {
         // One call at a time, the budget checked after each: a batch's
         // calls spread over frames when they do not fit in one.
         let started = Instant::now();
+        let mut names = None;
         loop {
             let (job, mut answers) = match self.pending.take() {
                 Some(pending) => pending,
@@ -433,6 +446,7 @@ impl Inspector {
                 stepping: &mut self.stepping,
                 frame: self.frame,
                 shared: Some(&self.shared),
+                names: &mut names,
             };
             while let Some(call) = job.calls.get(answers.len()) {
                 answers.push(methods::call(&mut ctx, &call.method, &call.params));
@@ -481,7 +495,16 @@ pub fn answer_for_fuzzing(world: &mut World, body: &[u8]) -> Option<String> {
     };
     let history = History::default();
     let mut stepping = 0;
-    let mut ctx = Ctx { world, stages: &[], history: &history, stepping: &mut stepping, frame: 1, shared: None };
+    let mut names = None;
+    let mut ctx = Ctx {
+        world,
+        stages: &[],
+        history: &history,
+        stepping: &mut stepping,
+        frame: 1,
+        shared: None,
+        names: &mut names,
+    };
     let answers: Vec<String> = entries
         .into_iter()
         .map(|entry| match entry {
@@ -493,4 +516,29 @@ pub fn answer_for_fuzzing(world: &mut World, body: &[u8]) -> Option<String> {
         })
         .collect();
     Some(format!("[{}]", answers.join(",")))
+}
+
+/// Runs the checks of a request's head (token, `Host`, `Origin`) on
+/// header values as a client sent them, the parsing the HTTP library
+/// leaves to the inspector: `None` when a value cannot be a header value,
+/// else whether the request is let through (or why not). For the fuzz
+/// target of the HTTP front; not part of the stable API.
+#[doc(hidden)]
+pub fn admit_for_fuzzing(
+    host: Option<&[u8]>,
+    origin: Option<&[u8]>,
+    authorization: Option<&[u8]>,
+    query: &str,
+    token: Option<&str>,
+    loopback: bool,
+    port: u16,
+) -> Option<Result<(), &'static str>> {
+    server::admit(host, origin, authorization, query, token, loopback, port)
+}
+
+/// Decodes a form value (`%XX`, `+`) as the server reads `?token=`. For
+/// the fuzz target of the HTTP front; not part of the stable API.
+#[doc(hidden)]
+pub fn form_decode_for_fuzzing(text: &str) -> Option<Vec<u8>> {
+    server::form_decode(text)
 }

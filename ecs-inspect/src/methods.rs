@@ -2,6 +2,7 @@
 //! frames.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
 
 use archetable_core::{ChildOf, Children, ComponentId, Entity, Name, Time, With, Without, World};
 use archetable_serde::{EditError, SerdeRegistry, SerdeWorldExt};
@@ -34,6 +35,18 @@ pub(crate) struct Ctx<'a> {
     pub frame: u64,
     /// `None` where no server runs (the fuzz entry point).
     pub shared: Option<&'a Shared>,
+    /// The world's component names, shared by the calls of a frame; built
+    /// again when a call adds a component type (keyed by their count).
+    pub names: &'a mut Option<(usize, Names)>,
+}
+
+/// The world's component names from `cache`, built when missing or stale.
+fn cached<'n>(cache: &'n mut Option<(usize, Names)>, world: &World, registry: &SerdeRegistry) -> &'n Names {
+    let count = world.components().len();
+    if cache.as_ref().is_none_or(|(n, _)| *n != count) {
+        *cache = Some((count, Names::of(world, registry)));
+    }
+    &cache.as_ref().expect("just filled").1
 }
 
 /// Runs one call; a panic in user code is caught and becomes an error.
@@ -54,12 +67,12 @@ pub(crate) fn call(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Va
 fn dispatch(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, RpcError> {
     let registry = ctx.world.serde_registry();
     match method {
-        "world.list_components" => Ok(list_components(ctx.world, &registry)),
+        "world.list_components" => Ok(list_components(ctx.world, cached(ctx.names, ctx.world, &registry))),
         "world.query" => {
             let spec = QuerySpec::from_params(params, 0)?;
-            spec.run(ctx.world, &registry)
+            spec.run_with(ctx.world, &registry, cached(ctx.names, ctx.world, &registry))
         }
-        "world.get_components" => get_components(ctx.world, &registry, params),
+        "world.get_components" => get_components(ctx.world, &registry, cached(ctx.names, ctx.world, &registry), params),
         "world.insert_components" => insert_components(ctx.world, &registry, params),
         "world.remove_components" => remove_components(ctx.world, &registry, params),
         "world.spawn_entity" => spawn_entity(ctx.world, &registry, params),
@@ -67,8 +80,11 @@ fn dispatch(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, Rp
         "world.list_resources" => Ok(list_resources(ctx.world, &registry)),
         "world.get_resource" => get_resource(ctx.world, &registry, params),
         "world.insert_resource" => insert_resource(ctx.world, &registry, params),
-        "world.list_tables" => Ok(list_tables(ctx.world, &registry, params::boolean(params, "include_empty")?)),
-        "world.hierarchy" => hierarchy(ctx.world, &registry, params),
+        "world.list_tables" => {
+            let include_empty = params::boolean(params, "include_empty")?;
+            Ok(list_tables(ctx.world, cached(ctx.names, ctx.world, &registry), include_empty))
+        }
+        "world.hierarchy" => hierarchy(ctx.world, cached(ctx.names, ctx.world, &registry), params),
         "schedule.list" => Ok(schedule_list(ctx.stages)),
         "schedule.history" => {
             let n = params::uint(params, "frames", crate::history::FRAMES as u64, crate::history::FRAMES as u64)?;
@@ -181,12 +197,17 @@ fn serde_name(names: &Names, registry: &SerdeRegistry, name: &str) -> Result<Str
     }
 }
 
+/// A JSON object of `fields`, their values moved in (`json!` would copy
+/// each `Value` by serializing it again).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
+}
+
 fn entity_json(entity: Entity) -> Value {
     Value::String(entity.to_string())
 }
 
-fn list_components(world: &World, registry: &SerdeRegistry) -> Value {
-    let names = Names::of(world, registry);
+fn list_components(world: &World, names: &Names) -> Value {
     let components: Vec<Value> = names
         .known
         .iter()
@@ -247,7 +268,11 @@ impl QuerySpec {
 
     /// The page, as `{ total, offset, entities: [{ entity, components }] }`.
     pub fn run(&self, world: &World, registry: &SerdeRegistry) -> Result<Value, RpcError> {
-        let names = Names::of(world, registry);
+        self.run_with(world, registry, &Names::of(world, registry))
+    }
+
+    /// [`QuerySpec::run`] with the world's names at hand.
+    pub fn run_with(&self, world: &World, registry: &SerdeRegistry, names: &Names) -> Result<Value, RpcError> {
         let resolve =
             |list: &[String]| -> Result<Vec<&Known>, RpcError> { list.iter().map(|name| names.find(name)).collect() };
         let with = resolve(&self.with)?;
@@ -265,16 +290,28 @@ impl QuerySpec {
                     && self.name_contains.as_deref().is_none_or(|part| name.to_lowercase().contains(part))
             });
         }
-        matched.sort_unstable();
-        let offset = match self.page_of.map(|e| matched.binary_search(&e)) {
+        // The page, in entity order, without sorting every match: the
+        // entities before it are moved to the front, then the page's.
+        let offset = match self.page_of {
             // Pages start at multiples of `limit` (a limit of 0 has no pages).
-            Some(Ok(index)) if self.limit > 0 => index / self.limit * self.limit,
+            Some(e) if self.limit > 0 && matched.contains(&e) => {
+                matched.iter().filter(|&&m| m < e).count() / self.limit * self.limit
+            }
             _ => self.offset,
         };
-        let page: Vec<Value> = matched
+        let total = matched.len();
+        if offset > 0 && offset < total {
+            matched.select_nth_unstable(offset);
+        }
+        let rest = &mut matched[offset.min(total)..];
+        if self.limit < rest.len() {
+            rest.select_nth_unstable(self.limit);
+        }
+        let in_page = self.limit.min(rest.len());
+        let page = &mut rest[..in_page];
+        page.sort_unstable();
+        let page: Vec<Value> = page
             .iter()
-            .skip(offset)
-            .take(self.limit)
             .map(|&entity| {
                 let mut components = Map::new();
                 for k in &values {
@@ -282,18 +319,20 @@ impl QuerySpec {
                         components.insert(k.name.clone(), value);
                     }
                 }
-                let mut row = json!({ "entity": entity_json(entity), "components": components });
+                let mut row = Map::new();
+                row.insert("entity".to_owned(), entity_json(entity));
+                row.insert("components".to_owned(), Value::Object(components));
                 if let Some(name) = world.get::<Name>(entity) {
-                    row["name"] = json!(name.as_str());
+                    row.insert("name".to_owned(), Value::from(name.as_str()));
                 }
                 if self.component_names {
                     let list = names.of_entity(world, entity).unwrap_or_default();
-                    row["component_names"] = list.iter().map(|k| k.name.as_str()).collect();
+                    row.insert("component_names".to_owned(), list.iter().map(|k| k.name.as_str()).collect());
                 }
-                row
+                Value::Object(row)
             })
             .collect();
-        Ok(json!({ "total": matched.len(), "offset": offset, "entities": page }))
+        Ok(object([("total", total.into()), ("offset", offset.into()), ("entities", page.into())]))
     }
 }
 
@@ -325,9 +364,8 @@ fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[Compone
     out
 }
 
-fn get_components(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
+fn get_components(world: &World, registry: &SerdeRegistry, names: &Names, params: &Value) -> Result<Value, RpcError> {
     let entity = params::entity(params, "entity")?;
-    let names = Names::of(world, registry);
     let has = names.of_entity(world, entity).ok_or_else(|| no_such_entity(entity))?;
     let wanted: Vec<&Known> = match params::strings(params, "components")? {
         Some(list) => list.iter().map(|n| names.find(n)).collect::<Result<_, _>>()?,
@@ -351,12 +389,12 @@ fn get_components(world: &World, registry: &SerdeRegistry, params: &Value) -> Re
             read_only.push(json!({ "name": k.name, "type_name": k.type_name, "size": k.size }));
         }
     }
-    Ok(json!({
-        "entity": entity_json(entity),
-        "components": values,
-        "read_only": read_only,
-        "missing": missing,
-    }))
+    Ok(object([
+        ("entity", entity_json(entity)),
+        ("components", Value::Object(values)),
+        ("read_only", read_only.into()),
+        ("missing", missing.into()),
+    ]))
 }
 
 /// `(registered name, JSON text)` of each entry of a `components` object.
@@ -513,8 +551,7 @@ fn insert_resource(world: &mut World, registry: &SerdeRegistry, params: &Value) 
     }
 }
 
-fn list_tables(world: &World, registry: &SerdeRegistry, include_empty: bool) -> Value {
-    let names = Names::of(world, registry);
+fn list_tables(world: &World, names: &Names, include_empty: bool) -> Value {
     let name_of = |id| names.by_id(id).map_or_else(|| format!("#{}", id.index()), |k| k.name.clone());
     let tables: Vec<Value> = world
         .archetypes()
@@ -522,8 +559,13 @@ fn list_tables(world: &World, registry: &SerdeRegistry, include_empty: bool) -> 
         .iter()
         .filter(|t| include_empty || !t.is_empty())
         .map(|t| {
-            let components: Vec<String> = t.components().iter().map(|&id| name_of(id)).collect();
-            json!({ "id": t.id().index(), "components": components, "rows": t.len(), "bytes": t.allocated_bytes() })
+            let components: Vec<Value> = t.components().iter().map(|&id| name_of(id).into()).collect();
+            object([
+                ("id", t.id().index().into()),
+                ("components", components.into()),
+                ("rows", t.len().into()),
+                ("bytes", t.allocated_bytes().into()),
+            ])
         })
         .collect();
     let sparse: Vec<Value> = world
@@ -531,16 +573,15 @@ fn list_tables(world: &World, registry: &SerdeRegistry, include_empty: bool) -> 
         .iter()
         .map(|s| json!({ "component": name_of(s.id()), "entities": s.len(), "bytes": s.allocated_bytes() }))
         .collect();
-    json!({
-        "entities": world.len(),
-        "bytes": world.allocated_bytes(),
-        "tables": tables,
-        "sparse": sparse,
-    })
+    object([
+        ("entities", world.len().into()),
+        ("bytes", world.allocated_bytes().into()),
+        ("tables", tables.into()),
+        ("sparse", sparse.into()),
+    ])
 }
 
-fn hierarchy(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
-    let names = Names::of(world, registry);
+fn hierarchy(world: &World, names: &Names, params: &Value) -> Result<Value, RpcError> {
     let roots: Vec<Entity> = match params::opt_entity(params, "root")? {
         Some(root) if world.contains(root) => vec![root],
         Some(root) => return Err(no_such_entity(root)),
@@ -557,9 +598,9 @@ fn hierarchy(world: &World, registry: &SerdeRegistry, params: &Value) -> Result<
             walk.truncated = true;
             break;
         }
-        nodes.push(node(world, &names, root, 0, &mut walk));
+        nodes.push(node(world, names, root, 0, &mut walk));
     }
-    Ok(json!({ "roots": nodes, "truncated": walk.truncated }))
+    Ok(object([("roots", nodes.into()), ("truncated", walk.truncated.into())]))
 }
 
 /// A hierarchy walk's node budget, and whether it left anything out.
@@ -588,12 +629,12 @@ fn node(world: &World, names: &Names, entity: Entity, depth: usize, walk: &mut W
         }
         children.push(node(world, names, child, depth + 1, walk));
     }
-    json!({
-        "entity": entity_json(entity),
-        "components": components,
-        "child_count": kids.len(),
-        "children": children,
-    })
+    object([
+        ("entity", entity_json(entity)),
+        ("components", components.into()),
+        ("child_count", kids.len().into()),
+        ("children", children.into()),
+    ])
 }
 
 fn schedule_list(stages: &[StageTimings]) -> Value {
@@ -613,10 +654,10 @@ fn schedule_list(stages: &[StageTimings]) -> Value {
                     })
                 })
                 .collect();
-            json!({ "stage": stage, "systems": systems })
+            object([("stage", stage.as_str().into()), ("systems", systems.into())])
         })
         .collect();
-    json!({ "stages": stages })
+    object([("stages", stages.into())])
 }
 
 fn watch_start(ctx: &mut Ctx<'_>, registry: &SerdeRegistry, params: &Value) -> Result<Value, RpcError> {
@@ -634,35 +675,59 @@ fn watch_start(ctx: &mut Ctx<'_>, registry: &SerdeRegistry, params: &Value) -> R
     };
     let every = params::uint(params, "every", every_default, 3600)?;
     let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
-    let id = watches.add(kind, every, shared.limits.max_watches)?;
-    shared.watch_count.store(watches.list.len(), std::sync::atomic::Ordering::Release);
+    // A stats watch's items start with this frame.
+    let id = watches.add(kind, every, shared.limits.max_watches, ctx.frame.saturating_sub(1))?;
+    crate::watch::count(&watches, shared);
     Ok(json!({ "watch": id, "every": every.max(1) }))
 }
 
-/// Feeds the watches due this frame; skips the frame if a server thread
-/// holds the lock, so the game never waits.
+/// Feeds the watches due this frame: a query watch every `every` frames,
+/// a stats watch when a poll asked for it (the frames since its last
+/// feed) or when its items would otherwise leave the history. Skips the
+/// frame if a server thread holds the lock, so the game never waits; and
+/// when nothing is due, takes no lock at all.
 pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared: &Shared) {
+    let polled = shared.stats_polled.load(Ordering::Acquire);
+    // Expired watches are looked for once a second (at 60 frames a second).
+    let due = polled || frame.is_multiple_of(60) || shared.query_watches.load(Ordering::Relaxed) > 0;
+    if !due {
+        return;
+    }
     let Ok(mut watches) = shared.watches.try_lock() else { return };
+    shared.stats_polled.store(false, Ordering::Release);
     // The registry is looked up (a copy of it) only for a query watch due
-    // this frame: a stats watch alone costs a record's copy.
+    // this frame.
     let mut registry: Option<SerdeRegistry> = None;
     let mut fed = false;
     for watch in &mut watches.list {
-        if !frame.is_multiple_of(watch.every) {
-            continue;
-        }
-        let item = match &watch.kind {
-            WatchKind::Stats => match history.last() {
-                Some(record) => Item::Frame(record.clone()),
-                None => continue,
-            },
-            WatchKind::Query(spec) => {
-                let registry = registry.get_or_insert_with(|| world.serde_registry());
-                Item::Json(spec.run(world, registry).unwrap_or_else(|e| json!({ "error": e.to_json() })))
+        match &watch.kind {
+            WatchKind::Stats => {
+                // Fed when polled, and at least every half a history.
+                if !polled && frame < watch.fed + crate::history::FRAMES as u64 / 2 {
+                    continue;
+                }
+                let every = watch.every;
+                let due = |from: u64, to: u64| to / every - from / every;
+                let records: Vec<_> =
+                    history.after(watch.fed).filter(|r| r.frame.is_multiple_of(every)).cloned().collect();
+                let missed = due(watch.fed, frame).saturating_sub(records.len() as u64);
+                let kept = records.len().saturating_sub(crate::watch::MAX_ITEMS);
+                watch.skip(missed + kept as u64);
+                for record in records.into_iter().skip(kept) {
+                    watch.push(Item::Frame(record));
+                    fed = true;
+                }
+                watch.fed = frame;
             }
-        };
-        watch.push(item);
-        fed = true;
+            WatchKind::Query(spec) => {
+                if !frame.is_multiple_of(watch.every) {
+                    continue;
+                }
+                let registry = registry.get_or_insert_with(|| world.serde_registry());
+                watch.push(Item::Json(spec.run(world, registry).unwrap_or_else(|e| json!({ "error": e.to_json() }))));
+                fed = true;
+            }
+        }
     }
     crate::watch::expire(&mut watches, shared);
     if fed {

@@ -57,6 +57,11 @@ pub(crate) struct Shared {
     pub watches: Mutex<Watches>,
     pub watch_signal: Notify,
     pub watch_count: AtomicUsize,
+    /// Query watches open now (run by the game on their own schedule).
+    pub query_watches: AtomicUsize,
+    /// A stats watch was polled and waits for the frames since its last
+    /// feed.
+    pub stats_polled: AtomicBool,
     /// Connections open now.
     pub connections: AtomicUsize,
     /// Jobs handed to the game thread, and jobs it answered.
@@ -73,6 +78,8 @@ impl Shared {
             watches: Mutex::new(Watches::default()),
             watch_signal: Notify::new(),
             watch_count: AtomicUsize::new(0),
+            query_watches: AtomicUsize::new(0),
+            stats_polled: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
             jobs_sent: AtomicU64::new(0),
             jobs_done: AtomicU64::new(0),
@@ -234,6 +241,46 @@ fn origin_allowed(headers: &HeaderMap, limits: &Limits) -> Result<(), &'static s
         }
     }
     Ok(())
+}
+
+/// The checks a request's head goes through before anything else, on
+/// header values as the client sent them: the token (`Authorization`, or
+/// `?token=` in `query`), then the `Host` and `Origin`. For the fuzz
+/// target of the HTTP front; `None` when a value is not one `http` accepts
+/// in a header.
+pub(crate) fn admit(
+    host: Option<&[u8]>,
+    origin: Option<&[u8]>,
+    authorization: Option<&[u8]>,
+    query: &str,
+    token: Option<&str>,
+    loopback: bool,
+    port: u16,
+) -> Option<Result<(), &'static str>> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in [(header::HOST, host), (header::ORIGIN, origin), (header::AUTHORIZATION, authorization)] {
+        if let Some(value) = value {
+            headers.insert(name, HeaderValue::from_bytes(value).ok()?);
+        }
+    }
+    let limits = Limits {
+        max_body: 0,
+        max_response: 0,
+        max_connections: 1,
+        header_timeout: Duration::ZERO,
+        body_timeout: Duration::ZERO,
+        write_timeout: Duration::ZERO,
+        answer_timeout: Duration::ZERO,
+        max_watches: 0,
+        queue: 1,
+        token: token.map(str::to_owned),
+        loopback,
+        port,
+    };
+    if !authorized(&headers, query, &limits) {
+        return Some(Err("unauthorized"));
+    }
+    Some(origin_allowed(&headers, &limits))
 }
 
 /// Reads a body of at most `max` bytes: refused from its `Content-Length`

@@ -1,9 +1,13 @@
-//! Watches: the frame figures or a query, pushed by the game thread each
-//! few frames into a bounded buffer per watch, and taken by clients with
-//! long polls (`watch.poll`) on the server's threads.
+//! Watches: the frame figures or a query, pushed by the game thread into a
+//! bounded buffer per watch, and taken by clients with long polls
+//! (`watch.poll`) on the server's threads. A query watch runs its query
+//! every `every` frames; a stats watch is fed only when it is polled (the
+//! frames since its last feed, from the history, at the next frame), so
+//! between two polls it costs the game nothing.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -24,10 +28,10 @@ pub(crate) enum WatchKind {
 }
 
 /// A watch's item as the game thread leaves it: a frame's figures are
-/// copied as they are and written as JSON by the poll, on the server's
-/// thread, so that a stats watch costs the game a copy per frame.
+/// shared with the history and written as JSON by the poll, on the
+/// server's thread.
 pub(crate) enum Item {
-    Frame(FrameRecord),
+    Frame(Arc<FrameRecord>),
     Json(Value),
 }
 
@@ -48,6 +52,8 @@ pub(crate) struct Watch {
     next_seq: u64,
     dropped: u64,
     last_poll: Instant,
+    /// A stats watch: the last frame fed to it.
+    pub fed: u64,
 }
 
 #[derive(Default)]
@@ -57,7 +63,8 @@ pub(crate) struct Watches {
 }
 
 impl Watches {
-    pub fn add(&mut self, kind: WatchKind, every: u64, max: usize) -> Result<u64, RpcError> {
+    /// Adds a watch; a stats watch's items start after frame `fed`.
+    pub fn add(&mut self, kind: WatchKind, every: u64, max: usize, fed: u64) -> Result<u64, RpcError> {
         let now = Instant::now();
         self.list.retain(|w| now.duration_since(w.last_poll) < EXPIRE);
         if self.list.len() >= max {
@@ -76,6 +83,7 @@ impl Watches {
             next_seq: 1,
             dropped: 0,
             last_poll: now,
+            fed,
         });
         Ok(id)
     }
@@ -91,6 +99,14 @@ impl Watch {
         self.items.push_back((self.next_seq, item));
         self.next_seq += 1;
     }
+
+    /// Items the watch missed without holding them (frames the history no
+    /// longer had, or past [`MAX_ITEMS`] at once): counted as dropped, and
+    /// numbered as if they had been pushed.
+    pub fn skip(&mut self, count: u64) {
+        self.dropped += count;
+        self.next_seq += count;
+    }
 }
 
 /// Stops expired watches; called by the game thread while it holds the
@@ -98,6 +114,15 @@ impl Watch {
 pub(crate) fn expire(watches: &mut Watches, shared: &Shared) {
     let now = Instant::now();
     watches.list.retain(|w| now.duration_since(w.last_poll) < EXPIRE);
+    count(watches, shared);
+}
+
+/// Tells the game thread how many watches are open, and how many of them
+/// are query watches (which it runs on their own schedule); called with
+/// the lock held.
+pub(crate) fn count(watches: &Watches, shared: &Shared) {
+    let queries = watches.list.iter().filter(|w| matches!(w.kind, WatchKind::Query(_))).count();
+    shared.query_watches.store(queries, Ordering::Release);
     shared.watch_count.store(watches.list.len(), Ordering::Release);
 }
 
@@ -136,6 +161,11 @@ pub(crate) async fn poll(shared: &Shared, params: &Value, start: Instant) -> Res
                 let last = watch.next_seq - 1;
                 return Ok(json!({ "watch": id, "items": items, "last": last, "dropped": watch.dropped }));
             }
+            if matches!(watch.kind, WatchKind::Stats) {
+                // The game feeds it the frames since its last feed at its
+                // next frame, and then wakes this poll.
+                shared.stats_polled.store(true, Ordering::Release);
+            }
         }
         let _ = tokio::time::timeout_at(deadline.into(), signal).await;
     }
@@ -147,7 +177,7 @@ pub(crate) fn stop(shared: &Shared, params: &Value) -> Result<Value, RpcError> {
     let mut watches = shared.watches.lock().unwrap_or_else(|e| e.into_inner());
     let before = watches.list.len();
     watches.list.retain(|w| w.id != id);
-    shared.watch_count.store(watches.list.len(), Ordering::Release);
+    count(&watches, shared);
     if watches.list.len() == before {
         return Err(RpcError::new(codes::UNKNOWN_WATCH, format!("no watch {id}")));
     }

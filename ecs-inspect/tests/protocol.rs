@@ -833,3 +833,60 @@ fn the_page_forbids_framing_sniffing_and_code_from_elsewhere() {
     assert_eq!(answer.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(answer.header("content-type"), Some("application/json"));
 }
+
+#[test]
+fn a_stats_watch_polled_late_gets_its_last_frames_and_counts_the_rest_dropped() {
+    let (mut game, _, mut inspector) = start();
+    let watch =
+        drive(&mut game, &mut inspector, |addr| ok(addr, "watch.start", json!({ "kind": "stats" }))["watch"].clone());
+    // Frames no one polls for: the watch is fed their records only when
+    // it is polled, at most its 64 last.
+    for _ in 0..100 {
+        game.advance(std::time::Duration::from_millis(16));
+        inspector.update(&mut game);
+    }
+    let (first, second) = drive(&mut game, &mut inspector, move |addr| {
+        let first = ok(addr, "watch.poll", json!({ "watch": watch, "after": 0, "timeout_ms": 5000 }));
+        let after = first["last"].clone();
+        let second = ok(addr, "watch.poll", json!({ "watch": watch, "after": after, "timeout_ms": 5000 }));
+        (first, second)
+    });
+    let frames = |got: &Value| -> Vec<u64> {
+        got["items"].as_array().unwrap().iter().map(|item| item["data"]["frame"].as_u64().unwrap()).collect()
+    };
+    let (one, two) = (frames(&first), frames(&second));
+    assert_eq!(one.len(), archetable_inspect::WATCH_MAX_ITEMS);
+    assert!(one.windows(2).all(|w| w[1] == w[0] + 1), "consecutive frames: {one:?}");
+    let dropped = first["dropped"].as_u64().unwrap();
+    assert!(dropped >= 100 - 64, "{dropped} dropped");
+    assert_eq!(first["last"].as_u64().unwrap(), dropped + 64, "every frame since the start, held or dropped");
+    // The next poll goes on from the frame after, and drops nothing more.
+    assert_eq!(two[0], one[63] + 1);
+    assert!(two.windows(2).all(|w| w[1] == w[0] + 1), "consecutive frames: {two:?}");
+    assert_eq!(second["items"][0]["seq"].as_u64().unwrap(), first["last"].as_u64().unwrap() + 1);
+    assert_eq!(second["dropped"].as_u64().unwrap(), dropped);
+}
+
+#[test]
+fn query_pages_cover_the_sorted_matches_without_gaps() {
+    let (mut game, _, mut inspector) = start();
+    let (all, pages, turned) = drive(&mut game, &mut inspector, |addr| {
+        let all = handles(&ok(addr, "world.query", json!({ "limit": 1000 })));
+        let mut pages = Vec::new();
+        for offset in (0..all.len() + 3).step_by(3) {
+            pages.push(handles(&ok(addr, "world.query", json!({ "offset": offset, "limit": 3 }))));
+        }
+        let turned: Vec<u64> = all
+            .iter()
+            .map(|e| ok(addr, "world.query", json!({ "limit": 3, "page_of": e }))["offset"].as_u64().unwrap())
+            .collect();
+        (all, pages, turned)
+    });
+    let mut sorted = all.clone();
+    sorted.sort_by_key(|handle| Entity::parse(handle).unwrap());
+    assert_eq!(all, sorted, "the whole list is in entity order");
+    assert_eq!(all.len(), 8);
+    assert_eq!(pages.concat(), all);
+    assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 2, 0]);
+    assert_eq!(turned, [0, 0, 0, 3, 3, 3, 6, 6], "each entity's page starts at a multiple of the limit");
+}

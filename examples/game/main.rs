@@ -33,6 +33,8 @@
 //!                          # plays in real time, with the live inspector's page at the address it prints
 //! ```
 
+#[cfg(feature = "inspect")]
+mod page_client;
 mod pictures;
 mod sim;
 
@@ -156,6 +158,9 @@ fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 /// `--frames N`), with the live inspector: its page is at the address
 /// printed (`--port N` to choose it). The components and resources are
 /// registered with serde, so the page shows and edits their values.
+/// `--page-client` runs a scripted client that asks what the page asks, at
+/// its rates (see `page_client.rs`); `--fast` plays the frames back to
+/// back, each 1/60 s of game time, for a profiler.
 #[cfg(feature = "inspect")]
 fn inspect(args: &[String]) -> std::io::Result<()> {
     use archetable::inspect::{Inspector, InspectorConfig};
@@ -176,9 +181,13 @@ fn inspect(args: &[String]) -> std::io::Result<()> {
         config = config.port(port.parse().expect("--port needs a number"));
     }
     let frames: Option<u64> = option(args, "--frames").map(|n| n.parse().expect("--frames needs a number"));
+    let fast = args.iter().any(|a| a == "--fast");
     let mut inspector = Inspector::start(config)?;
     println!("inspector: {}", inspector.url());
-    println!("the fireworks run in real time; Ctrl-C ends them");
+    let client = args.iter().any(|a| a == "--page-client").then(|| page_client::PageClient::start(inspector.addr()));
+    if !fast {
+        println!("the fireworks run in real time; Ctrl-C ends them");
+    }
     let frame_time = Duration::from_secs_f64(1.0 / 60.0);
     let mut last = Instant::now();
     let mut frame = 0;
@@ -187,15 +196,21 @@ fn inspect(args: &[String]) -> std::io::Result<()> {
     let mut updates = Vec::new();
     while frames.is_none_or(|n| frame < n) {
         let now = Instant::now();
-        game.advance(now - last);
+        game.advance(if fast { frame_time } else { now - last });
         last = now;
+        if let Some(client) = &client {
+            client.before_frame(frame, || inspector.waiting());
+        }
         let update = Instant::now();
         inspector.update(&mut game);
         if frames.is_some() {
             updates.push(update.elapsed());
         }
+        if let Some(client) = &client {
+            client.after_frame(frame);
+        }
         frame += 1;
-        if let Some(rest) = frame_time.checked_sub(now.elapsed()) {
+        if let Some(rest) = frame_time.checked_sub(now.elapsed()).filter(|_| !fast) {
             std::thread::sleep(rest);
         }
     }
@@ -211,6 +226,7 @@ fn inspect(args: &[String]) -> std::io::Result<()> {
             at(1.0)
         );
     }
+    drop(client);
     Ok(())
 }
 

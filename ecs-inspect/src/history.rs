@@ -60,6 +60,10 @@ pub(crate) struct History {
     columns: Vec<usize>,
     /// Bumped when `systems` or `columns` change.
     layout: u64,
+    /// The stage names and [`Schedule::timings_layout`] stamps that
+    /// `columns` was last checked against: while they stay, a sample
+    /// skips matching systems by name.
+    checked: Vec<(String, u64)>,
     /// Shared with the stats watches' items, which the server's threads
     /// write out; the oldest record is reused when no watch holds it.
     frames: VecDeque<Arc<FrameRecord>>,
@@ -99,13 +103,23 @@ impl History {
         times_us.resize(self.systems.len(), 0.0);
         self.next_totals.clear();
         self.next_totals.extend_from_slice(&self.totals);
+        // The same stamps as the last check: the same systems in the same
+        // order, so no name needs comparing.
+        let checked = self.checked.len() == stages.len()
+            && self
+                .checked
+                .iter()
+                .zip(stages)
+                .all(|((name, stamp), (stage, schedule))| *stamp == schedule.timings_layout() && name == stage);
         let mut i = 0;
         for (stage, schedule) in stages {
             for t in schedule.system_timings() {
                 let Some(&c) = self.columns.get(i) else { return false };
-                let (s, n) = &self.systems[c];
-                if s != stage || n != t.name() {
-                    return false;
+                if !checked {
+                    let (s, n) = &self.systems[c];
+                    if s != stage || n != t.name() {
+                        return false;
+                    }
                 }
                 times_us[c] = t.total().saturating_sub(self.totals[c]).as_secs_f64() as f32 * 1e6;
                 self.next_totals[c] = t.total();
@@ -115,6 +129,11 @@ impl History {
         if i != self.columns.len() {
             return false;
         }
+        if !checked {
+            self.checked.clear();
+            self.checked
+                .extend(stages.iter().map(|(stage, schedule)| ((*stage).to_owned(), schedule.timings_layout())));
+        }
         std::mem::swap(&mut self.totals, &mut self.next_totals);
         true
     }
@@ -123,6 +142,7 @@ impl History {
     /// met for the first time counts from its current total.
     fn relayout(&mut self, stages: &[SampledStage<'_>]) {
         self.columns.clear();
+        self.checked.clear();
         for (stage, schedule) in stages {
             for t in schedule.system_timings() {
                 // The first column of that stage and name not taken yet:
@@ -161,5 +181,49 @@ impl History {
         let skip = self.frames.len().saturating_sub(n);
         let frames: Vec<Value> = self.frames.iter().skip(skip).map(|r| r.to_json()).collect();
         json!({ "layout": self.layout, "systems": systems, "frames": frames })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a() {}
+    fn b() {}
+    fn c() {}
+
+    fn names(history: &History) -> Vec<String> {
+        history.columns.iter().map(|&c| format!("{}/{}", history.systems[c].0, history.systems[c].1)).collect()
+    }
+
+    #[test]
+    fn columns_follow_the_schedules_while_stamps_skip_the_names() {
+        let mut world = World::new();
+        let mut history = History::default();
+        let mut first = Schedule::new();
+        first.add_systems((a, b));
+        first.run(&mut world);
+        history.sample(1, &world, &[("update", &first)]);
+        assert_eq!(names(&history), ["update/a", "update/b"]);
+        let layout = history.layout;
+
+        // The same stamp: the same columns, no new layout.
+        first.run(&mut world);
+        history.sample(2, &world, &[("update", &first)]);
+        assert_eq!((names(&history), history.layout), (vec!["update/a".into(), "update/b".into()], layout));
+
+        // Another schedule with the same names in another order: its stamp
+        // differs, so the names are matched again.
+        let mut second = Schedule::new();
+        second.add_systems((b, a, c));
+        second.run(&mut world);
+        history.sample(3, &world, &[("update", &second)]);
+        assert_eq!(names(&history), ["update/b", "update/a", "update/c"]);
+        assert_eq!(history.frames.back().unwrap().times_us.len(), 3);
+
+        // The same schedule under another stage name: matched again too.
+        history.sample(4, &world, &[("late_update", &second)]);
+        assert_eq!(names(&history), ["late_update/b", "late_update/a", "late_update/c"]);
+        assert_eq!(history.systems.len(), 6);
     }
 }

@@ -63,7 +63,7 @@ use serde_json::Value;
 use crate::front::Front;
 use crate::history::{History, SampledStage, StageTimings};
 use crate::methods::Ctx;
-use crate::server::{Jobs, Limits, Shared};
+use crate::server::{Job, Jobs, Limits, Shared};
 
 pub use crate::front::{GRACE, MAX_HEAD, MAX_HEADERS, MAX_LIFE};
 
@@ -337,18 +337,20 @@ impl Inspector {
                 .collect();
         }
         // The chart reads the timings where they are, every frame; a copy
-        // is made only on a frame with calls to answer.
-        let calls = self.has_calls();
-        let sampled: Vec<SampledStage> =
-            self.stage_names.iter().map(|(stage, name)| (name.as_str(), game.stage(stage.clone()))).collect();
+        // is made only for a call that lists them (`schedule.list`).
+        let calls = self.needs_timings();
+        // `stage_names` follows `game.schedules()` (checked above).
+        let sampled: Vec<SampledStage> = self
+            .stage_names
+            .iter()
+            .zip(game.schedules())
+            .map(|((_, name), (_, schedule))| (name.as_str(), schedule))
+            .collect();
         self.history.sample(self.frame, game.world(), &sampled);
-        let stages: Vec<StageTimings> = if calls {
-            sampled.iter().map(|(name, schedule)| ((*name).to_owned(), schedule.timings())).collect()
-        } else {
-            Vec::new()
-        };
+        let stages: Option<Vec<StageTimings>> =
+            calls.then(|| sampled.iter().map(|(name, schedule)| ((*name).to_owned(), schedule.timings())).collect());
         drop(sampled);
-        self.serve(game.world_mut(), &stages);
+        self.serve(game.world_mut(), stages.as_deref());
     }
 
     /// Answers the requests that arrived, for a game that runs a world with
@@ -361,12 +363,9 @@ impl Inspector {
         }
         self.count_step(world);
         self.history.sample(self.frame, world, schedules);
-        let stages: Vec<StageTimings> = if self.has_calls() {
-            schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect()
-        } else {
-            Vec::new()
-        };
-        self.serve(world, &stages);
+        let stages: Option<Vec<StageTimings>> =
+            self.needs_timings().then(|| schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect());
+        self.serve(world, stages.as_deref());
     }
 
     /// Answers the requests that arrived, for a bare world: call it once
@@ -375,20 +374,25 @@ impl Inspector {
         if self.wake() {
             self.count_step(world);
             self.history.sample(self.frame, world, &[]);
-            self.serve(world, &[]);
+            // No schedules: `schedule.list` lists none.
+            self.serve(world, Some(&[]));
         }
     }
 
     /// Whether a call waits for an answer this frame: one left over from
     /// the last frame, or a new one (taken from the queue and kept).
-    fn has_calls(&mut self) -> bool {
+    /// Whether the next job to answer lists the schedules' timings, which
+    /// are then copied for it (taking the job from the queue if none is
+    /// pending). A later job of the same frame that needs them waits for
+    /// the next frame (see [`Inspector::serve`]).
+    fn needs_timings(&mut self) -> bool {
         if self.pending.is_none()
             && let Ok(job) = self.jobs.try_recv()
         {
             let answers = Vec::with_capacity(job.calls.len());
             self.pending = Some((job, answers));
         }
-        self.pending.is_some()
+        self.pending.as_ref().is_some_and(|(job, _)| lists_timings(job))
     }
 
     /// Counts the frame; whether there is anything to do: a request since
@@ -423,7 +427,10 @@ impl Inspector {
         }
     }
 
-    fn serve(&mut self, world: &mut World, stages: &[StageTimings]) {
+    /// Answers jobs within the budget. `stages` is the copy of the
+    /// timings, made only when the first job lists them: a job that
+    /// lists them and finds no copy is kept for the next frame.
+    fn serve(&mut self, world: &mut World, stages: Option<&[StageTimings]>) {
         // One call at a time, the budget checked after each: a batch's
         // calls spread over frames when they do not fit in one.
         let started = Instant::now();
@@ -439,9 +446,13 @@ impl Inspector {
                     Err(_) => break,
                 },
             };
+            if stages.is_none() && lists_timings(&job) {
+                self.pending = Some((job, answers));
+                break;
+            }
             let mut ctx = Ctx {
                 world: &mut *world,
-                stages,
+                stages: stages.unwrap_or(&[]),
                 history: &self.history,
                 stepping: &mut self.stepping,
                 frame: self.frame,
@@ -541,4 +552,9 @@ pub fn admit_for_fuzzing(
 #[doc(hidden)]
 pub fn form_decode_for_fuzzing(text: &str) -> Option<Vec<u8>> {
     server::form_decode(text)
+}
+
+/// Whether a job has a call that lists the schedules' timings.
+fn lists_timings(job: &Job) -> bool {
+    job.calls.iter().any(|call| call.method == "schedule.list")
 }

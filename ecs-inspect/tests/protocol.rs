@@ -890,3 +890,25 @@ fn query_pages_cover_the_sorted_matches_without_gaps() {
     assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 2, 0]);
     assert_eq!(turned, [0, 0, 0, 3, 3, 3, 6, 6], "each entity's page starts at a multiple of the limit");
 }
+
+#[test]
+fn schedule_list_answers_in_full_behind_calls_that_need_no_timings() {
+    // Two clients at once: one asks for the status, the other for the
+    // schedules. The timings are copied only for a job that lists them;
+    // one queued behind another job in the same frame waits for its copy.
+    let (mut game, _, mut inspector) = start();
+    let lists = drive(&mut game, &mut inspector, |addr| {
+        let status = std::thread::spawn(move || {
+            for _ in 0..40 {
+                ok(addr, "loop.status", json!({}));
+            }
+        });
+        let lists: Vec<Value> = (0..40).map(|_| ok(addr, "schedule.list", json!({}))).collect();
+        status.join().unwrap();
+        lists
+    });
+    for list in &lists {
+        assert_eq!(names(&list["stages"], "stage"), ["startup", "fixed_update", "update", "late_update"]);
+        assert_eq!(names(&list["stages"][2]["systems"], "name"), ["tick", "movement"]);
+    }
+}

@@ -431,6 +431,21 @@ impl GameLoop {
         self.stages.iter().map(|(stage, _)| stage)
     }
 
+    /// Every stage with its schedule: startup first, then the per-frame
+    /// stages in run order. For a reader that visits them all each frame
+    /// (a profiler), without a lookup per stage.
+    ///
+    /// ```
+    /// # use archetable::{GameLoop, Stage};
+    /// let game = GameLoop::new();
+    /// let stages: Vec<&Stage> = game.schedules().map(|(stage, _)| stage).collect();
+    /// assert_eq!(stages[0], &Stage::Startup);
+    /// assert_eq!(stages.len(), game.stages().count() + 1);
+    /// ```
+    pub fn schedules(&self) -> impl Iterator<Item = (&Stage, &Schedule)> {
+        std::iter::once((&Stage::Startup, &self.startup)).chain(self.stages.iter().map(|(stage, s)| (stage, s)))
+    }
+
     fn position(&self, stage: &Stage) -> Option<usize> {
         self.stages.iter().position(|(s, _)| s == stage)
     }

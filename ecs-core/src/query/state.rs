@@ -203,7 +203,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     F::init_fetch(&self.f_state, table, self.ticks),
                 )
             };
-            for row in 0..archetype.len() {
+            // Counted down apart from the row index: the compiler then tests
+            // the end at the bottom of the loop it leaves after the vector
+            // part, one branch a row instead of two (see `QueryIter::fold`).
+            let (mut row, mut left) = (0, archetype.len());
+            while left != 0 {
                 // SAFETY: `row` is below the table's length, which the
                 // world's borrow keeps unchanged; each row is fetched once.
                 unsafe {
@@ -213,6 +217,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }
+                row += 1;
+                left -= 1;
             }
         }
     }

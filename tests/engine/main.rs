@@ -25,6 +25,7 @@ mod despawn_where;
 mod disabling;
 mod drops;
 mod entity_mut;
+mod for_each_tails;
 mod glob_import;
 mod hook_plans;
 mod hooks;

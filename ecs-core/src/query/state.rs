@@ -203,7 +203,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     F::init_fetch(&self.f_state, table, self.ticks),
                 )
             };
-            for row in 0..archetype.len() {
+            // The rows left are counted down apart from the row index: with
+            // a `0..len` range the compiler leaves, after the vector part, a
+            // scalar loop that tests the end at its top and jumps back from
+            // its bottom, two branches a row; this form gets one. Over 26
+            // tables of 20 rows that was most of the gap to nested `Vec`s;
+            // the chain of loads that opens each table was not.
+            let (mut row, mut left) = (0, archetype.len());
+            while left != 0 {
                 // SAFETY: `row` is below the table's length, which the
                 // world's borrow keeps unchanged; each row is fetched once.
                 unsafe {
@@ -213,6 +220,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }
+                row += 1;
+                left -= 1;
             }
         }
     }

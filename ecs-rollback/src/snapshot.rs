@@ -218,7 +218,7 @@ impl Ring {
                     entities = (column.table, e.finish());
                 }
                 let unwritten = table.column_written(id).is_some_and(|w| !written_since(w, present.tick));
-                if unwritten && entities.1 == column.entities && table.len() != 0 {
+                if unwritten && entities.1 == column.entities && !table.is_empty() {
                     keep.push(KeptColumn { table: column.table, id, same: column.same });
                 }
             }

@@ -50,7 +50,6 @@ type Dump = (Vec<(u64, Option<Hp>, Option<Label>, Option<Plain>, Option<Marked>)
 fn dump(world: &World) -> Dump {
     let rows = world
         .query::<Entity>()
-        .into_iter()
         .map(|e| {
             (
                 e.to_bits(),
@@ -100,25 +99,25 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
         let pick = |rng: &mut Lcg, alive: &[Entity]| (!alive.is_empty()).then(|| alive[rng.below(alive.len())]);
         match rng.below(14) {
             0 => {
-                if let Some(e) = pick(&mut rng, &alive) {
-                    if let Some(mut p) = world.get_mut::<Plain>(e) {
-                        p.0 += 1;
-                    }
+                if let Some(e) = pick(&mut rng, &alive)
+                    && let Some(mut p) = world.get_mut::<Plain>(e)
+                {
+                    p.0 += 1;
                 }
             }
             1 => {
-                if let Some(e) = pick(&mut rng, &alive) {
-                    if let Some(mut l) = world.get_mut::<Label>(e) {
-                        l.0.push('!');
-                    }
+                if let Some(e) = pick(&mut rng, &alive)
+                    && let Some(mut l) = world.get_mut::<Label>(e)
+                {
+                    l.0.push('!');
                 }
             }
             2 => schedule.run(&mut world),
             3 => {
-                if let Some(e) = pick(&mut rng, &alive) {
-                    if let Some(mut hp) = world.entity_mut(e).unwrap().get_mut::<Hp>() {
-                        hp.0 += 5;
-                    }
+                if let Some(e) = pick(&mut rng, &alive)
+                    && let Some(mut hp) = world.entity_mut(e).unwrap().get_mut::<Hp>()
+                {
+                    hp.0 += 5;
                 }
             }
             4 => {
@@ -143,10 +142,10 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
             7 => world.resource_mut::<Score>().0 += 1,
             8 => {
                 // Out of the table and back in: the same rows may come back.
-                if let Some(e) = pick(&mut rng, &alive) {
-                    if let Ok(p) = world.remove::<Plain>(e) {
-                        world.insert(e, p).unwrap();
-                    }
+                if let Some(e) = pick(&mut rng, &alive)
+                    && let Ok(p) = world.remove::<Plain>(e)
+                {
+                    world.insert(e, p).unwrap();
                 }
             }
             9 => {
@@ -174,7 +173,7 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
                 assert_eq!(allocator, allocators[slot], "step {step}: the allocator comes back");
                 world.check_invariants().unwrap();
                 frame = at;
-                alive = world.query::<Entity>().into_iter().collect();
+                alive = world.query::<Entity>().collect();
                 loads += 1;
             }
         }

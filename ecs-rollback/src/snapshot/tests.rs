@@ -63,6 +63,17 @@ fn dump(world: &World) -> Dump {
     (rows, world.get_resource::<Score>().cloned())
 }
 
+fn tables(world: &World) -> Vec<(usize, Vec<u32>)> {
+    world
+        .archetypes()
+        .as_slice()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(i, t)| (i, t.entity_indices().to_vec()))
+        .collect()
+}
+
 /// A small deterministic generator (64-bit LCG, high bits).
 struct Lcg(u64);
 
@@ -94,6 +105,7 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
     let mut copies: Vec<Option<(i32, Dump)>> = vec![None; len];
     let mut allocators: Vec<(Vec<u32>, Vec<u32>)> = vec![Default::default(); len];
     let mut frame = 0i32;
+    let mut tables_at: Vec<Vec<(usize, Vec<u32>)>> = vec![Vec::new(); len];
     let mut loads = 0;
     for step in 0..steps {
         let pick = |rng: &mut Lcg, alive: &[Entity]| (!alive.is_empty()).then(|| alive[rng.below(alive.len())]);
@@ -159,6 +171,7 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
                 assert_eq!(saved, checksum(&world, &registry), "step {step}: the save's checksum is a full rehash");
                 let slot = ring.index(frame);
                 copies[slot] = Some((frame, dump(&world)));
+                tables_at[slot] = tables(&world);
                 let (generations, free) = world.allocator_view();
                 allocators[slot] = (generations.map(|g| g.get()).collect(), free.to_vec());
             }
@@ -168,6 +181,8 @@ fn run(seed: u64, steps: usize, len: usize, start: u32) -> usize {
                 let Some((at, copy)) = copies[slot].clone() else { continue };
                 ring.load(&mut world, &registry, at).unwrap();
                 assert_eq!(dump(&world), copy, "step {step}: frame {at} comes back as saved");
+                assert_eq!(tables(&world), tables_at[slot], "step {step}: the tables' rows come back");
+                assert_eq!(checksum(&world, &registry), ring.checksum_of(at).unwrap(), "step {step}: the checksum too");
                 let (generations, free) = world.allocator_view();
                 let allocator: (Vec<u32>, Vec<u32>) = (generations.map(|g| g.get()).collect(), free.to_vec());
                 assert_eq!(allocator, allocators[slot], "step {step}: the allocator comes back");

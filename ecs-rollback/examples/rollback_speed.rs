@@ -15,7 +15,9 @@
 //! callgrind (the count per run is the difference between two run counts
 //! divided by their difference). The workloads: `save` (save + checksum,
 //! nothing changed since the last save), `save-moved` (every `Position`
-//! written, then save + checksum), `load`, `checksum` (hashing every value
+//! written, then save + checksum), `load` (nothing written since the
+//! last load), `load-moved` (every `Position` written, then load),
+//! `move` (the writes alone), `checksum` (hashing every value
 //! anew), `arena` (one frame of the arena rolling back 8 frames), and
 //! `save-tracked`, `save-tracked-moved`: the first two with the four types
 //! declared `track_changes`, whose unchanged columns keep their hashes.
@@ -177,6 +179,11 @@ fn repeat(workload: &str, runs: usize) {
             std::hint::black_box(driver.save_now().unwrap());
         }),
         "load" => Box::new(move || driver.load_frame(0).unwrap()),
+        "load-moved" => Box::new(move || {
+            move_all(&mut driver);
+            driver.load_frame(0).unwrap();
+        }),
+        "move" => Box::new(move || move_all(&mut driver)),
         "save-tracked" => {
             let mut driver = tracked_units();
             driver.save_now().unwrap();
@@ -227,6 +234,10 @@ fn main() {
         std::hint::black_box(driver.save_now().unwrap());
     });
     let load = measure(200, || driver.load_frame(0).unwrap());
+    let load_moved = measure(200, || {
+        move_all(&mut driver);
+        driver.load_frame(0).unwrap();
+    });
     let checksum = measure(200, || {
         std::hint::black_box(driver.checksum());
     });
@@ -267,6 +278,7 @@ fn main() {
     println!("10,000 entities of Position, Velocity, Health, Name(String):");
     println!("  save + checksum        {:>9.1} us", us(save));
     println!("  load                   {:>9.1} us", us(load));
+    println!("  every Position written, then load {:>9.1} us", us(load_moved));
     println!("  checksum alone, every value hashed anew {:>9.1} us", us(checksum));
     println!("  every Position written, then save + checksum {:>9.1} us", us(save_moved));
     let mut tracked = tracked_units();

@@ -26,8 +26,15 @@
 //! hashes of its world's columns, and the ring keeps those of the present
 //! world (from its last save, or from the slot its last load restored):
 //! a save moves the world's change tick on, and the next save hashes again
-//! only the columns whose table's entities changed or whose change ticks
-//! show a write since; a column without ticks is always hashed again.
+//! only the columns whose table's entities changed or whose write stamp
+//! ([`Archetype::column_written`](archetable_core::storage::Archetype::column_written),
+//! kept for every column, tracked or not) shows a write since.
+//!
+//! The ring also knows, for each present column, which slots hold the
+//! same entities and values in it (set by a save into or a load from that
+//! slot, cleared by a write or a change of the table's entities). A save
+//! leaves such a column of its slot as it is, and a load leaves such a
+//! column of the present world as it is (`World::clone_from_keeping`).
 
 use std::hash::Hasher;
 
@@ -50,13 +57,39 @@ struct Slot {
 }
 
 /// The hash of one table's column of one rolled-back component, with the
-/// hash of the table's entity list it was taken with.
+/// hash of the table's entity list it was taken with; for the present
+/// world, also the slots whose copy of the table has the same entities and
+/// the same values in this column (bit `i` for slot `i`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ColumnHash {
     table: u32,
     kind: u32,
     entities: u64,
     values: u128,
+    same: u64,
+}
+
+/// A present column left alone by a load: its table, its component and
+/// the slots it equals.
+#[derive(Clone, Copy)]
+struct KeptColumn {
+    table: u32,
+    id: ComponentId,
+    same: u64,
+}
+
+/// The bit of slot `index` in [`ColumnHash::same`]; none past 64 slots.
+fn slot_bit(index: usize) -> u64 {
+    if index < 64 {
+        1 << index
+    } else {
+        0
+    }
+}
+
+/// Whether a column stamped `written` was written at or after `since`.
+fn written_since(written: Tick, since: Tick) -> bool {
+    written.get().wrapping_sub(since.get()) < 1 << 31
 }
 
 /// The column hashes of a world, as it was at change tick `tick` (every
@@ -83,6 +116,7 @@ pub(crate) struct Kept {
     present: Hashes,
     next: Vec<ColumnHash>,
     ids: Vec<Option<ComponentId>>,
+    keep: Vec<KeptColumn>,
 }
 
 /// The saved frames, one slot per frame modulo the ring's length.
@@ -122,8 +156,19 @@ impl Ring {
         let tick = world.next_change_tick();
         let world = &*world;
         let index = self.index(frame);
+        // The checksum first: it finds the columns unwritten since the
+        // last save or load, which the slot may already hold.
+        let checksum = checksum_kept(world, registry, &mut self.kept);
+        let bit = slot_bit(index);
         let slot = &mut self.slots[index];
-        slot.world.clone_from(world).map_err(|error| match error {
+        let (present, ids) = (&self.kept.present.columns, &self.kept.ids);
+        let keep = |table: archetable_core::storage::ArchetypeId, id: ComponentId| {
+            kind_of(ids, id).is_some_and(|kind| {
+                let at = present.binary_search_by_key(&(table.index() as u32, kind), |c| (c.table, c.kind));
+                at.is_ok_and(|at| present[at].same & bit != 0)
+            })
+        };
+        slot.world.clone_from_keeping(world, &keep).map_err(|error| match error {
             archetable_core::CloneError::NotCloneable { component } => RollbackError::NotCloneable { name: component },
             archetable_core::CloneError::NoSuchEntity(_) => unreachable!("a whole-world copy names no entity"),
         })?;
@@ -133,7 +178,10 @@ impl Ring {
             (entry.save)(world, stored);
         }
         slot.frame = frame;
-        slot.checksum = checksum_kept(world, registry, &mut self.kept);
+        slot.checksum = checksum;
+        for column in &mut self.kept.present.columns {
+            column.same |= bit;
+        }
         self.kept.present.tick = tick;
         slot.columns.tick = tick;
         slot.columns.columns.clone_from(&self.kept.present.columns);
@@ -150,7 +198,36 @@ impl Ring {
         for skipped in &registry.skipped_components {
             (skipped.carry)(world, &mut slot.world);
         }
-        world.clone_from(&slot.world).expect("a snapshot is a copy, so it copies back");
+        // The present columns that equal the slot's and were not written
+        // since the last save or load stay as they are.
+        let bit = slot_bit(index);
+        let Kept { world: kept_world, present, ids, keep, .. } = &mut self.kept;
+        keep.clear();
+        if *kept_world == Some(world.id()) {
+            let components = world.components();
+            ids.clear();
+            ids.extend(registry.components.iter().map(|entry| (entry.id)(components)));
+            let tables = world.archetypes().as_slice();
+            let mut entities = (u32::MAX, 0u64);
+            for column in present.columns.iter().filter(|c| c.same & bit != 0) {
+                let Some(id) = ids[column.kind as usize] else { continue };
+                let table = &tables[column.table as usize];
+                if entities.0 != column.table {
+                    let mut e = StableHasher::new();
+                    e.write_u32s(table.entity_indices());
+                    entities = (column.table, e.finish());
+                }
+                let unwritten = table.column_written(id).is_some_and(|w| !written_since(w, present.tick));
+                if unwritten && entities.1 == column.entities && !table.is_empty() {
+                    keep.push(KeptColumn { table: column.table, id, same: column.same });
+                }
+            }
+        }
+        let kept_columns = &*keep;
+        let keeping = |table: archetable_core::storage::ArchetypeId, id: ComponentId| {
+            kept_columns.iter().any(|k| k.table == table.index() as u32 && k.id == id)
+        };
+        world.clone_from_keeping(&slot.world, &keeping).expect("a snapshot is a copy, so it copies back");
         for (entry, stored) in registry.resources.iter().zip(&slot.resources) {
             (entry.load)(world, stored);
         }
@@ -159,6 +236,14 @@ impl Ring {
         self.kept.world = Some(world.id());
         self.kept.present.tick = slot.columns.tick;
         self.kept.present.columns.clone_from(&slot.columns.columns);
+        let Kept { present, ids, keep, .. } = &mut self.kept;
+        for column in &mut present.columns {
+            column.same = bit;
+            let id = ids.get(column.kind as usize).copied().flatten();
+            if let Some(k) = keep.iter().find(|k| k.table == column.table && Some(k.id) == id) {
+                column.same = k.same;
+            }
+        }
         Ok(())
     }
 
@@ -191,7 +276,7 @@ pub(crate) fn checksum(world: &World, registry: &Registry) -> u128 {
 /// the hashes in `kept` were taken (same entity list, no value written
 /// since), and leaving the new hashes in `kept`.
 fn checksum_kept(world: &World, registry: &Registry, kept: &mut Kept) -> u128 {
-    let Kept { world: id, present, next, ids } = kept;
+    let Kept { world: id, present, next, ids, .. } = kept;
     let previous = (*id == Some(world.id())).then_some(&*present);
     let checksum = checksum_with(world, registry, previous, next, ids);
     std::mem::swap(&mut present.columns, next);
@@ -212,7 +297,6 @@ fn checksum_with(
     ids.clear();
     ids.extend(registry.components.iter().map(|entry| (entry.id)(components)));
     out.clear();
-    let this_run = world.change_tick();
     for (index, table) in world.archetypes().as_slice().iter().enumerate() {
         if table.is_empty() {
             continue;
@@ -230,23 +314,25 @@ fn checksum_with(
             let (table_index, kind) = (index as u32, kind as u32);
             let unchanged = previous.and_then(|previous| {
                 let kept = previous.find(table_index, kind)?;
-                let last_run = Tick::new(previous.tick.get().wrapping_sub(1));
-                let fresh =
-                    kept.entities == entities && table.column_changed_since(id, last_run, this_run) == Some(false);
-                fresh.then_some(kept.values)
+                let unwritten = table.column_written(id).is_some_and(|w| !written_since(w, previous.tick));
+                (kept.entities == entities && unwritten).then_some((kept.values, kept.same))
             });
-            let values = unchanged.unwrap_or_else(|| {
+            let (values, same) = unchanged.unwrap_or_else(|| {
                 let mut v = StableHasher::new();
                 (entry.hash_column)(table, id, &mut v);
-                v.finish128()
+                (v.finish128(), 0)
             });
             h.write_u32(kind);
             h.write_u128(values);
-            out.push(ColumnHash { table: table_index, kind, entities, values });
+            out.push(ColumnHash { table: table_index, kind, entities, values, same });
         }
     }
     for (kind, (entry, id)) in registry.components.iter().zip(ids.iter()).enumerate() {
-        if id.is_some_and(|id| components.info(id).storage() == StorageType::Sparse) {
+        // A set without holders counts as no set: a type registered after
+        // a save (and still registered after a load of it) does not change
+        // the checksum of the world of that save.
+        let held = |id: ComponentId| world.sparse_sets().get(id).is_some_and(|set| !set.is_empty());
+        if id.is_some_and(|id| components.info(id).storage() == StorageType::Sparse && held(id)) {
             h.write_usize(kind);
             (entry.hash)(world, &mut h);
         }
@@ -256,6 +342,11 @@ fn checksum_with(
         (entry.hash)(world, &mut h);
     }
     h.finish128()
+}
+
+/// The place of component `id` in the registry's list.
+fn kind_of(ids: &[Option<ComponentId>], id: ComponentId) -> Option<u32> {
+    ids.iter().position(|&i| i == Some(id)).map(|kind| kind as u32)
 }
 
 fn hash_allocator(world: &World, h: &mut StableHasher) {
@@ -295,3 +386,6 @@ pub(crate) fn details(world: &World, registry: &Registry, out: &mut Vec<Detail>)
         out.push(Detail { kind: (base + kind) as u32, entity: None, hash: h.finish() });
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -44,3 +44,4 @@ mod spawn_at;
 mod take;
 mod transaction;
 mod world;
+mod write_stamps;

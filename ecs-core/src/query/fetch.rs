@@ -392,6 +392,10 @@ impl<'w, T: Component> MutFetch<'w, T> {
         // SAFETY: forwarded contract.
         let (column, ticks) =
             unsafe { (ColumnFetch::new(table, id, index), ColumnFetch::<T>::column(table, id, index)) };
+        // Once per table and query run: the column may be written from here.
+        if let Some(written) = ticks {
+            written.stamp(run.this_run);
+        }
         MutFetch { column, ticks: TickFetch::new(ticks), run }
     }
 

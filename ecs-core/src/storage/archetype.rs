@@ -294,6 +294,30 @@ impl Archetype {
         Some(unsafe { std::slice::from_raw_parts(column.data().as_ptr().cast::<T>(), column.len()) })
     }
 
+    /// The change tick of the last write that may have changed component
+    /// `id`'s column here (a query or `get_mut` handing out `&mut` to it,
+    /// a value pushed or replaced), tracked or not; `None` if the table
+    /// does not store `id`. Removals are not stamped: compare the table's
+    /// entities too to tell that the column is as it was.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Plain(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Plain(1));
+    /// let id = world.components().id::<Plain>().unwrap();
+    /// let table = |world: &World| world.archetypes().as_slice().iter().find(|t| t.contains(id)).unwrap().id();
+    /// let saved = world.next_change_tick();
+    /// let written = |world: &World| world.archetypes().get(table(world)).column_written(id).unwrap();
+    /// assert!(written(&world).get() < saved.get());
+    /// world.get_mut::<Plain>(a).unwrap().0 = 2;
+    /// assert_eq!(written(&world), saved);
+    /// ```
+    #[inline]
+    pub fn column_written(&self, id: ComponentId) -> Option<crate::component::change::Tick> {
+        Some(self.column(self.column_index(id)?).written())
+    }
+
     /// Whether some value of component `id` in this table was added or
     /// changed after `last_run` and not after `this_run`, as
     /// [`Changed`](crate::Changed) would see it, without reading the
@@ -623,6 +647,7 @@ impl Archetype {
         src: &Archetype,
         registry: &Components,
         typed: &impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+        keep: &dyn Fn(ArchetypeId, ComponentId) -> bool,
     ) {
         debug_assert_eq!(self.components, src.components);
         if self.is_empty() && src.is_empty() {
@@ -631,7 +656,14 @@ impl Archetype {
         if src.len() > self.len() {
             self.reserve(src.len() - self.len());
         }
+        let same_rows = self.entities == src.entities;
         for (i, column) in self.columns.iter_mut().enumerate() {
+            if same_rows && keep(self.id, self.components[i]) {
+                // Same rows, and the caller vouches for the values: only
+                // the stamp is copied, as a copy would.
+                column.copy_stamp(&src.columns[i]);
+                continue;
+            }
             match typed(column.type_id()) {
                 Some(copy) => copy(column, &src.columns[i]),
                 None => {
@@ -913,6 +945,7 @@ impl Archetypes {
         registry: &Components,
         pools: &mut Pools,
         typed: impl Fn(std::any::TypeId) -> Option<CloneColumnFn>,
+        keep: &dyn Fn(ArchetypeId, ComponentId) -> bool,
     ) -> bool {
         let common = self.archetypes.len().min(src.archetypes.len());
         if (0..common).any(|i| self.archetypes[i].components != src.archetypes[i].components) {
@@ -923,7 +956,7 @@ impl Archetypes {
             debug_assert_eq!(id, archetype.id);
         }
         for (target, archetype) in self.archetypes.iter_mut().zip(&src.archetypes) {
-            target.clone_rows_from(archetype, registry, &typed);
+            target.clone_rows_from(archetype, registry, &typed, keep);
         }
         for extra in &mut self.archetypes[src.archetypes.len()..] {
             if !extra.is_empty() {

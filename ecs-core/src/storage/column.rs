@@ -46,6 +46,9 @@ pub(crate) struct Column {
     /// living in a table's block.
     owned: bool,
     ticks: TickColumns,
+    /// The change tick of the last write that may have changed a value of
+    /// the column (see [`Column::written`]).
+    written: std::sync::atomic::AtomicU32,
 }
 
 /// The added and changed ticks of a column's rows, as two arrays: a write
@@ -119,6 +122,7 @@ impl Column {
             tracked: info.tracks_changes(),
             owned: true,
             ticks: TickColumns::default(),
+            written: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -259,10 +263,16 @@ impl Column {
     /// changed tick (mutable) if the type tracks changes.
     #[inline]
     #[allow(clippy::type_complexity)]
-    pub fn get_with_ticks_mut<T: 'static>(&mut self, row: usize) -> Option<(&mut T, Option<(Tick, &mut Tick)>)> {
+    /// Stamps the column as written at `now` ([`Column::written`]).
+    pub fn get_with_ticks_mut<T: 'static>(
+        &mut self,
+        row: usize,
+        now: Tick,
+    ) -> Option<(&mut T, Option<(Tick, &mut Tick)>)> {
         if row >= self.len || self.type_id != TypeId::of::<T>() {
             return None;
         }
+        *self.written.get_mut() = now.get();
         // SAFETY: row `row` holds an initialized `T` (checked above), and the
         // exclusive borrow of the column makes this the only reference.
         let value = unsafe { &mut *self.ptr_at(row).cast::<T>() };
@@ -273,8 +283,33 @@ impl Column {
         Some((value, ticks))
     }
 
+    /// The change tick of the last write that may have changed a value of
+    /// the column: a query or a `get_mut` that handed out `&mut` to it, a
+    /// value pushed or replaced. Tracked or not, one stamp per column.
+    /// Removals are not stamped: they change the table's entity list.
+    #[inline]
+    pub fn written(&self) -> Tick {
+        Tick::new(self.written.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Records a possible write at `tick` (through a shared borrow: a
+    /// query stamps the columns it may write as it starts on a table).
+    #[inline]
+    pub fn stamp(&self, tick: Tick) {
+        self.written.store(tick.get(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records that the values are `src`'s, as written as of `src`'s stamp.
+    #[inline]
+    pub fn copy_stamp(&mut self, src: &Column) {
+        *self.written.get_mut() = src.written().get();
+    }
+
     /// Clamps every tick older than [`Tick::MAX_AGE`] relative to `now`.
     pub fn check_ticks(&mut self, now: Tick) {
+        if self.tracked {
+            *self.written.get_mut() = now.get();
+        }
         for cell in self.ticks.added.iter_mut().chain(&mut self.ticks.changed) {
             cell.get_mut().clamp_age(now);
         }
@@ -282,6 +317,7 @@ impl Column {
 
     #[inline]
     fn push_ticks(&mut self, tick: Tick) {
+        *self.written.get_mut() = tick.get();
         if self.tracked {
             self.ticks.push(ComponentTicks::new(tick));
         }
@@ -365,6 +401,9 @@ impl Column {
     pub unsafe fn extend_cloned(&mut self, src: &Column, clone: unsafe fn(*const u8, *mut u8)) {
         debug_assert_eq!(self.type_id, src.type_id);
         self.reserve(src.len);
+        let stamp =
+            if self.len == 0 { src.written() } else { Tick::new(self.written().get().max(src.written().get())) };
+        *self.written.get_mut() = stamp.get();
         for row in 0..src.len {
             // SAFETY: `row < src.len` is a valid value of the type; row
             // `self.len` is within the capacity reserved above, aligned and
@@ -442,6 +481,7 @@ impl Column {
 
     /// Makes this column's ticks copies of `src`'s, keeping the memory.
     fn clone_ticks_from(&mut self, src: &Column) {
+        self.copy_stamp(src);
         if !self.tracked {
             return;
         }
@@ -507,6 +547,7 @@ impl Column {
     ///   type, aligned and contiguous (a slice of them);
     /// - they do not lie in this column.
     pub unsafe fn append_raw(&mut self, src: *const u8, count: usize, tick: Tick) {
+        *self.written.get_mut() = tick.get();
         self.reserve(count);
         if self.tracked {
             self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
@@ -546,6 +587,7 @@ impl Column {
     ///   values of the column's type.
     pub unsafe fn adopt(&mut self, data: NonNull<u8>, count: usize, capacity: usize, tick: Tick) {
         debug_assert!(self.can_adopt() && count <= capacity);
+        *self.written.get_mut() = tick.get();
         if self.tracked {
             self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
             self.ticks.changed.extend((0..count).map(|_| TickCell::new(tick)));
@@ -643,6 +685,7 @@ impl Column {
     #[inline]
     pub unsafe fn swap_value(&mut self, row: usize, other: *mut u8, tick: Tick) {
         debug_assert!(row < self.len);
+        *self.written.get_mut() = tick.get();
         if let Some(cell) = self.ticks.changed.get_mut(row) {
             *cell.get_mut() = tick;
         }
@@ -730,6 +773,9 @@ impl Column {
     #[inline]
     pub unsafe fn move_to(&mut self, row: usize, dst: &mut Column) {
         debug_assert_eq!(self.type_id, dst.type_id, "moving a value between columns of different types");
+        // The value was last written no later than this column's stamp.
+        let stamp = dst.written().get().max(self.written().get());
+        *dst.written.get_mut() = stamp;
         if self.tracked {
             // Same type, so `dst` keeps ticks too.
             let ticks = self.ticks.swap_remove(row);

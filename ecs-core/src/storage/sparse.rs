@@ -89,9 +89,10 @@ impl SparseSet {
     pub(crate) fn get_with_ticks_mut<T: 'static>(
         &mut self,
         entity: Entity,
+        now: Tick,
     ) -> Option<(&mut T, Option<(Tick, &mut Tick)>)> {
         let dense = self.dense(entity.index())?;
-        self.values.get_with_ticks_mut(dense)
+        self.values.get_with_ticks_mut(dense, now)
     }
 
     /// The added and changed ticks of `entity`'s value, for a tracked type.

@@ -226,6 +226,40 @@ impl World {
     /// If a clone panics: this world is then left empty (every entity
     /// despawned, without hooks) and the panic goes on.
     pub fn clone_from(&mut self, source: &World) -> Result<(), CloneError> {
+        self.clone_from_keeping(source, &|_, _| false)
+    }
+
+    /// [`World::clone_from`], leaving alone each table column for which
+    /// `keep(table, component)` is true when this world's table holds the
+    /// same entities in the same rows as `source`'s: the caller vouches
+    /// that its values (and change ticks) are `source`'s already, for
+    /// instance because neither was written since one was copied from the
+    /// other ([`Archetype::column_written`](crate::storage::archetype::Archetype::column_written)
+    /// tells). A wrong vouch leaves stale values, never unsound ones.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component, Clone, PartialEq, Debug)] #[component(clone)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Hp(3));
+    /// let mut saved = World::new();
+    /// saved.clone_from(&world).unwrap();
+    /// world.get_mut::<Hp>(a).unwrap().0 = 4;
+    /// // Vouching wrongly keeps the present value...
+    /// world.clone_from_keeping(&saved, &|_, _| true).unwrap();
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(4)));
+    /// // ...and not vouching copies it back.
+    /// world.clone_from_keeping(&saved, &|_, _| false).unwrap();
+    /// assert_eq!(world.get::<Hp>(a), Some(&Hp(3)));
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`World::clone_from`].
+    pub fn clone_from_keeping(
+        &mut self,
+        source: &World,
+        keep: &dyn Fn(crate::storage::archetype::ArchetypeId, crate::ComponentId) -> bool,
+    ) -> Result<(), CloneError> {
         self.flush();
         let components = source.components();
         if let Some(id) = source.archetypes().first_not_cloneable(components) {
@@ -243,7 +277,7 @@ impl World {
             cloners.iter().chain(&source.cloners).find(|(t, _)| *t == type_id).map(|&(_, copy)| copy)
         };
         let copied = catch_unwind(AssertUnwindSafe(|| {
-            if !archetypes.clone_from_same_layout(source.archetypes(), components, pools, typed) {
+            if !archetypes.clone_from_same_layout(source.archetypes(), components, pools, typed, keep) {
                 return Ok(false);
             }
             sparse.clone_from_sets(source.sparse_sets(), components, typed).map(|()| true)

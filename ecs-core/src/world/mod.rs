@@ -608,7 +608,7 @@ impl World {
         }
         let now = self.change_tick();
         let column = self.archetypes.get_mut(at.archetype).columns_mut().get_mut(column)?;
-        let (value, ticks) = column.get_with_ticks_mut(at.row.index())?;
+        let (value, ticks) = column.get_with_ticks_mut(at.row.index(), now)?;
         if let Some((_, changed)) = ticks {
             *changed = now;
         }
@@ -629,7 +629,7 @@ impl World {
         let now = self.change_tick();
         let archetype = self.archetypes.get_mut(location.archetype);
         let index = archetype.column_index(id)?;
-        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?;
+        let (value, ticks) = archetype.columns_mut()[index].get_with_ticks_mut(location.row.index(), now)?;
         if let Some((_, changed)) = ticks {
             *changed = now;
         }
@@ -652,11 +652,11 @@ impl World {
         let id = self.components.id::<T>()?;
         let now = self.change_tick();
         let (value, ticks) = if T::STORAGE == StorageType::Sparse {
-            self.sparse.get_mut(id)?.get_with_ticks_mut(entity)?
+            self.sparse.get_mut(id)?.get_with_ticks_mut(entity, now)?
         } else {
             let archetype = self.archetypes.get_mut(location.archetype);
             let index = archetype.column_index(id)?;
-            archetype.columns_mut()[index].get_with_ticks_mut(location.row.index())?
+            archetype.columns_mut()[index].get_with_ticks_mut(location.row.index(), now)?
         };
         let run = RunTicks { last_run: now, this_run: now };
         let mark = match ticks {

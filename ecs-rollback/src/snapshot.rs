@@ -65,6 +65,9 @@ pub(crate) struct ColumnHash {
     table: u32,
     kind: u32,
     entities: u64,
+    /// The table's removal count when the hash was taken (never part of
+    /// the checksum: it depends on the peer's history, not its state).
+    removals: u32,
     values: u128,
     same: u64,
 }
@@ -218,7 +221,8 @@ impl Ring {
                     entities = (column.table, e.finish());
                 }
                 let unwritten = table.column_written(id).is_some_and(|w| !written_since(w, present.tick));
-                if unwritten && entities.1 == column.entities && !table.is_empty() {
+                let same_rows = entities.1 == column.entities && table.removal_count() == column.removals;
+                if unwritten && same_rows && !table.is_empty() {
                     keep.push(KeptColumn { table: column.table, id, same: column.same });
                 }
             }
@@ -237,8 +241,13 @@ impl Ring {
         self.kept.present.tick = slot.columns.tick;
         self.kept.present.columns.clone_from(&slot.columns.columns);
         let Kept { present, ids, keep, .. } = &mut self.kept;
+        let tables = world.archetypes().as_slice();
         for column in &mut present.columns {
             column.same = bit;
+            // The rows are the slot's now, under the table's present count.
+            if let Some(table) = tables.get(column.table as usize) {
+                column.removals = table.removal_count();
+            }
             let id = ids.get(column.kind as usize).copied().flatten();
             if let Some(k) = keep.iter().find(|k| k.table == column.table && Some(k.id) == id) {
                 column.same = k.same;
@@ -315,7 +324,8 @@ fn checksum_with(
             let unchanged = previous.and_then(|previous| {
                 let kept = previous.find(table_index, kind)?;
                 let unwritten = table.column_written(id).is_some_and(|w| !written_since(w, previous.tick));
-                (kept.entities == entities && unwritten).then_some((kept.values, kept.same))
+                let same_rows = kept.entities == entities && kept.removals == table.removal_count();
+                (same_rows && unwritten).then_some((kept.values, kept.same))
             });
             let (values, same) = unchanged.unwrap_or_else(|| {
                 let mut v = StableHasher::new();
@@ -324,7 +334,7 @@ fn checksum_with(
             });
             h.write_u32(kind);
             h.write_u128(values);
-            out.push(ColumnHash { table: table_index, kind, entities, values, same });
+            out.push(ColumnHash { table: table_index, kind, entities, removals: table.removal_count(), values, same });
         }
     }
     for (kind, (entry, id)) in registry.components.iter().zip(ids.iter()).enumerate() {

@@ -60,7 +60,11 @@ pub struct Archetype {
     /// Rows every column and the entity column can hold without growing: a
     /// lower bound kept by `reserve`, so that a spawn in a reserved batch
     /// checks one number instead of every column.
-    capacity: usize,
+    capacity: u32,
+    /// How many times rows left the table (see
+    /// [`Archetype::removal_count`]). Beside `capacity`, both 32 bits, so
+    /// the table keeps its size.
+    removals: u32,
     /// Whether some column's type has a destructor or a pool.
     drops: bool,
     /// Whether some column's type is pooled (`#[component(pooled)]`).
@@ -170,6 +174,7 @@ impl Archetype {
             entities: Vec::new(),
             bits,
             capacity: 0,
+            removals: 0,
             split: false,
         }
     }
@@ -318,6 +323,31 @@ impl Archetype {
         Some(self.column(self.column_index(id)?).written())
     }
 
+    /// How many times a row left this table (removed, despawned, moved to
+    /// another table, cleared), wrapping at 2^32. Rows are only ever added
+    /// at the end, so a table whose entity list and removal count are as
+    /// they were holds the same rows as then: with
+    /// [`Archetype::column_written`], a column that is as it was.
+    ///
+    /// ```
+    /// # use archetable::prelude::*;
+    /// # #[derive(Component)] struct Plain(u32);
+    /// let mut world = World::new();
+    /// let a = world.spawn(Plain(1));
+    /// let id = world.components().id::<Plain>().unwrap();
+    /// let count = |world: &World| {
+    ///     world.archetypes().as_slice().iter().find(|t| t.contains(id)).unwrap().removal_count()
+    /// };
+    /// let before = count(&world);
+    /// world.despawn(a);
+    /// world.spawn(Plain(2)); // the same entity list as before
+    /// assert_eq!(count(&world), before.wrapping_add(1));
+    /// ```
+    #[inline]
+    pub fn removal_count(&self) -> u32 {
+        self.removals
+    }
+
     /// Whether some value of component `id` in this table was added or
     /// changed after `last_run` and not after `this_run`, as
     /// [`Changed`](crate::Changed) would see it, without reading the
@@ -363,7 +393,7 @@ impl Archetype {
     pub(crate) fn reserve(&mut self, additional: usize) {
         // Rows may have been pushed past `capacity` by a growing push, hence
         // the saturating subtraction.
-        if additional > self.capacity.saturating_sub(self.entities.len()) {
+        if additional > (self.capacity as usize).saturating_sub(self.entities.len()) {
             self.grow(additional);
         }
     }
@@ -396,7 +426,8 @@ impl Archetype {
             }
             capacity = capacity.min(column.capacity());
         }
-        self.capacity = capacity;
+        // Rows are numbered in 32 bits; a larger capacity is never used.
+        self.capacity = u32::try_from(capacity).unwrap_or(u32::MAX);
     }
 
     /// Readies a table that has never had room for a row to be filled by
@@ -484,6 +515,7 @@ impl Archetype {
     /// If the table has columns, or the row is out of bounds.
     pub(crate) fn remove_bare_row(&mut self, row: Row) -> Option<u32> {
         assert!(self.columns.is_empty(), "remove_bare_row on a table with columns");
+        self.removals = self.removals.wrapping_add(1);
         self.entities.swap_remove(row.index());
         self.entities.get(row.index()).copied()
     }
@@ -498,6 +530,7 @@ impl Archetype {
     pub(crate) fn remove_row(&mut self, row: Row, pools: &mut Pools, registry: &Components) {
         let r = row.index();
         assert!(r < self.entities.len(), "row out of bounds");
+        self.removals = self.removals.wrapping_add(1);
         self.entities.swap_remove(r);
         if !self.drops {
             // Nothing to drop: fill the hole with the last row, without
@@ -541,6 +574,7 @@ impl Archetype {
             // SAFETY: `r` is in bounds of every column (caller, invariant).
             out(id, unsafe { column.ptr_at(r) });
         }
+        self.removals = self.removals.wrapping_add(1);
         self.entities.swap_remove(r);
         for column in self.columns.iter_mut() {
             // SAFETY: `r` is in bounds, and `out` moved the value out.
@@ -623,6 +657,7 @@ impl Archetype {
         // Grow first: once values start moving, nothing may panic.
         dst.reserve(1);
         let r = row.index();
+        self.removals = self.removals.wrapping_add(1);
         let index = self.entities.swap_remove(r);
         let new_row = Row(dst.entities.len() as u32);
         dst.entities.push(index);
@@ -677,6 +712,9 @@ impl Archetype {
             }
         }
         // Every column now holds one value per row of `src`, in its rows.
+        if !same_rows {
+            self.removals = self.removals.wrapping_add(1);
+        }
         self.entities.clone_from(&src.entities);
     }
 
@@ -691,6 +729,7 @@ impl Archetype {
     /// Removes every row, dropping the values (or resetting and pooling
     /// those of pooled types) and keeping the memory.
     pub(crate) fn clear(&mut self, pools: &mut Pools, registry: &Components) {
+        self.removals = self.removals.wrapping_add(1);
         self.entities.clear();
         if !self.pooled {
             for_each_unwinding(self.columns.iter_mut(), Column::clear);

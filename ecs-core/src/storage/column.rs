@@ -284,9 +284,11 @@ impl Column {
     }
 
     /// The change tick of the last write that may have changed a value of
-    /// the column: a query or a `get_mut` that handed out `&mut` to it, a
-    /// value pushed or replaced. Tracked or not, one stamp per column.
-    /// Removals are not stamped: they change the table's entity list.
+    /// the column in place: a query or a `get_mut` that handed out `&mut`
+    /// to it, a value replaced. Tracked or not, one stamp per column.
+    /// Rows added, removed or moved are not stamped (that would cost every
+    /// spawn and move a store per value): they change the table's entity
+    /// list or its removal count (`Archetype::removal_count`).
     #[inline]
     pub fn written(&self) -> Tick {
         Tick::new(self.written.load(std::sync::atomic::Ordering::Relaxed))
@@ -317,7 +319,6 @@ impl Column {
 
     #[inline]
     fn push_ticks(&mut self, tick: Tick) {
-        *self.written.get_mut() = tick.get();
         if self.tracked {
             self.ticks.push(ComponentTicks::new(tick));
         }
@@ -547,7 +548,6 @@ impl Column {
     ///   type, aligned and contiguous (a slice of them);
     /// - they do not lie in this column.
     pub unsafe fn append_raw(&mut self, src: *const u8, count: usize, tick: Tick) {
-        *self.written.get_mut() = tick.get();
         self.reserve(count);
         if self.tracked {
             self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
@@ -587,7 +587,6 @@ impl Column {
     ///   values of the column's type.
     pub unsafe fn adopt(&mut self, data: NonNull<u8>, count: usize, capacity: usize, tick: Tick) {
         debug_assert!(self.can_adopt() && count <= capacity);
-        *self.written.get_mut() = tick.get();
         if self.tracked {
             self.ticks.added.extend((0..count).map(|_| TickCell::new(tick)));
             self.ticks.changed.extend((0..count).map(|_| TickCell::new(tick)));
@@ -773,9 +772,6 @@ impl Column {
     #[inline]
     pub unsafe fn move_to(&mut self, row: usize, dst: &mut Column) {
         debug_assert_eq!(self.type_id, dst.type_id, "moving a value between columns of different types");
-        // The value was last written no later than this column's stamp.
-        let stamp = dst.written().get().max(self.written().get());
-        *dst.written.get_mut() = stamp;
         if self.tracked {
             // Same type, so `dst` keeps ticks too.
             let ticks = self.ticks.swap_remove(row);

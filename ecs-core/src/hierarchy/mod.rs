@@ -225,8 +225,9 @@ impl World {
         }
     }
 
-    /// The parent of `entity`, if it has one: a disabled parent too (see
-    /// the [module docs](self) on disabled entities in trees).
+    /// The parent of `entity`, if it has one: a disabled parent too
+    /// (disabled entities stay in their trees; queries skip them, the
+    /// tree's reads list them).
     pub fn parent(&self, entity: Entity) -> Option<Entity> {
         self.get::<ChildOf>(entity).map(|c| c.0)
     }

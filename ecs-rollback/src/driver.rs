@@ -8,7 +8,9 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use archetable_core::{ChildOf, Component, Entity, LoopStarted, MutableComponent, Resource, Schedule, Time, World};
+use archetable_core::{
+    ChildOf, Component, Entity, Event, Events, LoopStarted, MutableComponent, Resource, Schedule, Time, World,
+};
 use ggrs::{Frame, GgrsError, GgrsEvent, GgrsRequest, PlayerHandle, SessionState};
 
 use crate::checksum::StableHasher;
@@ -53,11 +55,12 @@ pub struct RollbackStats {
 /// A world, its fixed-step simulation and a ggrs session, kept in step.
 ///
 /// The whole world rolls back: every entity with its handle, every
-/// component and resource. Each type gets a hash function for the
-/// checksum ([`component`](Self::component),
-/// [`resource`](Self::resource)) or is left out
+/// component, resource and event queue. Each type gets a hash function for
+/// the checksum ([`component`](Self::component),
+/// [`resource`](Self::resource), [`event`](Self::event)) or is left out
 /// ([`skip_component`](Self::skip_component),
-/// [`skip_resource`](Self::skip_resource)); [`start`](Self::start) refuses a
+/// [`skip_resource`](Self::skip_resource),
+/// [`skip_event`](Self::skip_event)); [`start`](Self::start) refuses a
 /// world holding a type with neither, naming it.
 ///
 /// ```
@@ -87,8 +90,9 @@ pub struct RollbackDriver<I: GameInput, A: PeerAddress = SocketAddr> {
     frame: Frame,
     events: Vec<RollbackEvent<A>>,
     stats: RollbackStats,
-    /// Component and resource counts at the last successful type check.
-    checked: (usize, usize),
+    /// Component, resource and event queue counts at the last successful
+    /// type check.
+    checked: (usize, usize, usize),
     skip_updates: u32,
     debug: bool,
     records: VecDeque<(Frame, Vec<Detail>)>,
@@ -136,7 +140,7 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
             frame: 0,
             events: Vec::new(),
             stats: RollbackStats::default(),
-            checked: (usize::MAX, usize::MAX),
+            checked: (usize::MAX, usize::MAX, usize::MAX),
             skip_updates: 0,
             debug: false,
             records: VecDeque::new(),
@@ -169,6 +173,32 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// Rolls back resource `T`, hashed by `hash`.
     pub fn resource_with<T: Resource + Clone>(&mut self, hash: fn(&T, &mut StableHasher)) -> &mut Self {
         self.registry.resource_with::<T>(hash);
+        self
+    }
+
+    /// Rolls back the events of type `E`, each hashed with its `Hash`: the
+    /// queue (`Events<E>`, both frames' events) and the position of each
+    /// reader of it ([`EventReader`](archetable_core::EventReader)) in the
+    /// schedule. After a load, a reader sees what it saw after that frame's
+    /// save the first time (the events of the frames simulated again,
+    /// once each), not the events of the abandoned frames.
+    pub fn event<E: Event + Clone + Hash>(&mut self) -> &mut Self {
+        self.registry.event_with::<E>(|event, h| event.hash(h));
+        self
+    }
+
+    /// Rolls back the events of type `E` (see [`event`](Self::event)), each
+    /// hashed by `hash`.
+    pub fn event_with<E: Event + Clone>(&mut self, hash: fn(&E, &mut StableHasher)) -> &mut Self {
+        self.registry.event_with::<E>(hash);
+        self
+    }
+
+    /// Leaves the events of type `E` out of rollback and of the checksum:
+    /// a load keeps the present queue, and readers keep their positions
+    /// (for messages to what does not roll back, such as sound).
+    pub fn skip_event<E: Event>(&mut self) -> &mut Self {
+        self.registry.skip_resource::<Events<E>>();
         self
     }
 
@@ -235,18 +265,24 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// The first type that is neither, or a component that cannot be
     /// copied; the session is not started then.
     pub fn start(&mut self, session: impl Into<Session<I, A>>) -> Result<(), RollbackError> {
-        self.check_types()?;
         let session = session.into();
         self.ring = Ring::new(session.depth() + 4);
+        self.checked = (usize::MAX, usize::MAX, usize::MAX);
+        self.check_types()?;
         self.session = Some(session);
         Ok(())
     }
 
+    /// Checks the world's types if any were added since the last check,
+    /// and readies the registered ones (event queues).
     fn check_types(&mut self) -> Result<(), RollbackError> {
-        let counts = (self.world.components().len(), self.world.resource_types().count());
+        let world = &self.world;
+        let counts = (world.components().len(), world.resource_types().count(), world.event_types().count());
         if counts != self.checked {
+            self.registry.prepare(&mut self.world, self.ring.len());
             self.registry.check(&self.world)?;
-            self.checked = counts;
+            let world = &self.world;
+            self.checked = (world.components().len(), world.resource_types().count(), world.event_types().count());
         }
         Ok(())
     }
@@ -451,11 +487,12 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
     /// # Errors
     /// A type that cannot roll back.
     pub fn save_now(&mut self) -> Result<u128, RollbackError> {
-        self.check_types()?;
         if self.session.is_none() && self.ring.len() < 4 {
             // The ring is sized by the session; without one, keep a few.
             self.ring = Ring::new(4);
+            self.checked = (usize::MAX, usize::MAX, usize::MAX);
         }
+        self.check_types()?;
         let checksum = self.ring.save(&mut self.world, &self.registry, self.frame)?;
         self.stats.saves += 1;
         Ok(checksum)

@@ -20,6 +20,12 @@ pub enum RollbackError {
         /// The resource's type name.
         name: &'static str,
     },
+    /// An event queue (`Events<E>`) in the world is neither rolled back
+    /// nor skipped.
+    UnregisteredEvent {
+        /// The queue's type name.
+        name: &'static str,
+    },
     /// A component type in the world cannot be copied into a snapshot: it
     /// lacks `#[component(clone)]`.
     NotCloneable {
@@ -59,6 +65,12 @@ impl fmt::Display for RollbackError {
                 "resource `{name}` is in the world but not registered for rollback: roll it back with \
                  `driver.resource::<{name}>()` (needs `Clone + Hash`) or `resource_with`, or leave it out with \
                  `driver.skip_resource::<{name}>()`"
+            ),
+            RollbackError::UnregisteredEvent { name } => write!(
+                f,
+                "event queue `{name}` is in the world but not registered for rollback: roll it back with \
+                 `driver.event::<E>()` (needs `Clone + Hash`) or `event_with`, or leave it out with \
+                 `driver.skip_event::<E>()`"
             ),
             RollbackError::NotCloneable { name } => write!(
                 f,

@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 
 use archetable_core::storage::{Archetype, Components};
 use archetable_core::{
-    ChildOf, Children, Component, ComponentId, Disabled, Entity, MutableComponent, Name, Resource, World,
+    ChildOf, Children, Component, ComponentId, Disabled, Entity, Event, Events, MutableComponent, Name, Resource, World,
 };
 
 use crate::checksum::StableHasher;
@@ -65,6 +65,10 @@ pub(crate) struct ResourceEntry {
     pub save: SaveResource,
     pub load: LoadResource,
     pub hash: HashWorld,
+    /// Readies the world for rollback of this type, with the ring's length
+    /// (an event queue is made to exist and its readers to remember their
+    /// positions).
+    pub prepare: fn(&mut World, usize),
 }
 
 pub(crate) struct Skipped {
@@ -167,7 +171,60 @@ impl Registry {
                 }
                 None => hasher.write_u8_flag(0),
             }),
+            prepare: |_, _| {},
         });
+    }
+
+    /// Rolls back the queue of events `E` (`Events<E>`) and the positions
+    /// of its readers, each event hashed by `hash`.
+    pub(crate) fn event_with<E: Event + Clone>(&mut self, hash: impl HashFn<E>) {
+        if self.knows(TypeId::of::<Events<E>>()) {
+            return;
+        }
+        self.resources.push(ResourceEntry {
+            type_id: TypeId::of::<Events<E>>(),
+            name: std::any::type_name::<Events<E>>(),
+            save: Box::new(|world, stored| {
+                let kept = stored.as_mut().and_then(|kept| kept.downcast_mut::<Events<E>>());
+                match (world.get_resource::<Events<E>>(), kept) {
+                    // Reuses the kept queue's buffers.
+                    (Some(events), Some(kept)) => kept.clone_from(events),
+                    (Some(events), None) => *stored = Some(Box::new(events.clone())),
+                    (None, _) => *stored = None,
+                }
+            }),
+            load: Box::new(|world, stored| {
+                // A queue that did not exist at the save (made since, by a
+                // reader's first run) stays: its readers need it.
+                let Some(kept) = stored.as_ref().and_then(|kept| kept.downcast_ref::<Events<E>>()) else { return };
+                if world.get_resource::<Events<E>>().is_none() {
+                    world.add_event::<E>();
+                }
+                world.resource_mut::<Events<E>>().rewind_to(kept);
+            }),
+            hash: Box::new(move |world, hasher| match world.get_resource::<Events<E>>() {
+                Some(events) => {
+                    hasher.write_u8_flag(1);
+                    hasher.write_u64_count(events.len() as u64);
+                    for event in events.iter() {
+                        hash(event, hasher);
+                    }
+                }
+                None => hasher.write_u8_flag(0),
+            }),
+            prepare: |world, frames| {
+                world.add_event::<E>();
+                world.resource_mut::<Events<E>>().remember_cursors(frames);
+            },
+        });
+    }
+
+    /// Readies the world for rollback of the registered types, with a ring
+    /// of `frames` snapshots.
+    pub(crate) fn prepare(&self, world: &mut World, frames: usize) {
+        for entry in &self.resources {
+            (entry.prepare)(world, frames);
+        }
     }
 
     /// Leaves component `T` out of rollback.
@@ -203,8 +260,12 @@ impl Registry {
 
     /// Registers the engine's own components: the relationship pair, the
     /// `Disabled` marker (whose presence the entity counts already hash)
-    /// and `Name`.
+    /// and `Name`; skips the resource that holds registered systems.
     pub(crate) fn engine_types(&mut self) {
+        // The world's registered one-shot systems: kept as they are by a
+        // load, their private state (`Local`s) with them.
+        self.skipped_resources
+            .push(Skipped { type_id: archetable_core::__private::registry_type_id(), carry: Box::new(|_, _| {}) });
         self.component_with::<ChildOf>(|parent, h| parent.0.hash(h));
         self.component_with::<Disabled>(|_, h| h.write_u8(1));
         self.component_with::<Name>(|name, h| name.as_str().hash(h));
@@ -216,7 +277,7 @@ impl Registry {
         });
     }
 
-    /// Checks that every component and resource type in `world` rolls back
+    /// Checks that every component, resource and event type in `world` rolls back
     /// cloneably with a hash function, or is skipped (and cloneable, for
     /// components: snapshots copy whole tables).
     pub(crate) fn check(&self, world: &World) -> Result<(), RollbackError> {
@@ -235,6 +296,13 @@ impl Registry {
             let skipped = self.skipped_resources.iter().any(|e| e.type_id == type_id);
             if !rolled && !skipped {
                 return Err(RollbackError::UnregisteredResource { name });
+            }
+        }
+        for (type_id, name) in world.event_types() {
+            let rolled = self.resources.iter().any(|e| e.type_id == type_id);
+            let skipped = self.skipped_resources.iter().any(|e| e.type_id == type_id);
+            if !rolled && !skipped {
+                return Err(RollbackError::UnregisteredEvent { name });
             }
         }
         Ok(())

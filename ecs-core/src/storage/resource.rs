@@ -230,6 +230,12 @@ impl Resources {
         self.slots.iter().filter(|slot| slot.value.is_some() && !slot.transient).map(|slot| (slot.type_id, slot.name))
     }
 
+    /// The type id and name of every event queue that holds a value, in
+    /// registration order.
+    pub fn event_queues(&self) -> impl Iterator<Item = (TypeId, &'static str)> + '_ {
+        self.slots.iter().filter(|slot| slot.value.is_some() && slot.transient).map(|slot| (slot.type_id, slot.name))
+    }
+
     /// Number of resource types registered (with or without a value).
     pub fn len(&self) -> usize {
         self.slots.len()

@@ -1,6 +1,7 @@
 //! Events: messages that systems send to each other through the world,
 //! kept for two frames in a double buffer.
 
+use std::collections::VecDeque;
 use std::marker::PhantomData;
 
 /// A type that can be sent as an event: any `Send + Sync + 'static` type.
@@ -39,6 +40,33 @@ impl<T: Send + Sync + 'static> Event for T {}
 /// events.update();
 /// assert!(events.is_empty());
 /// ```
+///
+/// # Rewinding
+///
+/// Rollback (restoring an earlier state of a world and simulating again)
+/// needs the queue and its readers' positions as they were. A clone of the
+/// queue (`E: Clone`) keeps the events and their numbering;
+/// [`Events::rewind_to`] makes the queue such a copy again and sends every
+/// [`EventCursor`] reading it back to where it was when the copy was taken,
+/// provided the cursors were asked to remember
+/// ([`Events::remember_cursors`]). Each cursor catches up at its next read.
+///
+/// ```
+/// use archetable::{EventCursor, Events};
+///
+/// let mut events = Events::<u32>::default();
+/// events.remember_cursors(8);
+/// let mut cursor = EventCursor::default();
+/// events.send(1);
+/// let saved = events.clone();
+/// assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [1]);
+/// events.update();
+/// events.send(2);
+/// assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [2]);
+/// events.rewind_to(&saved);
+/// // Back to before the first read: the cursor sees event 1 again, not 2.
+/// assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [1]);
+/// ```
 #[derive(Debug)]
 pub struct Events<E> {
     older: Vec<E>,
@@ -47,11 +75,85 @@ pub struct Events<E> {
     older_start: u64,
     /// The sequence number of `newer[0]`.
     newer_start: u64,
+    /// How many times `update` ran: the queue's frame count, which cursors
+    /// remember their positions by.
+    updates: u64,
+    /// The rewinds of this queue, which cursors catch up with.
+    rewinds: Rewinds,
+}
+
+/// How many rewinds a queue keeps the target of: a cursor that missed more
+/// rewinds than this in a row goes back to the lowest one kept.
+const REWINDS_KEPT: usize = 64;
+
+/// A queue's rewinds, for its cursors to catch up with; not part of the
+/// queue's value (a clone starts with none).
+#[derive(Debug, Default)]
+struct Rewinds {
+    /// How many frames' positions each cursor remembers (0: none).
+    remember: usize,
+    /// How many rewinds there were.
+    count: u64,
+    /// The frame (`updates`) of each of the last rewinds, the latest last.
+    frames: VecDeque<u64>,
 }
 
 impl<E> Default for Events<E> {
     fn default() -> Self {
-        Events { older: Vec::new(), newer: Vec::new(), older_start: 0, newer_start: 0 }
+        Events {
+            older: Vec::new(),
+            newer: Vec::new(),
+            older_start: 0,
+            newer_start: 0,
+            updates: 0,
+            rewinds: Rewinds::default(),
+        }
+    }
+}
+
+/// Copies the queued events and their numbering (not the rewind
+/// bookkeeping of [`Events::remember_cursors`]); `clone_from` reuses the
+/// target's buffers.
+impl<E: Clone> Clone for Events<E> {
+    fn clone(&self) -> Self {
+        Events {
+            older: self.older.clone(),
+            newer: self.newer.clone(),
+            older_start: self.older_start,
+            newer_start: self.newer_start,
+            updates: self.updates,
+            rewinds: Rewinds::default(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.older.clone_from(&source.older);
+        self.newer.clone_from(&source.newer);
+        self.older_start = source.older_start;
+        self.newer_start = source.newer_start;
+        self.updates = source.updates;
+    }
+}
+
+impl<E: Clone> Events<E> {
+    /// Makes this queue `earlier` again (a clone of it taken before), and
+    /// sends each [`EventCursor`] reading it back to its position at the
+    /// time of that clone: at its next read, a cursor sees what it saw
+    /// after that point the first time, if the frames run again send the
+    /// same events. A cursor can go back only as far as it remembers (see
+    /// [`Events::remember_cursors`]); one that does not remember keeps its
+    /// position. Reuses this queue's buffers.
+    pub fn rewind_to(&mut self, earlier: &Events<E>) {
+        self.clone_from(earlier);
+        let rewinds = &mut self.rewinds;
+        if rewinds.frames.len() == REWINDS_KEPT {
+            rewinds.frames.pop_front();
+        }
+        if rewinds.frames.capacity() < REWINDS_KEPT {
+            rewinds.frames.reserve_exact(REWINDS_KEPT);
+        }
+        rewinds.frames.push_back(earlier.updates);
+        rewinds.count += 1;
     }
 }
 
@@ -73,6 +175,22 @@ impl<E: Event> Events<E> {
         self.newer.clear();
         self.older_start = self.newer_start;
         self.newer_start = self.older_start + self.older.len() as u64;
+        self.updates += 1;
+    }
+
+    /// How many frames [`Events::update`] has ended (a clone keeps the
+    /// count, and [`Events::rewind_to`] restores it).
+    pub fn frame(&self) -> u64 {
+        self.updates
+    }
+
+    /// Makes every [`EventCursor`] reading this queue remember its position
+    /// at the start of each of the last `frames` frames it read in (kept
+    /// with the cursor, in memory allocated once), so that
+    /// [`Events::rewind_to`] can send it back up to that many frames of
+    /// reads. 0, the default, turns it off.
+    pub fn remember_cursors(&mut self, frames: usize) {
+        self.rewinds.remember = frames;
     }
 
     /// Drops every queued event.
@@ -112,19 +230,67 @@ impl<E: Event> Events<E> {
 pub struct EventCursor<E> {
     next: u64,
     missed: u64,
+    /// The queue's rewinds this cursor has caught up with.
+    rewinds: u64,
+    /// While the queue asks for it: `(frame, next, missed)` before the
+    /// first read in each of the last frames this cursor read in, oldest
+    /// first.
+    history: VecDeque<(u64, u64, u64)>,
     _events: PhantomData<fn() -> E>,
 }
 
 impl<E> Default for EventCursor<E> {
     fn default() -> Self {
-        EventCursor { next: 0, missed: 0, _events: PhantomData }
+        EventCursor { next: 0, missed: 0, rewinds: 0, history: VecDeque::new(), _events: PhantomData }
     }
 }
 
 impl<E: Event> EventCursor<E> {
+    /// Where this cursor is after the queue's rewinds it has not caught up
+    /// with: `(next, missed, history entries still valid)`.
+    fn rewound(&self, events: &Events<E>) -> (u64, u64, usize) {
+        let pending = events.rewinds.count.wrapping_sub(self.rewinds);
+        let kept = &events.rewinds.frames;
+        let recent = kept.len() - (pending.min(kept.len() as u64) as usize);
+        // The earliest frame any of those rewinds went back to.
+        let Some(frame) = kept.range(recent..).copied().min() else {
+            return (self.next, self.missed, self.history.len());
+        };
+        // The position before the first read at or after that frame is
+        // the position at its start; no read since, the present one.
+        match self.history.iter().position(|&(f, ..)| f >= frame) {
+            Some(at) => (self.history[at].1, self.history[at].2, at),
+            None => (self.next, self.missed, self.history.len()),
+        }
+    }
+
+    /// Catches up with the queue's rewinds, and remembers the position at
+    /// the start of this frame if the queue asks cursors to.
+    #[inline]
+    fn sync(&mut self, events: &Events<E>) {
+        if self.rewinds != events.rewinds.count {
+            let (next, missed, valid) = self.rewound(events);
+            self.next = next;
+            self.missed = missed;
+            self.history.truncate(valid);
+            self.rewinds = events.rewinds.count;
+        }
+        let remember = events.rewinds.remember;
+        if remember != 0 && self.history.back().is_none_or(|&(frame, ..)| frame != events.updates) {
+            if self.history.len() >= remember {
+                self.history.pop_front();
+            }
+            if self.history.capacity() < remember {
+                self.history.reserve_exact(remember - self.history.len());
+            }
+            self.history.push_back((events.updates, self.next, self.missed));
+        }
+    }
+
     /// The events sent since the last read, oldest first; moves the cursor
     /// past them.
     pub fn read<'a>(&mut self, events: &'a Events<E>) -> impl DoubleEndedIterator<Item = &'a E> + use<'a, E> {
+        self.sync(events);
         if self.next < events.older_start {
             self.missed += events.older_start - self.next;
             self.next = events.older_start;
@@ -141,7 +307,8 @@ impl<E: Event> EventCursor<E> {
 
     /// Number of events not yet read.
     pub fn len(&self, events: &Events<E>) -> usize {
-        (events.end() - self.next.max(events.older_start)) as usize
+        let next = if self.rewinds == events.rewinds.count { self.next } else { self.rewound(events).0 };
+        events.end().saturating_sub(next.max(events.older_start)) as usize
     }
 
     /// Whether every queued event has been read.
@@ -212,5 +379,63 @@ mod tests {
         events.send(2);
         assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [2]);
         assert_eq!(cursor.missed(), 1);
+    }
+
+    /// One frame of a game: a cursor that reads before the writer, the
+    /// writer (frame `f` sends `f % 3` events), a cursor that reads after
+    /// it; what each read.
+    fn frame(events: &mut Events<u32>, early: &mut EventCursor<u32>, late: &mut EventCursor<u32>) -> Vec<u32> {
+        let f = events.frame() as u32;
+        let mut seen: Vec<u32> = early.read(events).copied().collect();
+        seen.push(u32::MAX);
+        events.send_batch((0..f % 3).map(|i| f * 10 + i));
+        seen.extend(late.read(events).copied());
+        events.update();
+        seen
+    }
+
+    #[test]
+    fn a_rewind_sends_cursors_back_to_where_they_were() {
+        let mut events = Events::default();
+        events.remember_cursors(8);
+        let (mut early, mut late) = (EventCursor::default(), EventCursor::default());
+        let mut saves = Vec::new();
+        let mut first = Vec::new();
+        for _ in 0..20 {
+            saves.push(events.clone());
+            first.push(frame(&mut events, &mut early, &mut late));
+        }
+        // Back 1 to 7 frames from the present, and again to the present.
+        for depth in 1..=7 {
+            let from = 20 - depth;
+            events.rewind_to(&saves[from]);
+            assert_eq!(events.frame(), from as u64);
+            for f in from..20 {
+                assert_eq!(frame(&mut events, &mut early, &mut late), first[f], "depth {depth}, frame {f}");
+            }
+        }
+        assert_eq!(early.missed(), 0);
+        assert_eq!(late.missed(), 0);
+        // Two rewinds with no read between them: the earlier one counts.
+        events.rewind_to(&saves[12]);
+        events.rewind_to(&saves[15]);
+        assert_eq!(early.len(&events), first[15].iter().position(|&e| e == u32::MAX).unwrap());
+        events.rewind_to(&saves[12]);
+        for f in 12..20 {
+            assert_eq!(frame(&mut events, &mut early, &mut late), first[f], "frame {f}");
+        }
+    }
+
+    #[test]
+    fn without_memory_a_rewind_leaves_cursors_where_they_are() {
+        let mut events = Events::default();
+        let mut cursor = EventCursor::default();
+        events.send(1);
+        let saved = events.clone();
+        assert_eq!(cursor.read(&events).count(), 1);
+        events.rewind_to(&saved);
+        assert_eq!(cursor.read(&events).count(), 0);
+        events.send(2);
+        assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [2]);
     }
 }

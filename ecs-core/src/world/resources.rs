@@ -108,6 +108,24 @@ impl World {
         self.resources.present()
     }
 
+    /// The type id and name of every event queue ([`Events<E>`], a resource
+    /// that [`World::resource_types`] leaves out) in the world, in
+    /// registration order.
+    ///
+    /// ```
+    /// use archetable::World;
+    ///
+    /// struct Hit;
+    /// let mut world = World::new();
+    /// world.send_event(Hit);
+    /// let names: Vec<&str> = world.event_types().map(|(_, name)| name).collect();
+    /// assert_eq!(names.len(), 1);
+    /// assert!(names[0].contains("Events<") && names[0].ends_with("Hit>"), "{names:?}");
+    /// ```
+    pub fn event_types(&self) -> impl Iterator<Item = (std::any::TypeId, &'static str)> + '_ {
+        self.resources.event_queues()
+    }
+
     pub(crate) fn resources(&self) -> &Resources {
         &self.resources
     }

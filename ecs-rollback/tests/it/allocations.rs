@@ -13,7 +13,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use archetable_core::{Entity, Schedule, World};
+use archetable_core::{Entity, EventReader, EventWriter, IntoSystems, ResMut, Schedule, World};
 use archetable_macros::Component;
 use archetable_rollback::{RollbackDriver, RollbackRng};
 
@@ -108,6 +108,24 @@ impl Clone for Name {
 #[component(clone, storage = "sparse")]
 struct Shield(u8);
 
+/// An event the frames send and read, so that its queue and its readers'
+/// positions are in every save and load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Ping(u32);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Pings(u32);
+
+fn send_pings(mut pings: EventWriter<Ping>, mut rng: ResMut<RollbackRng>) {
+    for _ in 0..1 + rng.range(3) {
+        pings.send(Ping(rng.next_u32()));
+    }
+}
+
+fn count_pings(mut pings: EventReader<Ping>, mut seen: ResMut<Pings>) {
+    seen.0 += pings.read().count() as u32;
+}
+
 fn unit(i: i32) -> (Position, Velocity, Health, Name) {
     (Position(i, -i), Velocity(1, 2), Health(100), Name(format!("unit {i:05}")))
 }
@@ -121,9 +139,12 @@ fn driver() -> RollbackDriver<u8> {
         }
     }
     world.insert_resource(RollbackRng::new(9));
-    let mut driver: RollbackDriver<u8> = RollbackDriver::new(world, Schedule::new(), 60);
+    world.insert_resource(Pings::default());
+    let mut schedule = Schedule::new();
+    schedule.add_systems((count_pings, send_pings).chain());
+    let mut driver: RollbackDriver<u8> = RollbackDriver::new(world, schedule, 60);
     driver.component::<Position>().component::<Velocity>().component::<Health>().component::<Name>();
-    driver.component::<Shield>().resource::<RollbackRng>();
+    driver.component::<Shield>().resource::<RollbackRng>().resource::<Pings>().event::<Ping>();
     driver
         .copy_with_clone_from::<Position>()
         .copy_with_clone_from::<Velocity>()
@@ -134,8 +155,12 @@ fn driver() -> RollbackDriver<u8> {
 }
 
 /// What a frame does between a save and a load: moves, edits strings in
-/// place, draws a number, despawns some units and spawns as many.
+/// place, draws a number, sends events, despawns some units and spawns as
+/// many.
 fn play(world: &mut World, frame: i32) {
+    for i in 0..3 {
+        world.send_event(Ping(i));
+    }
     for (mut pos, vel) in world.query_mut::<(&mut Position, &Velocity)>() {
         pos.0 += vel.0;
     }

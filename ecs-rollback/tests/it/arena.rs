@@ -3,8 +3,10 @@
 //! when they expire or hit, a formation (a parent with wingmen as
 //! children, one replaced every few frames), a sparse `Shield` toggled on
 //! hits, a phase resource that moves through a small state machine, and
-//! drifting rocks to make the world bigger. `Sprite` is render-only and
-//! skipped by rollback.
+//! drifting rocks to make the world bigger. A hit is an event: the system
+//! that finds it sends a `Hit`, one reader later in the frame scores it,
+//! another at the start of the next frame knocks the ship back. `Sprite` is
+//! render-only and skipped by rollback.
 
 // The examples include this file too, each using part of it.
 #![allow(dead_code)]
@@ -12,7 +14,8 @@
 use std::hash::Hasher;
 
 use archetable_core::{
-    ChildOf, Children, Commands, Entity, IntoSystems, Query, Res, ResMut, Schedule, With, Without, World,
+    ChildOf, Children, Commands, Entity, EventReader, EventWriter, IntoSystems, Query, Res, ResMut, Schedule, With,
+    Without, World,
 };
 use archetable_macros::Component;
 use archetable_rollback::{PeerAddress, PlayerInputs, RollbackDriver, RollbackRng, SimTime, StableHasher};
@@ -99,6 +102,15 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Score(pub [u32; 2]);
 
+/// A bullet of player `owner` hit `ship`, whose shield took it if
+/// `shielded`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hit {
+    pub owner: u8,
+    pub ship: Entity,
+    pub shielded: bool,
+}
+
 /// The world at frame 0, with `rocks` drifting rocks.
 pub fn world(rocks: usize) -> World {
     let mut world = World::new();
@@ -132,7 +144,7 @@ pub fn world(rocks: usize) -> World {
 /// The simulation, one step per frame.
 pub fn schedule() -> Schedule {
     let mut schedule = Schedule::new();
-    schedule.add_systems((steer, fire, fly, hit, formation, phase).chain());
+    schedule.add_systems((recoil, steer, fire, fly, hit, score, formation, phase).chain());
     schedule
 }
 
@@ -149,7 +161,8 @@ pub fn register<A: PeerAddress>(driver: &mut RollbackDriver<Input, A>) {
         .component::<Rock>()
         .skip_component::<Sprite>()
         .resource::<Phase>()
-        .resource::<Score>();
+        .resource::<Score>()
+        .event::<Hit>();
 }
 
 fn hash_vel(vel: &Vel, h: &mut StableHasher) {
@@ -240,7 +253,7 @@ fn wrap(v: i32) -> i32 {
 fn hit(
     bullets: Query<(Entity, &Bullet, &Pos)>,
     ships: Query<(Entity, &Ship, &Pos, Option<&Shield>)>,
-    mut score: ResMut<Score>,
+    mut hits: EventWriter<Hit>,
     mut commands: Commands,
 ) {
     for (b, bullet, bp) in bullets.iter() {
@@ -256,12 +269,32 @@ fn hit(
                         commands.entity(s).remove::<Shield>();
                     }
                     None => {
-                        score.0[bullet.owner as usize] += 1;
                         commands.entity(s).insert(Shield(3));
                     }
                 }
+                hits.send(Hit { owner: bullet.owner, ship: s, shielded: shield.is_some() });
                 break;
             }
+        }
+    }
+}
+
+/// Scores this frame's hits (it runs after `hit`).
+fn score(mut hits: EventReader<Hit>, mut score: ResMut<Score>) {
+    for hit in hits.read() {
+        if !hit.shielded {
+            score.0[hit.owner as usize] += 1;
+        }
+    }
+}
+
+/// Knocks back the ships hit in the last frame (it runs before `hit`, so
+/// it reads the events of the frame before).
+fn recoil(mut hits: EventReader<Hit>, mut ships: Query<&mut Vel, With<Ship>>) {
+    for hit in hits.read() {
+        if let Ok(mut vel) = ships.get_mut(hit.ship) {
+            let push = if hit.owner == 0 { 90.0 } else { -90.0 };
+            vel.x = (vel.x + push).clamp(-300.0, 300.0);
         }
     }
 }

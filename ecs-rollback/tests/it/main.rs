@@ -4,10 +4,13 @@
 //! link, a peer that leaves, a spectator), `hostile` (garbage sent to a
 //! peer), `snapshot` (a save and a load by hand), `allocations` (a save
 //! and a load allocate nothing in steady state), `incremental` (a save
-//! keeps only the hashes of columns nothing wrote to).
+//! keeps only the hashes of columns nothing wrote to), `events` (event
+//! queues and their readers roll back; removal logs and registered
+//! systems' state do not).
 
 mod allocations;
 mod arena;
+mod events;
 mod hostile;
 mod incremental;
 mod net;

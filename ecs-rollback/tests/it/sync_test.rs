@@ -28,8 +28,23 @@ fn driver_with(check_distance: usize, rocks: usize, change: impl FnOnce(&mut Dri
     driver
 }
 
+/// The arena played `frames` frames without a rollback: its checksum and
+/// score.
+fn reference(frames: i32, rocks: usize) -> (u128, Score) {
+    let mut driver = driver(0, rocks);
+    for frame in 0..frames {
+        driver.update(|handle, _| arena::script(handle, frame)).unwrap();
+    }
+    assert_eq!(driver.stats().rollbacks, 0);
+    (driver.checksum(), *driver.world().resource::<Score>())
+}
+
 #[test]
 fn arena_stays_in_sync_at_every_check_distance() {
+    // The score is kept by a reader of `Hit` events and ships are knocked
+    // back by another, so the events and their readers roll back exactly,
+    // or the checksums and the score differ.
+    let (checksum, score) = reference(1000, 20);
     for check_distance in 2..=8 {
         let mut driver = driver(check_distance, 20);
         for frame in 0..1000 {
@@ -49,6 +64,41 @@ fn arena_stays_in_sync_at_every_check_distance() {
         let world = driver.world();
         assert!(world.query::<&arena::Bullet>().count() > 0);
         assert!(world.resource::<Score>().0.iter().sum::<u32>() > 0, "no hits in 1000 frames");
+        // And did it as a game without rollbacks does.
+        assert_eq!(*world.resource::<Score>(), score, "check distance {check_distance}");
+        assert_eq!(driver.checksum(), checksum, "check distance {check_distance}");
+    }
+}
+
+#[test]
+fn skipped_events_the_simulation_reads_are_reported() {
+    let mut driver = driver_with(4, 0, |driver| {
+        driver.skip_event::<arena::Hit>();
+    });
+    // `register` rolled `Hit` back already; a driver that skips it instead:
+    let mut skipping = Driver::new(arena::world(0), arena::schedule(), 60);
+    skipping.skip_event::<arena::Hit>();
+    arena::register(&mut skipping);
+    skipping.set_debug(true);
+    let session = SessionBuilder::<RollbackConfig<Input>>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_max_prediction_window(10)
+        .with_check_distance(4)
+        .start_synctest_session()
+        .unwrap();
+    skipping.start(session).unwrap();
+    let RollbackEvent::Desync { first_difference, .. } = run_until_mismatch(&mut skipping, 1000) else {
+        panic!("not a desync")
+    };
+    let difference = first_difference.expect("debug mode names the difference");
+    // The knock-back of a hit read twice (or never) moves a ship; a score
+    // counted twice changes the score.
+    assert!(["::Pos", "::Vel", "::Score"].iter().any(|t| difference.type_name.ends_with(t)), "{difference:?}");
+    // The first registration counts: the driver that rolled `Hit` back
+    // first stays in sync.
+    for frame in 0..300 {
+        driver.update(|handle, _| arena::script(handle, frame)).unwrap();
     }
 }
 

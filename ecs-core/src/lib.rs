@@ -112,6 +112,7 @@ pub use world::entity_ref::EntityRef;
 pub use world::event::{Event, EventCursor, Events};
 pub use world::hooks::{ComponentHooks, HookWorld};
 pub use world::named::EntityLabel;
+pub use world::removed::RemovalRecord;
 pub use world::time::Time;
 pub use world::{SpawnBatch, SpawnBundle, World, WorldId};
 

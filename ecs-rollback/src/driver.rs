@@ -280,6 +280,7 @@ impl<I: GameInput, A: PeerAddress> RollbackDriver<I, A> {
         let counts = (world.components().len(), world.resource_types().count(), world.event_types().count());
         if counts != self.checked {
             self.registry.prepare(&mut self.world, self.ring.len());
+            self.world.remember_removal_readers(self.ring.len());
             self.registry.check(&self.world)?;
             let world = &self.world;
             self.checked = (world.components().len(), world.resource_types().count(), world.event_types().count());

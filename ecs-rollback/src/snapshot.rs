@@ -14,6 +14,11 @@
 //! longer than that never overwrites a frame ggrs may still ask for; each
 //! slot remembers its frame and a load checks it.
 //!
+//! A save also copies the rolled-back event queues and the removal logs
+//! `RemovedComponents` reads; a load puts them back and sends their
+//! readers back to where they were at the save (`Events::rewind_to`,
+//! `World::rewind_removals`).
+//!
 //! A load copies the slot's world back into the present one, in place too
 //! (the slot stays, as ggrs may load the same frame again), and puts the
 //! rolled-back resources back. The present world keeps its id, so the
@@ -38,7 +43,7 @@
 
 use std::hash::Hasher;
 
-use archetable_core::{ComponentId, Entity, StorageType, Tick, World, WorldId};
+use archetable_core::{ComponentId, Entity, RemovalRecord, StorageType, Tick, World, WorldId};
 use ggrs::Frame;
 
 use crate::checksum::StableHasher;
@@ -51,6 +56,8 @@ struct Slot {
     saved: bool,
     world: World,
     resources: Vec<Stored>,
+    /// The present world's removal logs at the save.
+    removals: RemovalRecord,
     checksum: u128,
     /// The hash of each table column of `world`, as of its change tick.
     columns: Hashes,
@@ -136,6 +143,7 @@ impl Ring {
                 saved: false,
                 world: World::new(),
                 resources: Vec::new(),
+                removals: RemovalRecord::default(),
                 checksum: 0,
                 columns: Hashes::default(),
             })
@@ -180,6 +188,7 @@ impl Ring {
         for (entry, stored) in registry.resources.iter().zip(&mut slot.resources) {
             (entry.save)(world, stored);
         }
+        world.save_removals(&mut slot.removals);
         slot.frame = frame;
         slot.checksum = checksum;
         for column in &mut self.kept.present.columns {
@@ -235,6 +244,7 @@ impl Ring {
         for (entry, stored) in registry.resources.iter().zip(&slot.resources) {
             (entry.load)(world, stored);
         }
+        world.rewind_removals(&slot.removals);
         // The world is the slot's now, tables and ticks alike (a copy
         // stamps nothing), so the slot's column hashes are the world's.
         self.kept.world = Some(world.id());

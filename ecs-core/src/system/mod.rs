@@ -57,5 +57,5 @@ pub use param::{Local, Res, ResMut, SkippedSystem, SystemMeta, SystemParam, Syst
 pub use param_set::ParamSet;
 pub use query::{Query, QuerySingleError};
 pub use registered::{RegisteredSystemId, RunSystemError};
-pub use removed::RemovedComponents;
+pub use removed::{RemovalCursor, RemovedComponents};
 pub use single::{Populated, Single};

@@ -7,6 +7,7 @@ use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::system::access::AccessConflict;
 use crate::system::param::{SystemMeta, SystemParam};
+use crate::world::event::Position;
 use crate::world::removed::RemovalLog;
 use crate::world::World;
 
@@ -41,7 +42,7 @@ use crate::world::World;
 /// ```
 pub struct RemovedComponents<'w, 's, T: Component> {
     log: Option<&'w RemovalLog>,
-    cursor: &'s mut u64,
+    cursor: &'s mut RemovalCursor,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -49,13 +50,13 @@ impl<T: Component> RemovedComponents<'_, '_, T> {
     /// The entities that lost a `T` since the last read, oldest first. They
     /// may be despawned, or alive without a `T`, or have a `T` again.
     pub fn read(&mut self) -> impl Iterator<Item = Entity> + '_ + use<'_, T> {
-        let cursor = &mut *self.cursor;
+        let cursor = &mut self.cursor.0;
         self.log.into_iter().flat_map(move |log| log.read(cursor))
     }
 
     /// How many removals are unread.
     pub fn len(&self) -> usize {
-        self.log.map_or(0, |log| log.unread(*self.cursor))
+        self.log.map_or(0, |log| log.unread(&self.cursor.0))
     }
 
     /// Whether every removal has been read.
@@ -69,16 +70,22 @@ impl<T: Component> RemovedComponents<'_, '_, T> {
     }
 }
 
+/// A [`RemovedComponents`] reader's place in its removal log, kept in the
+/// system's state (and sent back by
+/// [`World::rewind_removals`](crate::World::rewind_removals)).
+#[derive(Debug)]
+pub struct RemovalCursor(Position);
+
 // SAFETY: reads only the world's removal log, which changes only through
 // `&mut World` (structural changes and `update_events`), never while
 // systems run; so it needs no recorded access.
 unsafe impl<T: Component> SystemParam for RemovedComponents<'_, '_, T> {
-    type State = (ComponentId, u64);
+    type State = (ComponentId, RemovalCursor);
     type Item<'w, 's> = RemovedComponents<'w, 's, T>;
 
     fn init_state(world: &mut World, _: &mut SystemMeta) -> Result<Self::State, AccessConflict> {
         crate::world::removed::want(std::any::TypeId::of::<T>());
-        Ok((world.track_removed::<T>(), 0))
+        Ok((world.track_removed::<T>(), RemovalCursor(Position::default())))
     }
 
     #[inline]

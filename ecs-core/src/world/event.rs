@@ -86,16 +86,110 @@ pub struct Events<E> {
 /// rewinds than this in a row goes back to the lowest one kept.
 const REWINDS_KEPT: usize = 64;
 
-/// A queue's rewinds, for its cursors to catch up with; not part of the
-/// queue's value (a clone starts with none).
+/// The rewinds of a log that readers follow with a [`Position`] (an event
+/// queue, a removal log), for its readers to catch up with; not part of
+/// the log's value (a clone starts with none).
 #[derive(Debug, Default)]
-struct Rewinds {
-    /// How many frames' positions each cursor remembers (0: none).
+pub(crate) struct Rewinds {
+    /// How many frames' positions each reader remembers (0: none).
     remember: usize,
     /// How many rewinds there were.
     count: u64,
-    /// The frame (`updates`) of each of the last rewinds, the latest last.
+    /// The frame of each of the last rewinds, the latest last.
     frames: VecDeque<u64>,
+}
+
+impl Rewinds {
+    /// Notes a rewind of the log to the state it had at the start of
+    /// `frame`. Allocates once, the first time.
+    pub(crate) fn push(&mut self, frame: u64) {
+        if self.frames.len() == REWINDS_KEPT {
+            self.frames.pop_front();
+        }
+        if self.frames.capacity() < REWINDS_KEPT {
+            self.frames.reserve_exact(REWINDS_KEPT);
+        }
+        self.frames.push_back(frame);
+        self.count += 1;
+    }
+
+    /// Has readers remember their positions for the last `frames` frames
+    /// they read in (0: not at all).
+    pub(crate) fn remember(&mut self, frames: usize) {
+        self.remember = frames;
+    }
+}
+
+/// A reader's position in a log read by sequence number (an event queue, a
+/// removal log), which can follow the log's [`Rewinds`]: while the log
+/// asks for it, it remembers where it was before its first read in each
+/// of the last frames it read in, and goes back there when the log is
+/// rewound to such a frame.
+#[derive(Debug, Default)]
+pub(crate) struct Position {
+    /// The sequence number of the next entry to read.
+    pub next: u64,
+    /// Entries dropped before this reader read them.
+    pub missed: u64,
+    /// The log's rewinds this position has caught up with.
+    rewinds: u64,
+    /// `(frame, next, missed)` before the first read in each of the last
+    /// frames read in, oldest first.
+    history: VecDeque<(u64, u64, u64)>,
+}
+
+impl Position {
+    /// Where this reader is after the log's rewinds it has not caught up
+    /// with: `(next, missed, history entries still valid)`.
+    fn rewound(&self, rewinds: &Rewinds) -> (u64, u64, usize) {
+        let pending = rewinds.count.wrapping_sub(self.rewinds);
+        let kept = &rewinds.frames;
+        let recent = kept.len() - (pending.min(kept.len() as u64) as usize);
+        // The earliest frame any of those rewinds went back to.
+        let Some(frame) = kept.range(recent..).copied().min() else {
+            return (self.next, self.missed, self.history.len());
+        };
+        // The position before the first read at or after that frame is
+        // the position at its start; no read since, the present one.
+        match self.history.iter().position(|&(f, ..)| f >= frame) {
+            Some(at) => (self.history[at].1, self.history[at].2, at),
+            None => (self.next, self.missed, self.history.len()),
+        }
+    }
+
+    /// The next entry to read, as [`Position::sync`] would make it.
+    #[inline]
+    pub(crate) fn next(&self, rewinds: &Rewinds) -> u64 {
+        if self.rewinds == rewinds.count {
+            self.next
+        } else {
+            self.rewound(rewinds).0
+        }
+    }
+
+    /// Catches up with the log's rewinds, and remembers the position at
+    /// the start of `frame` (the log's frame count) if the log asks
+    /// readers to. Called before each read.
+    #[inline]
+    pub(crate) fn sync(&mut self, rewinds: &Rewinds, frame: u64) {
+        if self.rewinds != rewinds.count {
+            let (next, missed, valid) = self.rewound(rewinds);
+            self.next = next;
+            self.missed = missed;
+            self.history.truncate(valid);
+            self.rewinds = rewinds.count;
+        }
+        let remember = rewinds.remember;
+        if remember != 0 && self.history.back().is_none_or(|&(f, ..)| f != frame) {
+            if self.history.len() >= remember {
+                self.history.pop_front();
+            }
+            if self.history.capacity() < remember {
+                self.history.reserve_exact(remember - self.history.len());
+            }
+            self.history.push_back((frame, self.next, self.missed));
+        }
+    }
 }
 
 impl<E> Default for Events<E> {
@@ -145,15 +239,7 @@ impl<E: Clone> Events<E> {
     /// position. Reuses this queue's buffers.
     pub fn rewind_to(&mut self, earlier: &Events<E>) {
         self.clone_from(earlier);
-        let rewinds = &mut self.rewinds;
-        if rewinds.frames.len() == REWINDS_KEPT {
-            rewinds.frames.pop_front();
-        }
-        if rewinds.frames.capacity() < REWINDS_KEPT {
-            rewinds.frames.reserve_exact(REWINDS_KEPT);
-        }
-        rewinds.frames.push_back(earlier.updates);
-        rewinds.count += 1;
+        self.rewinds.push(earlier.updates);
     }
 }
 
@@ -190,7 +276,7 @@ impl<E: Event> Events<E> {
     /// [`Events::rewind_to`] can send it back up to that many frames of
     /// reads. 0, the default, turns it off.
     pub fn remember_cursors(&mut self, frames: usize) {
-        self.rewinds.remember = frames;
+        self.rewinds.remember(frames);
     }
 
     /// Drops every queued event.
@@ -228,86 +314,39 @@ impl<E: Event> Events<E> {
 /// keeps one per system.
 #[derive(Debug)]
 pub struct EventCursor<E> {
-    next: u64,
-    missed: u64,
-    /// The queue's rewinds this cursor has caught up with.
-    rewinds: u64,
-    /// While the queue asks for it: `(frame, next, missed)` before the
-    /// first read in each of the last frames this cursor read in, oldest
-    /// first.
-    history: VecDeque<(u64, u64, u64)>,
+    position: Position,
     _events: PhantomData<fn() -> E>,
 }
 
 impl<E> Default for EventCursor<E> {
     fn default() -> Self {
-        EventCursor { next: 0, missed: 0, rewinds: 0, history: VecDeque::new(), _events: PhantomData }
+        EventCursor { position: Position::default(), _events: PhantomData }
     }
 }
 
 impl<E: Event> EventCursor<E> {
-    /// Where this cursor is after the queue's rewinds it has not caught up
-    /// with: `(next, missed, history entries still valid)`.
-    fn rewound(&self, events: &Events<E>) -> (u64, u64, usize) {
-        let pending = events.rewinds.count.wrapping_sub(self.rewinds);
-        let kept = &events.rewinds.frames;
-        let recent = kept.len() - (pending.min(kept.len() as u64) as usize);
-        // The earliest frame any of those rewinds went back to.
-        let Some(frame) = kept.range(recent..).copied().min() else {
-            return (self.next, self.missed, self.history.len());
-        };
-        // The position before the first read at or after that frame is
-        // the position at its start; no read since, the present one.
-        match self.history.iter().position(|&(f, ..)| f >= frame) {
-            Some(at) => (self.history[at].1, self.history[at].2, at),
-            None => (self.next, self.missed, self.history.len()),
-        }
-    }
-
-    /// Catches up with the queue's rewinds, and remembers the position at
-    /// the start of this frame if the queue asks cursors to.
-    #[inline]
-    fn sync(&mut self, events: &Events<E>) {
-        if self.rewinds != events.rewinds.count {
-            let (next, missed, valid) = self.rewound(events);
-            self.next = next;
-            self.missed = missed;
-            self.history.truncate(valid);
-            self.rewinds = events.rewinds.count;
-        }
-        let remember = events.rewinds.remember;
-        if remember != 0 && self.history.back().is_none_or(|&(frame, ..)| frame != events.updates) {
-            if self.history.len() >= remember {
-                self.history.pop_front();
-            }
-            if self.history.capacity() < remember {
-                self.history.reserve_exact(remember - self.history.len());
-            }
-            self.history.push_back((events.updates, self.next, self.missed));
-        }
-    }
-
     /// The events sent since the last read, oldest first; moves the cursor
     /// past them.
     pub fn read<'a>(&mut self, events: &'a Events<E>) -> impl DoubleEndedIterator<Item = &'a E> + use<'a, E> {
-        self.sync(events);
-        if self.next < events.older_start {
-            self.missed += events.older_start - self.next;
-            self.next = events.older_start;
+        let position = &mut self.position;
+        position.sync(&events.rewinds, events.updates);
+        if position.next < events.older_start {
+            position.missed += events.older_start - position.next;
+            position.next = events.older_start;
         }
-        let skip = (self.next - events.older_start) as usize;
+        let skip = (position.next - events.older_start) as usize;
         let (older, newer) = if skip <= events.older.len() {
             (&events.older[skip..], &events.newer[..])
         } else {
             (&events.older[..0], &events.newer[(skip - events.older.len()).min(events.newer.len())..])
         };
-        self.next = events.end();
+        position.next = events.end();
         older.iter().chain(newer)
     }
 
     /// Number of events not yet read.
     pub fn len(&self, events: &Events<E>) -> usize {
-        let next = if self.rewinds == events.rewinds.count { self.next } else { self.rewound(events).0 };
+        let next = self.position.next(&events.rewinds);
         events.end().saturating_sub(next.max(events.older_start)) as usize
     }
 
@@ -319,7 +358,7 @@ impl<E: Event> EventCursor<E> {
     /// Events that were dropped before this cursor read them (the reader did
     /// not run for two frames).
     pub fn missed(&self) -> u64 {
-        self.missed
+        self.position.missed
     }
 }
 

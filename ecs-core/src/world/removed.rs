@@ -17,6 +17,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
+use crate::world::event::{Position, Rewinds};
 
 /// The component types whose removals some system reads, in any schedule.
 static WANTED: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
@@ -40,6 +41,33 @@ pub(crate) struct RemovalLog {
     newer: Vec<Entity>,
     /// The sequence number of `older[0]`; `newer` continues the numbering.
     older_start: u64,
+    /// How many frames ended (`update`): what readers remember their
+    /// positions by.
+    updates: u64,
+    /// Its rewinds ([`World::rewind_removals`](crate::World::rewind_removals)),
+    /// for readers to catch up with.
+    rewinds: Rewinds,
+}
+
+/// Copies the removals and their numbering, not the rewinds; `clone_from`
+/// reuses the target's buffers.
+impl Clone for RemovalLog {
+    fn clone(&self) -> Self {
+        RemovalLog {
+            older: self.older.clone(),
+            newer: self.newer.clone(),
+            older_start: self.older_start,
+            updates: self.updates,
+            rewinds: Rewinds::default(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.older.clone_from(&source.older);
+        self.newer.clone_from(&source.newer);
+        self.older_start = source.older_start;
+        self.updates = source.updates;
+    }
 }
 
 impl RemovalLog {
@@ -50,17 +78,22 @@ impl RemovalLog {
 
     /// The removals a reader at `cursor` has not seen, and moves the cursor
     /// past them.
-    pub fn read(&self, cursor: &mut u64) -> impl Iterator<Item = Entity> + '_ + use<'_> {
-        let unread = self.unread(*cursor);
-        *cursor = self.end();
+    pub fn read(&self, cursor: &mut Position) -> impl Iterator<Item = Entity> + '_ + use<'_> {
+        cursor.sync(&self.rewinds, self.updates);
+        let unread = self.unread_from(cursor.next);
+        cursor.next = self.end();
         let from_older = unread.saturating_sub(self.newer.len());
         let from_newer = unread - from_older;
         self.older[self.older.len() - from_older..].iter().chain(&self.newer[self.newer.len() - from_newer..]).copied()
     }
 
     /// How many removals a reader at `cursor` has not seen.
-    pub fn unread(&self, cursor: u64) -> usize {
-        (self.end() - cursor.clamp(self.older_start, self.end())) as usize
+    pub fn unread(&self, cursor: &Position) -> usize {
+        self.unread_from(cursor.next(&self.rewinds))
+    }
+
+    fn unread_from(&self, next: u64) -> usize {
+        (self.end() - next.clamp(self.older_start, self.end())) as usize
     }
 
     /// Every removal still recorded, oldest first.
@@ -72,7 +105,18 @@ impl RemovalLog {
         self.older_start += self.older.len() as u64;
         std::mem::swap(&mut self.older, &mut self.newer);
         self.newer.clear();
+        self.updates += 1;
     }
+}
+
+/// A copy of a world's removal logs (what
+/// [`RemovedComponents`](crate::RemovedComponents) reads), taken with
+/// [`World::save_removals`](crate::World::save_removals) and put back
+/// with [`World::rewind_removals`](crate::World::rewind_removals), for
+/// rollback. Keeps its memory from one save to the next.
+#[derive(Debug, Default)]
+pub struct RemovalRecord {
+    logs: Vec<Option<RemovalLog>>,
 }
 
 /// Every component type's removal log, by component id.
@@ -84,6 +128,8 @@ pub(crate) struct Removals {
     /// How many wanted types (`WANTED`) and how many registered components
     /// the tracked set reflects.
     synced: (usize, usize),
+    /// How many frames' positions readers remember (0: none).
+    remember: usize,
 }
 
 impl Removals {
@@ -113,8 +159,38 @@ impl Removals {
         if self.logs.len() <= id.index() {
             self.logs.resize_with(id.index() + 1, || None);
         }
-        self.logs[id.index()].get_or_insert_with(RemovalLog::default);
+        let remember = self.remember;
+        self.logs[id.index()].get_or_insert_with(|| {
+            let mut log = RemovalLog::default();
+            log.rewinds.remember(remember);
+            log
+        });
         self.any = true;
+    }
+
+    /// Copies every log into `record`.
+    pub fn save(&self, record: &mut RemovalRecord) {
+        record.logs.clone_from(&self.logs);
+    }
+
+    /// Makes every log that `record` holds a copy of that copy again, and
+    /// has its readers go back to where they were then.
+    pub fn rewind_to(&mut self, record: &RemovalRecord) {
+        for (log, saved) in self.logs.iter_mut().zip(&record.logs) {
+            if let (Some(log), Some(saved)) = (log, saved) {
+                log.clone_from(saved);
+                log.rewinds.push(saved.updates);
+            }
+        }
+    }
+
+    /// Has the readers of every log remember their positions for the last
+    /// `frames` frames they read in.
+    pub fn remember_readers(&mut self, frames: usize) {
+        self.remember = frames;
+        for log in self.logs.iter_mut().flatten() {
+            log.rewinds.remember(frames);
+        }
     }
 
     #[inline]
@@ -166,7 +242,7 @@ mod tests {
         let mut removals = Removals::default();
         let id = ComponentId(0);
         removals.track(id);
-        let (mut early, mut late) = (0, 0);
+        let (mut early, mut late) = (Position::default(), Position::default());
         removals.record(&[id], e(1));
         let log = removals.log(id).unwrap();
         assert_eq!(log.read(&mut early).collect::<Vec<_>>(), [e(1)]);
@@ -179,7 +255,7 @@ mod tests {
         removals.update();
         removals.record(&[id], e(3));
         let log = removals.log(id).unwrap();
-        assert_eq!(log.unread(early), 1, "older records are gone, the new one is there");
+        assert_eq!(log.unread(&early), 1, "older records are gone, the new one is there");
         assert_eq!(log.read(&mut early).collect::<Vec<_>>(), [e(3)]);
         assert_eq!(log.all().collect::<Vec<_>>(), [e(3)]);
     }

@@ -7,7 +7,7 @@ use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::resource::{Resource, ResourceId, Resources};
 use crate::world::event::{Event, Events};
-use crate::world::removed::Removals;
+use crate::world::removed::{RemovalRecord, Removals};
 use crate::world::World;
 
 impl World {
@@ -211,6 +211,61 @@ impl World {
 
     pub(crate) fn removals(&self) -> &Removals {
         &self.removals
+    }
+
+    /// Copies the removal logs that [`RemovedComponents`](crate::RemovedComponents)
+    /// and [`World::removed`] read into `record`, reusing its memory; for
+    /// rollback, with [`World::rewind_removals`].
+    pub fn save_removals(&self, record: &mut RemovalRecord) {
+        self.removals.save(record);
+    }
+
+    /// Makes the removal logs those copied into `record` (from this world,
+    /// by [`World::save_removals`]), and sends each
+    /// [`RemovedComponents`](crate::RemovedComponents) reader back to
+    /// where it was at that copy, if readers remember
+    /// ([`World::remember_removal_readers`]): at its next read it sees what
+    /// it saw after that point the first time, if the frames run again
+    /// remove the same components. A log that did not exist at the copy
+    /// stays as it is.
+    ///
+    /// ```
+    /// use archetable::prelude::*;
+    /// use archetable::RemovalRecord;
+    ///
+    /// #[derive(Component)] struct Hp(u32);
+    /// #[derive(Default)] struct Seen(Vec<Entity>);
+    /// fn note(mut removed: RemovedComponents<Hp>, mut seen: ResMut<Seen>) {
+    ///     seen.0.extend(removed.read());
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Seen>();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(note);
+    /// world.remember_removal_readers(4);
+    /// let (a, b) = (world.spawn(Hp(1)), world.spawn(Hp(2)));
+    /// schedule.run(&mut world);
+    /// world.despawn(a).unwrap();
+    /// let mut record = RemovalRecord::default();
+    /// world.save_removals(&mut record);
+    /// schedule.run(&mut world); // sees `a`
+    /// world.despawn(b).unwrap();
+    /// schedule.run(&mut world); // sees `b`
+    /// world.rewind_removals(&record);
+    /// schedule.run(&mut world); // back before it saw `a`: sees `a` again
+    /// assert_eq!(world.resource::<Seen>().0, [a, b, a]);
+    /// ```
+    pub fn rewind_removals(&mut self, record: &RemovalRecord) {
+        self.removals.rewind_to(record);
+    }
+
+    /// Has every [`RemovedComponents`](crate::RemovedComponents) reader
+    /// remember its position at the start of each of the last `frames`
+    /// frames it read in (in memory allocated once per reader), so that
+    /// [`World::rewind_removals`] can send it back that far. 0, the
+    /// default, turns it off.
+    pub fn remember_removal_readers(&mut self, frames: usize) {
+        self.removals.remember_readers(frames);
     }
 }
 

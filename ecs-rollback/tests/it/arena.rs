@@ -5,7 +5,8 @@
 //! hits, a phase resource that moves through a small state machine, and
 //! drifting rocks to make the world bigger. A hit is an event: the system
 //! that finds it sends a `Hit`, one reader later in the frame scores it,
-//! another at the start of the next frame knocks the ship back. `Sprite` is
+//! another at the start of the next frame knocks the ship back; a reader of
+//! `RemovedComponents<Bullet>` counts the bullets gone. `Sprite` is
 //! render-only and skipped by rollback.
 
 // The examples include this file too, each using part of it.
@@ -14,8 +15,8 @@
 use std::hash::Hasher;
 
 use archetable_core::{
-    ChildOf, Children, Commands, Entity, EventReader, EventWriter, IntoSystems, Query, Res, ResMut, Schedule, With,
-    Without, World,
+    ChildOf, Children, Commands, Entity, EventReader, EventWriter, IntoSystems, Query, RemovedComponents, Res, ResMut,
+    Schedule, With, Without, World,
 };
 use archetable_macros::Component;
 use archetable_rollback::{PeerAddress, PlayerInputs, RollbackDriver, RollbackRng, SimTime, StableHasher};
@@ -102,6 +103,11 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Score(pub [u32; 2]);
 
+/// How many bullets are gone (expired or hit), as a reader of their
+/// removals counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spent(pub u32);
+
 /// A bullet of player `owner` hit `ship`, whose shield took it if
 /// `shielded`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,6 +143,7 @@ pub fn world(rocks: usize) -> World {
     }
     world.insert_resource(Phase::Warmup { left: 30 });
     world.insert_resource(Score::default());
+    world.insert_resource(Spent::default());
     world.insert_resource(RollbackRng::new(7));
     world
 }
@@ -144,7 +151,7 @@ pub fn world(rocks: usize) -> World {
 /// The simulation, one step per frame.
 pub fn schedule() -> Schedule {
     let mut schedule = Schedule::new();
-    schedule.add_systems((recoil, steer, fire, fly, hit, score, formation, phase).chain());
+    schedule.add_systems((spent, recoil, steer, fire, fly, hit, score, formation, phase).chain());
     schedule
 }
 
@@ -162,6 +169,7 @@ pub fn register<A: PeerAddress>(driver: &mut RollbackDriver<Input, A>) {
         .skip_component::<Sprite>()
         .resource::<Phase>()
         .resource::<Score>()
+        .resource::<Spent>()
         .event::<Hit>();
 }
 
@@ -277,6 +285,12 @@ fn hit(
             }
         }
     }
+}
+
+/// Counts the bullets despawned last frame (by commands, applied at the
+/// end of the frame).
+fn spent(mut removed: RemovedComponents<Bullet>, mut spent: ResMut<Spent>) {
+    spent.0 += removed.read().count() as u32;
 }
 
 /// Scores this frame's hits (it runs after `hit`).

@@ -5,8 +5,8 @@
 //! peer), `snapshot` (a save and a load by hand), `allocations` (a save
 //! and a load allocate nothing in steady state), `incremental` (a save
 //! keeps only the hashes of columns nothing wrote to), `events` (event
-//! queues and their readers roll back; removal logs and registered
-//! systems' state do not).
+//! queues, removal logs and their readers roll back; registered systems'
+//! state does not).
 
 mod allocations;
 mod arena;

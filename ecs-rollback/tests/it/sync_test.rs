@@ -5,7 +5,7 @@ use archetable_core::{Query, ResMut};
 use archetable_rollback::ggrs::SessionBuilder;
 use archetable_rollback::{Difference, RollbackConfig, RollbackDriver, RollbackError, RollbackEvent};
 
-use crate::arena::{self, Input, Pos, Score, Ship};
+use crate::arena::{self, Input, Pos, Score, Ship, Spent};
 
 type Driver = RollbackDriver<Input>;
 
@@ -28,23 +28,26 @@ fn driver_with(check_distance: usize, rocks: usize, change: impl FnOnce(&mut Dri
     driver
 }
 
-/// The arena played `frames` frames without a rollback: its checksum and
-/// score.
-fn reference(frames: i32, rocks: usize) -> (u128, Score) {
+/// The arena played `frames` frames without a rollback: its checksum,
+/// score and count of bullets gone.
+fn reference(frames: i32, rocks: usize) -> (u128, Score, Spent) {
     let mut driver = driver(0, rocks);
     for frame in 0..frames {
         driver.update(|handle, _| arena::script(handle, frame)).unwrap();
     }
     assert_eq!(driver.stats().rollbacks, 0);
-    (driver.checksum(), *driver.world().resource::<Score>())
+    let world = driver.world();
+    (driver.checksum(), *world.resource::<Score>(), *world.resource::<Spent>())
 }
 
 #[test]
 fn arena_stays_in_sync_at_every_check_distance() {
-    // The score is kept by a reader of `Hit` events and ships are knocked
-    // back by another, so the events and their readers roll back exactly,
-    // or the checksums and the score differ.
-    let (checksum, score) = reference(1000, 20);
+    // The score is kept by a reader of `Hit` events, ships are knocked
+    // back by another, and a reader of bullets' removals counts them: the
+    // events, the removals and their readers roll back exactly, or the
+    // checksums and these counts differ.
+    let (checksum, score, spent) = reference(1000, 20);
+    assert!(spent.0 > 100, "{spent:?}");
     for check_distance in 2..=8 {
         let mut driver = driver(check_distance, 20);
         for frame in 0..1000 {
@@ -66,6 +69,7 @@ fn arena_stays_in_sync_at_every_check_distance() {
         assert!(world.resource::<Score>().0.iter().sum::<u32>() > 0, "no hits in 1000 frames");
         // And did it as a game without rollbacks does.
         assert_eq!(*world.resource::<Score>(), score, "check distance {check_distance}");
+        assert_eq!(*world.resource::<Spent>(), spent, "check distance {check_distance}");
         assert_eq!(driver.checksum(), checksum, "check distance {check_distance}");
     }
 }

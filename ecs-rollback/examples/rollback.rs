@@ -64,6 +64,7 @@ fn main() {
             println!("  {left}  {right}");
         }
         assert_eq!(a, b, "the peers see different worlds at confirmed frame {frame}");
+        println!("  identical on both peers");
     }
 
     println!();

@@ -61,7 +61,7 @@ use archetable_core::{GameLoop, Schedule, Stage, Time, World};
 use serde_json::Value;
 
 use crate::front::Front;
-use crate::history::{History, SampledStage, StageTimings};
+use crate::history::{History, StageTimings};
 use crate::methods::Ctx;
 use crate::server::{Job, Jobs, Limits, Shared};
 
@@ -340,16 +340,12 @@ impl Inspector {
         // is made only for a call that lists them (`schedule.list`).
         let calls = self.needs_timings();
         // `stage_names` follows `game.schedules()` (checked above).
-        let sampled: Vec<SampledStage> = self
-            .stage_names
-            .iter()
-            .zip(game.schedules())
-            .map(|((_, name), (_, schedule))| (name.as_str(), schedule))
-            .collect();
-        self.history.sample(self.frame, game.world(), &sampled);
+        let stage_names = &self.stage_names;
+        let sampled =
+            || stage_names.iter().zip(game.schedules()).map(|((_, name), (_, schedule))| (name.as_str(), schedule));
+        self.history.sample(self.frame, game.world(), sampled);
         let stages: Option<Vec<StageTimings>> =
-            calls.then(|| sampled.iter().map(|(name, schedule)| ((*name).to_owned(), schedule.timings())).collect());
-        drop(sampled);
+            calls.then(|| sampled().map(|(name, schedule)| (name.to_owned(), schedule.timings())).collect());
         self.serve(game.world_mut(), stages.as_deref());
     }
 
@@ -362,7 +358,7 @@ impl Inspector {
             return;
         }
         self.count_step(world);
-        self.history.sample(self.frame, world, schedules);
+        self.history.sample(self.frame, world, || schedules.iter().copied());
         let stages: Option<Vec<StageTimings>> =
             self.needs_timings().then(|| schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect());
         self.serve(world, stages.as_deref());
@@ -373,7 +369,7 @@ impl Inspector {
     pub fn update_world(&mut self, world: &mut World) {
         if self.wake() {
             self.count_step(world);
-            self.history.sample(self.frame, world, &[]);
+            self.history.sample(self.frame, world, std::iter::empty);
             // No schedules: `schedule.list` lists none.
             self.serve(world, Some(&[]));
         }
@@ -433,7 +429,8 @@ impl Inspector {
     fn serve(&mut self, world: &mut World, stages: Option<&[StageTimings]>) {
         // One call at a time, the budget checked after each: a batch's
         // calls spread over frames when they do not fit in one.
-        let started = Instant::now();
+        // The clock is read once there is a job: most frames have none.
+        let mut started = None;
         let mut names = None;
         loop {
             let (job, mut answers) = match self.pending.take() {
@@ -446,6 +443,7 @@ impl Inspector {
                     Err(_) => break,
                 },
             };
+            let started = *started.get_or_insert_with(Instant::now);
             if stages.is_none() && lists_timings(&job) {
                 self.pending = Some((job, answers));
                 break;

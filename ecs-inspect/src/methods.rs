@@ -203,8 +203,30 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
 }
 
+/// An entity as the protocol writes it: `{index}v{generation}`, as its
+/// `Display` writes it, without the formatting machinery.
 fn entity_json(entity: Entity) -> Value {
-    Value::String(entity.to_string())
+    let mut text = String::with_capacity(21);
+    push_decimal(&mut text, entity.index());
+    text.push('v');
+    push_decimal(&mut text, entity.generation());
+    Value::String(text)
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(text: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    text.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 fn list_components(world: &World, names: &Names) -> Value {
@@ -282,9 +304,10 @@ impl QuerySpec {
             return Err(read_only(k));
         }
         let named: Vec<ComponentId> = with.iter().chain(&without).chain(&values).map(|k| k.id).collect();
+        // Each match with the index of its table.
         let mut matched = matching(world, &with, &without, &named);
         if self.name.is_some() || self.name_contains.is_some() {
-            matched.retain(|&entity| {
+            matched.retain(|&(entity, _)| {
                 let Some(name) = world.get::<Name>(entity) else { return false };
                 self.name.as_deref().is_none_or(|wanted| name.as_str() == wanted)
                     && self.name_contains.as_deref().is_none_or(|part| name.to_lowercase().contains(part))
@@ -294,25 +317,28 @@ impl QuerySpec {
         // entities before it are moved to the front, then the page's.
         let offset = match self.page_of {
             // Pages start at multiples of `limit` (a limit of 0 has no pages).
-            Some(e) if self.limit > 0 && matched.contains(&e) => {
-                matched.iter().filter(|&&m| m < e).count() / self.limit * self.limit
+            Some(e) if self.limit > 0 && matched.iter().any(|&(m, _)| m == e) => {
+                matched.iter().filter(|&&(m, _)| m < e).count() / self.limit * self.limit
             }
             _ => self.offset,
         };
         let total = matched.len();
         if offset > 0 && offset < total {
-            matched.select_nth_unstable(offset);
+            matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
         }
         let rest = &mut matched[offset.min(total)..];
         if self.limit < rest.len() {
-            rest.select_nth_unstable(self.limit);
+            rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
         }
         let in_page = self.limit.min(rest.len());
         let page = &mut rest[..in_page];
-        page.sort_unstable();
+        page.sort_unstable_by_key(|&(e, _)| e);
+        let tables = world.archetypes().as_slice();
+        // The names of each table's components, looked up once per table.
+        let mut table_names: Vec<(usize, Vec<&str>)> = Vec::new();
         let page: Vec<Value> = page
             .iter()
-            .map(|&entity| {
+            .map(|&(entity, table)| {
                 let mut components = Map::new();
                 for k in &values {
                     if let Ok(Some(value)) = registry.component_json(world, entity, &k.name) {
@@ -326,8 +352,20 @@ impl QuerySpec {
                     row.insert("name".to_owned(), Value::from(name.as_str()));
                 }
                 if self.component_names {
-                    let list = names.of_entity(world, entity).unwrap_or_default();
-                    row.insert("component_names".to_owned(), list.iter().map(|k| k.name.as_str()).collect());
+                    // In the order of the entity's view: its table's
+                    // components, then its sparse ones.
+                    let at = match table_names.iter().position(|(t, _)| *t == table) {
+                        Some(at) => at,
+                        None => {
+                            let list = tables[table].components().iter().filter_map(|&id| names.by_id(id));
+                            table_names.push((table, list.map(|k| k.name.as_str()).collect()));
+                            table_names.len() - 1
+                        }
+                    };
+                    let mut list: Vec<Value> = table_names[at].1.iter().map(|&n| Value::from(n)).collect();
+                    let sparse = world.sparse_sets().iter().filter(|s| s.contains(entity));
+                    list.extend(sparse.filter_map(|s| names.by_id(s.id())).map(|k| Value::from(k.name.as_str())));
+                    row.insert("component_names".to_owned(), Value::Array(list));
                 }
                 Value::Object(row)
             })
@@ -338,12 +376,13 @@ impl QuerySpec {
 
 /// The entities with every `with` component and none of the `without`;
 /// those of tables holding a default-hiding component (`Disabled`) only if
-/// the query `named` it, as for the engine's queries.
-fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[ComponentId]) -> Vec<Entity> {
+/// the query `named` it, as for the engine's queries; each with the index
+/// of its table.
+fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[ComponentId]) -> Vec<(Entity, usize)> {
     let sparse = world.sparse_sets();
     let has_sparse = |k: &Known, e: Entity| sparse.get(k.id).is_some_and(|s| s.contains(e));
-    let mut out = Vec::new();
-    for table in world.archetypes().as_slice() {
+    let mut out = Vec::with_capacity(world.len());
+    for (index, table) in world.archetypes().as_slice().iter().enumerate() {
         if table.is_empty()
             || with.iter().any(|k| !k.sparse && !table.contains(k.id))
             || without.iter().any(|k| !k.sparse && table.contains(k.id))
@@ -357,9 +396,14 @@ fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[Compone
         }
         let with_sparse: Vec<&&Known> = with.iter().filter(|k| k.sparse).collect();
         let without_sparse: Vec<&&Known> = without.iter().filter(|k| k.sparse).collect();
-        out.extend(world.table_entities(table).filter(|&e| {
-            with_sparse.iter().all(|k| has_sparse(k, e)) && !without_sparse.iter().any(|k| has_sparse(k, e))
-        }));
+        out.extend(
+            world
+                .table_entities(table)
+                .filter(|&e| {
+                    with_sparse.iter().all(|k| has_sparse(k, e)) && !without_sparse.iter().any(|k| has_sparse(k, e))
+                })
+                .map(|e| (e, index)),
+        );
     }
     out
 }
@@ -708,13 +752,12 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
                 }
                 let every = watch.every;
                 let due = |from: u64, to: u64| to / every - from / every;
-                let records: Vec<_> =
-                    history.after(watch.fed).filter(|r| r.frame.is_multiple_of(every)).cloned().collect();
-                let missed = due(watch.fed, frame).saturating_sub(records.len() as u64);
-                let kept = records.len().saturating_sub(crate::watch::MAX_ITEMS);
+                let frames = std::sync::Arc::new(history.after(watch.fed, every));
+                let missed = due(watch.fed, frame).saturating_sub(frames.len() as u64);
+                let kept = frames.len().saturating_sub(crate::watch::MAX_ITEMS);
                 watch.skip(missed + kept as u64);
-                for record in records.into_iter().skip(kept) {
-                    watch.push(Item::Frame(record));
+                for i in kept..frames.len() {
+                    watch.push(Item::Frame(std::sync::Arc::clone(&frames), i));
                     fed = true;
                 }
                 watch.fed = frame;
@@ -732,5 +775,21 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
     crate::watch::expire(&mut watches, shared);
     if fed {
         shared.watch_signal.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_written_as_their_display_writes_them() {
+        let g = |generation: u64, index: u64| (generation << 32) | index;
+        let bits = [g(1, 0), g(1, 9), g(10, 10), g(12_345, 99_999), g(7, 42), g(u32::MAX as u64, 1), u64::MAX];
+        for bits in bits {
+            let entity = Entity::from_bits(bits).expect("a generation above 0");
+            assert_eq!(entity_json(entity), Value::String(entity.to_string()));
+        }
+        assert_eq!(entity_json(Entity::from_bits(g(3, 1_000_000)).unwrap()), Value::from("1000000v3"));
     }
 }

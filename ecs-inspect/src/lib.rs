@@ -225,7 +225,7 @@ pub struct Inspector {
     stage_names: Vec<(Stage, String)>,
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
-    pending: Option<(server::Job, Vec<Result<Value, RpcError>>)>,
+    pending: Option<(server::Job, Vec<Result<methods::Answer, RpcError>>)>,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -518,8 +518,7 @@ pub fn answer_for_fuzzing(world: &mut World, body: &[u8]) -> Option<String> {
         .into_iter()
         .map(|entry| match entry {
             Ok(call) => {
-                rpc::response(call.id.unwrap_or(Value::Null), methods::call(&mut ctx, &call.method, &call.params))
-                    .to_string()
+                rpc::response_text(call.id.unwrap_or(Value::Null), methods::call(&mut ctx, &call.method, &call.params))
             }
             Err((id, error)) => rpc::response(id, Err(error)).to_string(),
         })

@@ -223,6 +223,9 @@ pub struct Inspector {
     /// The game loop's stages as last seen (`Startup` first), with the
     /// names the chart and `schedule.list` show them by.
     stage_names: Vec<(Stage, String)>,
+    /// The world's component names, kept between frames while the world
+    /// has the same component types and serde registry.
+    names: Option<(methods::NamesKey, names::Names)>,
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
     pending: Option<(server::Job, Vec<Result<methods::Answer, RpcError>>)>,
@@ -283,6 +286,7 @@ impl Inspector {
             stepping: 0,
             history: History::default(),
             stage_names: Vec::new(),
+            names: None,
             pending: None,
         })
     }
@@ -431,7 +435,6 @@ impl Inspector {
         // calls spread over frames when they do not fit in one.
         // The clock is read once there is a job: most frames have none.
         let mut started = None;
-        let mut names = None;
         loop {
             let (job, mut answers) = match self.pending.take() {
                 Some(pending) => pending,
@@ -455,7 +458,7 @@ impl Inspector {
                 stepping: &mut self.stepping,
                 frame: self.frame,
                 shared: Some(&self.shared),
-                names: &mut names,
+                names: &mut self.names,
             };
             while let Some(call) = job.calls.get(answers.len()) {
                 answers.push(methods::call(&mut ctx, &call.method, &call.params));

@@ -1,10 +1,13 @@
 //! The methods that touch the world, run on the game thread between
 //! frames.
 
+use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
-use archetable_core::{ChildOf, Children, ComponentId, Entity, Name, Time, With, Without, World};
+use archetable_core::{
+    ChildOf, Children, ComponentId, ComponentTicks, Entity, Name, Time, With, Without, World, WorldId,
+};
 use archetable_serde::{EditError, SerdeRegistry, SerdeWorldExt};
 use serde_json::{json, Map, Value};
 
@@ -35,16 +38,21 @@ pub(crate) struct Ctx<'a> {
     pub frame: u64,
     /// `None` where no server runs (the fuzz entry point).
     pub shared: Option<&'a Shared>,
-    /// The world's component names, shared by the calls of a frame; built
-    /// again when a call adds a component type (keyed by their count).
-    pub names: &'a mut Option<(usize, Names)>,
+    /// The world's component names, kept from call to call; built again
+    /// when their key changes.
+    pub names: &'a mut Option<(NamesKey, Names)>,
 }
 
+/// What the world's component names are made of: which world, how many
+/// component types it has, and when its serde registry (a resource) was
+/// inserted and last written.
+pub(crate) type NamesKey = (WorldId, usize, Option<ComponentTicks>);
+
 /// The world's component names from `cache`, built when missing or stale.
-fn cached<'n>(cache: &'n mut Option<(usize, Names)>, world: &World, registry: &SerdeRegistry) -> &'n Names {
-    let count = world.components().len();
-    if cache.as_ref().is_none_or(|(n, _)| *n != count) {
-        *cache = Some((count, Names::of(world, registry)));
+fn cached<'n>(cache: &'n mut Option<(NamesKey, Names)>, world: &World, registry: &SerdeRegistry) -> &'n Names {
+    let key = (world.id(), world.components().len(), world.resource_ticks::<SerdeRegistry>());
+    if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+        *cache = Some((key, Names::of(world, registry)));
     }
     &cache.as_ref().expect("just filled").1
 }
@@ -334,17 +342,37 @@ impl QuerySpec {
             _ => self.offset,
         };
         let total = matched.len();
-        if offset > 0 && offset < total {
-            matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
-        }
-        let rest = &mut matched[offset.min(total)..];
-        if self.limit < rest.len() {
-            rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
-        }
-        let in_page = self.limit.min(rest.len());
-        let page = &mut rest[..in_page];
-        page.sort_unstable_by_key(|&(e, _)| e);
-        let rows = page.to_vec();
+        let keep = offset.saturating_add(self.limit);
+        let rows = if keep.saturating_mul(4) <= total {
+            // A page near the start of many matches: the `keep` first in a
+            // heap whose top is the last of them, which most matches only
+            // need comparing with.
+            let mut heap = BinaryHeap::with_capacity(keep);
+            for &m in &matched {
+                if heap.len() < keep {
+                    heap.push(m);
+                } else if let Some(mut last) = heap.peek_mut()
+                    && m < *last
+                {
+                    *last = m;
+                }
+            }
+            let mut first = heap.into_sorted_vec();
+            first.drain(..offset.min(first.len()));
+            first
+        } else {
+            if offset > 0 && offset < total {
+                matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
+            }
+            let rest = &mut matched[offset.min(total)..];
+            if self.limit < rest.len() {
+                rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
+            }
+            let in_page = self.limit.min(rest.len());
+            let page = &mut rest[..in_page];
+            page.sort_unstable_by_key(|&(e, _)| e);
+            page.to_vec()
+        };
         Ok(Page { total, offset, rows, values })
     }
 
@@ -937,6 +965,7 @@ mod tests {
         let names = Names::of(&world, &registry);
         let queries = [
             json!({ "component_names": true, "limit": 7, "offset": 3 }),
+            json!({ "component_names": true, "limit": 5, "offset": 2 }),
             json!({ "with": ["Spot"], "components": ["Spot", "Mark", "Spot"], "component_names": true }),
             json!({ "without": ["Mark"], "components": ["Spot"], "limit": 0 }),
             json!({ "with": ["Mark"], "components": ["Mark"], "offset": 100 }),
@@ -956,6 +985,26 @@ mod tests {
         let rows = page["entities"].as_array().unwrap();
         assert!(rows.iter().any(|r| r["component_names"] == json!(["Spot", "Mark"])));
         assert!(rows.iter().any(|r| r["name"] == json!("spot \"2\"\n")));
+        // Pages near the start (taken from a heap) and farther (selected
+        // in place) are slices of the matches in entity order.
+        let listed = |offset: usize, limit: usize| -> Vec<Value> {
+            let query = json!({ "offset": offset, "limit": limit });
+            let spec = QuerySpec::from_params(&query, 0).unwrap();
+            let page = spec.run_with(&world, &registry, &names).unwrap();
+            page["entities"].as_array().unwrap().iter().map(|r| r["entity"].clone()).collect()
+        };
+        let all = listed(0, 1000);
+        let bits = |v: &Value| {
+            let (index, generation) = v.as_str().unwrap().split_once('v').unwrap();
+            // Entities order by generation, then index.
+            (generation.parse::<u32>().unwrap(), index.parse::<u32>().unwrap())
+        };
+        assert!(all.windows(2).all(|w| bits(&w[0]) < bits(&w[1])));
+        assert_eq!(all.len(), 32);
+        for (offset, limit) in [(0, 5), (3, 4), (0, 8), (5, 3), (20, 12), (30, 10), (40, 1), (0, 0)] {
+            let end = (offset + limit).min(all.len());
+            assert_eq!(listed(offset, limit), all[offset.min(end)..end], "offset {offset}, limit {limit}");
+        }
         // An unknown name is refused by both.
         let spec = QuerySpec::from_params(&json!({ "with": ["Nope"] }), 0).unwrap();
         let code = |e: RpcError| e.to_json()["code"].clone();
@@ -963,6 +1012,30 @@ mod tests {
             code(spec.run_text(&world, &registry, &names).unwrap_err()),
             code(spec.run_with(&world, &registry, &names).unwrap_err())
         );
+    }
+
+    #[test]
+    fn kept_names_follow_the_world_its_types_and_its_registry() {
+        let mut world = World::new();
+        world.spawn((Spot::default(),));
+        let mut cache = None;
+        let name_of_spot = |cache: &mut Option<(NamesKey, Names)>, world: &World| {
+            let names = cached(cache, world, &world.serde_registry());
+            names.by_id(world.components().id::<Spot>().unwrap()).unwrap().name.clone()
+        };
+        assert!(name_of_spot(&mut cache, &world).ends_with("::Spot"));
+        // Registered with serde since: the same types, another name.
+        world.register_serde::<Spot>("Spot");
+        assert_eq!(name_of_spot(&mut cache, &world), "Spot");
+        // Another world, as many types, registered as `Place`.
+        let mut other = World::new();
+        other.spawn((Spot::default(),));
+        other.register_serde::<Spot>("Place");
+        assert_eq!(name_of_spot(&mut cache, &other), "Place");
+        // A new type.
+        assert!(cached(&mut cache, &other, &other.serde_registry()).find("Mark").is_err());
+        other.spawn((Mark(1),));
+        assert!(cached(&mut cache, &other, &other.serde_registry()).find("Mark").is_ok());
     }
 
     #[test]

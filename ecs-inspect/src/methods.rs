@@ -1,7 +1,6 @@
 //! The methods that touch the world, run on the game thread between
 //! frames.
 
-use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
@@ -342,37 +341,17 @@ impl QuerySpec {
             _ => self.offset,
         };
         let total = matched.len();
-        let keep = offset.saturating_add(self.limit);
-        let rows = if keep.saturating_mul(4) <= total {
-            // A page near the start of many matches: the `keep` first in a
-            // heap whose top is the last of them, which most matches only
-            // need comparing with.
-            let mut heap = BinaryHeap::with_capacity(keep);
-            for &m in &matched {
-                if heap.len() < keep {
-                    heap.push(m);
-                } else if let Some(mut last) = heap.peek_mut()
-                    && m < *last
-                {
-                    *last = m;
-                }
-            }
-            let mut first = heap.into_sorted_vec();
-            first.drain(..offset.min(first.len()));
-            first
-        } else {
-            if offset > 0 && offset < total {
-                matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
-            }
-            let rest = &mut matched[offset.min(total)..];
-            if self.limit < rest.len() {
-                rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
-            }
-            let in_page = self.limit.min(rest.len());
-            let page = &mut rest[..in_page];
-            page.sort_unstable_by_key(|&(e, _)| e);
-            page.to_vec()
-        };
+        if offset > 0 && offset < total {
+            matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
+        }
+        let rest = &mut matched[offset.min(total)..];
+        if self.limit < rest.len() {
+            rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
+        }
+        let in_page = self.limit.min(rest.len());
+        let page = &mut rest[..in_page];
+        page.sort_unstable_by_key(|&(e, _)| e);
+        let rows = page.to_vec();
         Ok(Page { total, offset, rows, values })
     }
 
@@ -985,8 +964,7 @@ mod tests {
         let rows = page["entities"].as_array().unwrap();
         assert!(rows.iter().any(|r| r["component_names"] == json!(["Spot", "Mark"])));
         assert!(rows.iter().any(|r| r["name"] == json!("spot \"2\"\n")));
-        // Pages near the start (taken from a heap) and farther (selected
-        // in place) are slices of the matches in entity order.
+        // Pages are slices of the matches in entity order.
         let listed = |offset: usize, limit: usize| -> Vec<Value> {
             let query = json!({ "offset": offset, "limit": limit });
             let spec = QuerySpec::from_params(&query, 0).unwrap();

@@ -65,11 +65,10 @@ fn micros(ns: u64) -> f32 {
 /// Frames copied out of the history for a stats watch, whose items share
 /// it; written as JSON by the poll, on the server's thread.
 pub(crate) struct Frames {
-    heads: Vec<Head>,
-    /// Each frame's times, one after the other (`heads[i].width` each).
+    /// Each frame's head, and where its times start in `times_ns`.
+    heads: Vec<(Head, usize)>,
+    /// Each frame's times, one after the other (`width` each).
     times_ns: Vec<u64>,
-    /// Where each frame's times start in `times_ns`.
-    starts: Vec<usize>,
 }
 
 impl Frames {
@@ -80,8 +79,7 @@ impl Frames {
 
     /// The `i`th frame as the protocol writes a frame's figures.
     pub fn to_json(&self, i: usize) -> Value {
-        let head = self.heads[i];
-        let start = self.starts[i];
+        let (head, start) = self.heads[i];
         head.to_json(&self.times_ns[start..start + head.width])
     }
 }
@@ -263,17 +261,13 @@ impl History {
     /// oldest first, copied out for a stats watch.
     pub fn after(&self, frame: u64, every: u64) -> Frames {
         let count = self.slots_after(frame).filter(|&slot| self.heads[slot].frame.is_multiple_of(every)).count();
-        let mut frames = Frames {
-            heads: Vec::with_capacity(count),
-            times_ns: Vec::with_capacity(count * self.systems.len()),
-            starts: Vec::with_capacity(count),
-        };
+        let mut frames =
+            Frames { heads: Vec::with_capacity(count), times_ns: Vec::with_capacity(count * self.systems.len()) };
         for slot in self.slots_after(frame) {
             let head = self.heads[slot];
             if head.frame.is_multiple_of(every) {
-                frames.starts.push(frames.times_ns.len());
+                frames.heads.push((head, frames.times_ns.len()));
                 frames.times_ns.extend_from_slice(self.times(slot));
-                frames.heads.push(head);
             }
         }
         frames

@@ -878,12 +878,15 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
                 }
                 let every = watch.every;
                 let due = |from: u64, to: u64| to / every - from / every;
-                let frames = std::sync::Arc::new(history.after(watch.fed, every));
+                let frames = history.after(watch.fed, every);
                 let missed = due(watch.fed, frame).saturating_sub(frames.len() as u64);
                 let kept = frames.len().saturating_sub(crate::watch::MAX_ITEMS);
                 watch.skip(missed + kept as u64);
-                for i in kept..frames.len() {
-                    watch.push(Item::Frame(std::sync::Arc::clone(&frames), i));
+                if frames.len() > kept {
+                    let frames = std::sync::Arc::new(frames);
+                    for i in kept..frames.len() {
+                        watch.push(Item::Frame(std::sync::Arc::clone(&frames), i));
+                    }
                     fed = true;
                 }
                 watch.fed = frame;

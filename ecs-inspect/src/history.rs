@@ -1,8 +1,11 @@
 //! Per-frame figures of the last frames: real frame time, entities, and
 //! each system's time in that frame, taken from the schedules' timings.
+//!
+//! A frame's sample only copies figures: its head (frame, times, counts)
+//! and each system's nanoseconds since the last sample, as integers, into
+//! rings allocated once. The microseconds a client reads are worked out
+//! when it asks (`schedule.history`, a stats watch's poll).
 
-use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::Duration;
 
 use archetable_core::{Schedule, Time, Timings, World};
@@ -19,131 +22,194 @@ pub(crate) type StageTimings = (String, Timings);
 /// reads every frame where the schedule keeps them.
 pub(crate) type SampledStage<'a> = (&'a str, &'a Schedule);
 
-/// One frame's figures.
-pub(crate) struct FrameRecord {
-    pub frame: u64,
-    pub real_dt_us: f64,
-    pub entities: usize,
-    pub paused: bool,
-    pub scale: f64,
-    /// Each system's time in the frame, in the order of
-    /// [`History::systems`] when the record was taken (shorter if systems
-    /// were added since).
-    pub times_us: Vec<f32>,
-    pub layout: u64,
+/// One frame's figures other than the systems' times.
+#[derive(Clone, Copy, Default)]
+struct Head {
+    frame: u64,
+    real_dt: Duration,
+    entities: usize,
+    paused: bool,
+    scale: f64,
+    layout: u64,
+    /// How many systems the history knew at the sample: the frame's
+    /// times are that many (fewer if systems were added since).
+    width: usize,
 }
 
-impl FrameRecord {
-    pub fn to_json(&self) -> Value {
+impl Head {
+    fn to_json(self, times_ns: &[u64]) -> Value {
+        let times_us: Vec<f32> = times_ns.iter().map(|&ns| micros(ns)).collect();
         json!({
             "frame": self.frame,
-            "real_dt_us": self.real_dt_us,
+            "real_dt_us": self.real_dt.as_secs_f64() * 1e6,
             "entities": self.entities,
             "paused": self.paused,
             "scale": self.scale,
             "layout": self.layout,
-            "times_us": self.times_us,
+            "times_us": times_us,
         })
+    }
+}
+
+/// A duration's nanoseconds as an integer (wraps after 584 years).
+#[inline]
+fn nanos(d: Duration) -> u64 {
+    d.as_secs().wrapping_mul(1_000_000_000).wrapping_add(u64::from(d.subsec_nanos()))
+}
+
+/// Nanoseconds as the microseconds the protocol reports.
+fn micros(ns: u64) -> f32 {
+    Duration::from_nanos(ns).as_secs_f64() as f32 * 1e6
+}
+
+/// Frames copied out of the history for a stats watch, whose items share
+/// it; written as JSON by the poll, on the server's thread.
+pub(crate) struct Frames {
+    /// Each frame's head, and where its times start in `times_ns`.
+    heads: Vec<(Head, usize)>,
+    /// Each frame's times, one after the other (`width` each).
+    times_ns: Vec<u64>,
+}
+
+impl Frames {
+    /// How many frames the copy holds.
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// The `i`th frame as the protocol writes a frame's figures.
+    pub fn to_json(&self, i: usize) -> Value {
+        let (head, start) = self.heads[i];
+        head.to_json(&self.times_ns[start..start + head.width])
     }
 }
 
 /// The figures of the last [`FRAMES`] frames.
 #[derive(Default)]
 pub(crate) struct History {
-    /// (stage, system) of each column of `times_us`; only grows.
+    /// (stage, system) of each column of the times; only grows.
     systems: Vec<(String, String)>,
-    /// Each system's total time at the last sample.
-    totals: Vec<Duration>,
-    /// The totals of the sample being taken (kept for its buffer).
-    next_totals: Vec<Duration>,
+    /// Each system's total time at the last sample, in nanoseconds.
+    totals: Vec<u64>,
     /// Column of each system in the last sample's flat order.
     columns: Vec<usize>,
+    /// Whether `columns` is `0, 1, ..` up to the last system: every
+    /// column is sampled, in order.
+    in_order: bool,
     /// Bumped when `systems` or `columns` change.
     layout: u64,
     /// The stage names and [`Schedule::timings_layout`] stamps that
     /// `columns` was last checked against: while they stay, a sample
     /// skips matching systems by name.
     checked: Vec<(String, u64)>,
-    /// Shared with the stats watches' items, which the server's threads
-    /// write out; the oldest record is reused when no watch holds it.
-    frames: VecDeque<Arc<FrameRecord>>,
+    /// The ring of frame heads: `len` of them, the oldest at `first`.
+    heads: Vec<Head>,
+    first: usize,
+    len: usize,
+    /// The ring of the frames' times: `stride` slots per head, in the
+    /// head's place; the first `width` of them are the frame's.
+    times_ns: Vec<u64>,
+    stride: usize,
 }
 
 impl History {
-    /// Records a frame. Allocates nothing once the history is full and
-    /// the schedules keep their systems: the layout is checked in place,
-    /// and the oldest record is reused.
-    pub fn sample(&mut self, frame: u64, world: &World, stages: &[SampledStage<'_>]) {
-        let oldest = if self.frames.len() == FRAMES { self.frames.pop_front() } else { None };
-        let reused = oldest.and_then(Arc::into_inner);
-        let mut times_us = reused.map(|r| r.times_us).unwrap_or_default();
-        if !self.fill(stages, &mut times_us) {
-            self.relayout(stages);
-            let filled = self.fill(stages, &mut times_us);
-            debug_assert!(filled, "a fresh layout matches");
+    /// Records a frame: copies its figures into the rings. Allocates
+    /// nothing once the rings are allocated and the schedules keep their
+    /// systems: the layout is checked by its stamps, and the oldest frame's
+    /// place is reused.
+    pub fn sample<'s, I>(&mut self, frame: u64, world: &World, stages: impl Fn() -> I)
+    where
+        I: Iterator<Item = SampledStage<'s>>,
+    {
+        if !self.same_layout(&stages) {
+            self.relayout(&stages);
+        }
+        if self.stride < self.systems.len() {
+            self.restride();
+        }
+        if self.heads.len() < FRAMES {
+            self.heads.resize(FRAMES, Head::default());
+        }
+        let slot = (self.first + self.len) % FRAMES;
+        if self.len == FRAMES {
+            self.first = (self.first + 1) % FRAMES;
+        } else {
+            self.len += 1;
+        }
+        let width = self.systems.len();
+        let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
+        if self.in_order {
+            // Column `i` is the `i`th system sampled: no lookup.
+            let mut places = row.iter_mut().zip(self.totals.iter_mut());
+            for (_, schedule) in stages() {
+                for (t, (time, last)) in schedule.system_timings().zip(&mut places) {
+                    let total = nanos(t.total());
+                    *time = total.saturating_sub(*last);
+                    *last = total;
+                }
+            }
+        } else {
+            // A column no schedule runs now took no time this frame.
+            row.fill(0);
+            let mut columns = self.columns.iter();
+            for (_, schedule) in stages() {
+                for (t, &c) in schedule.system_timings().zip(&mut columns) {
+                    let total = nanos(t.total());
+                    row[c] = total.saturating_sub(self.totals[c]);
+                    self.totals[c] = total;
+                }
+            }
         }
         let time = world.get_resource::<Time>();
-        self.frames.push_back(Arc::new(FrameRecord {
+        self.heads[slot] = Head {
             frame,
-            real_dt_us: time.map_or(0.0, |t| t.real_delta().as_secs_f64() * 1e6),
+            real_dt: time.map_or(Duration::ZERO, Time::real_delta),
             entities: world.len(),
             paused: time.is_some_and(Time::is_paused),
             scale: time.map_or(1.0, Time::scale),
-            times_us,
             layout: self.layout,
-        }));
+            width,
+        };
     }
 
-    /// Writes each system's time since the last sample into `times_us`, in
-    /// the layout's columns, in one pass over the timings; `false`, with
-    /// the totals left as they were, when the systems are not the
-    /// layout's (then [`History::relayout`] and fill again).
-    fn fill(&mut self, stages: &[SampledStage<'_>], times_us: &mut Vec<f32>) -> bool {
-        times_us.clear();
-        times_us.resize(self.systems.len(), 0.0);
-        self.next_totals.clear();
-        self.next_totals.extend_from_slice(&self.totals);
-        // The same stamps as the last check: the same systems in the same
-        // order, so no name needs comparing.
-        let checked = self.checked.len() == stages.len()
-            && self
-                .checked
-                .iter()
-                .zip(stages)
-                .all(|((name, stamp), (stage, schedule))| *stamp == schedule.timings_layout() && name == stage);
-        let mut i = 0;
-        for (stage, schedule) in stages {
+    /// Whether the schedules' systems are the layout's columns, in order:
+    /// by the stamps when they are the last check's, else by name (and the
+    /// stamps are then kept for the next frames).
+    fn same_layout<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) -> bool {
+        let mut checked = self.checked.iter();
+        let stamped = stages().all(|(stage, schedule)| {
+            checked.next().is_some_and(|(name, stamp)| {
+                // The same text is usually at the same address.
+                *stamp == schedule.timings_layout()
+                    && ((name.as_ptr() == stage.as_ptr() && name.len() == stage.len()) || name.as_str() == stage)
+            })
+        }) && checked.next().is_none();
+        if stamped {
+            return true;
+        }
+        let mut columns = self.columns.iter();
+        for (stage, schedule) in stages() {
             for t in schedule.system_timings() {
-                let Some(&c) = self.columns.get(i) else { return false };
-                if !checked {
-                    let (s, n) = &self.systems[c];
-                    if s != stage || n != t.name() {
-                        return false;
-                    }
+                let Some(&c) = columns.next() else { return false };
+                let (s, n) = &self.systems[c];
+                if s != stage || n != t.name() {
+                    return false;
                 }
-                times_us[c] = t.total().saturating_sub(self.totals[c]).as_secs_f64() as f32 * 1e6;
-                self.next_totals[c] = t.total();
-                i += 1;
             }
         }
-        if i != self.columns.len() {
+        if columns.next().is_some() {
             return false;
         }
-        if !checked {
-            self.checked.clear();
-            self.checked
-                .extend(stages.iter().map(|(stage, schedule)| ((*stage).to_owned(), schedule.timings_layout())));
-        }
-        std::mem::swap(&mut self.totals, &mut self.next_totals);
+        self.checked.clear();
+        self.checked.extend(stages().map(|(stage, schedule)| (stage.to_owned(), schedule.timings_layout())));
         true
     }
 
     /// Maps the systems sampled now to columns, adding new ones; a system
     /// met for the first time counts from its current total.
-    fn relayout(&mut self, stages: &[SampledStage<'_>]) {
+    fn relayout<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) {
         self.columns.clear();
-        self.checked.clear();
-        for (stage, schedule) in stages {
+        for (stage, schedule) in stages() {
             for t in schedule.system_timings() {
                 // The first column of that stage and name not taken yet:
                 // two systems of one name keep their own columns.
@@ -157,29 +223,72 @@ impl History {
                 let column = match column {
                     Some(c) => c,
                     None => {
-                        self.systems.push(((*stage).to_owned(), t.name().to_owned()));
-                        self.totals.push(t.total());
+                        self.systems.push((stage.to_owned(), t.name().to_owned()));
+                        self.totals.push(nanos(t.total()));
                         self.systems.len() - 1
                     }
                 };
                 self.columns.push(column);
             }
         }
+        self.checked.clear();
+        self.checked.extend(stages().map(|(stage, schedule)| (stage.to_owned(), schedule.timings_layout())));
+        self.in_order =
+            self.columns.len() == self.systems.len() && self.columns.iter().enumerate().all(|(i, &c)| i == c);
         self.layout += 1;
     }
 
-    /// The records of the frames after `frame`, oldest first.
-    pub fn after(&self, frame: u64) -> impl Iterator<Item = &Arc<FrameRecord>> {
-        let newer = self.frames.iter().rev().take_while(|r| r.frame > frame).count();
-        self.frames.iter().skip(self.frames.len() - newer)
+    /// Widens the times' ring to hold every system, keeping the frames.
+    fn restride(&mut self) {
+        let stride = self.systems.len().next_multiple_of(8);
+        let mut times = vec![0; FRAMES * stride];
+        if self.stride > 0 {
+            for (slot, old) in self.times_ns.chunks_exact(self.stride).enumerate() {
+                times[slot * stride..slot * stride + self.stride].copy_from_slice(old);
+            }
+        }
+        self.times_ns = times;
+        self.stride = stride;
+    }
+
+    /// The places of the frames after `frame`, oldest first.
+    fn slots_after(&self, frame: u64) -> impl Iterator<Item = usize> + '_ {
+        let newer = (0..self.len).rev().take_while(|&i| self.heads[(self.first + i) % FRAMES].frame > frame).count();
+        (self.len - newer..self.len).map(|i| (self.first + i) % FRAMES)
+    }
+
+    /// The frames after `frame` whose number is a multiple of `every`,
+    /// oldest first, copied out for a stats watch.
+    pub fn after(&self, frame: u64, every: u64) -> Frames {
+        let count = self.slots_after(frame).filter(|&slot| self.heads[slot].frame.is_multiple_of(every)).count();
+        let mut frames =
+            Frames { heads: Vec::with_capacity(count), times_ns: Vec::with_capacity(count * self.systems.len()) };
+        for slot in self.slots_after(frame) {
+            let head = self.heads[slot];
+            if head.frame.is_multiple_of(every) {
+                frames.heads.push((head, frames.times_ns.len()));
+                frames.times_ns.extend_from_slice(self.times(slot));
+            }
+        }
+        frames
+    }
+
+    /// The times of the frame in place `slot`.
+    fn times(&self, slot: usize) -> &[u64] {
+        let start = slot * self.stride;
+        &self.times_ns[start..start + self.heads[slot].width]
     }
 
     /// The columns and the last `n` frames.
     pub fn to_json(&self, n: usize) -> Value {
         let systems: Vec<Value> =
             self.systems.iter().map(|(stage, name)| json!({ "stage": stage, "name": name })).collect();
-        let skip = self.frames.len().saturating_sub(n);
-        let frames: Vec<Value> = self.frames.iter().skip(skip).map(|r| r.to_json()).collect();
+        let frames: Vec<Value> = (self.len.saturating_sub(n)..self.len)
+            .map(|i| {
+                let slot = (self.first + i) % FRAMES;
+                self.heads[slot].to_json(self.times(slot))
+            })
+            .collect();
         json!({ "layout": self.layout, "systems": systems, "frames": frames })
     }
 }
@@ -203,13 +312,13 @@ mod tests {
         let mut first = Schedule::new();
         first.add_systems((a, b));
         first.run(&mut world);
-        history.sample(1, &world, &[("update", &first)]);
+        history.sample(1, &world, || [("update", &first)].into_iter());
         assert_eq!(names(&history), ["update/a", "update/b"]);
         let layout = history.layout;
 
         // The same stamp: the same columns, no new layout.
         first.run(&mut world);
-        history.sample(2, &world, &[("update", &first)]);
+        history.sample(2, &world, || [("update", &first)].into_iter());
         assert_eq!((names(&history), history.layout), (vec!["update/a".into(), "update/b".into()], layout));
 
         // Another schedule with the same names in another order: its stamp
@@ -217,13 +326,99 @@ mod tests {
         let mut second = Schedule::new();
         second.add_systems((b, a, c));
         second.run(&mut world);
-        history.sample(3, &world, &[("update", &second)]);
+        history.sample(3, &world, || [("update", &second)].into_iter());
         assert_eq!(names(&history), ["update/b", "update/a", "update/c"]);
-        assert_eq!(history.frames.back().unwrap().times_us.len(), 3);
+        assert_eq!(history.heads[history.len - 1].width, 3);
 
         // The same schedule under another stage name: matched again too.
-        history.sample(4, &world, &[("late_update", &second)]);
+        history.sample(4, &world, || [("late_update", &second)].into_iter());
         assert_eq!(names(&history), ["late_update/b", "late_update/a", "late_update/c"]);
         assert_eq!(history.systems.len(), 6);
+    }
+
+    fn totals(schedule: &Schedule) -> Vec<Duration> {
+        schedule.system_timings().map(|t| t.total()).collect()
+    }
+
+    /// The microseconds between two totals, worked out as durations.
+    fn spent(before: &[Duration], after: &[Duration]) -> Vec<Value> {
+        before.iter().zip(after).map(|(b, a)| json!(a.saturating_sub(*b).as_secs_f64() as f32 * 1e6)).collect()
+    }
+
+    fn frame_numbers(frames: &Value) -> Vec<u64> {
+        frames.as_array().unwrap().iter().map(|f| f["frame"].as_u64().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_frame_holds_each_systems_time_since_the_last_sample_and_the_ring_the_last_frames() {
+        let mut world = World::new();
+        let mut history = History::default();
+        let mut schedule = Schedule::new();
+        schedule.add_systems((a, b));
+        schedule.run(&mut world);
+        // A system met for the first time counts from its current total.
+        history.sample(1, &world, || [("update", &schedule)].into_iter());
+        let first = history.to_json(FRAMES);
+        assert_eq!(first["frames"][0]["times_us"], json!([0.0, 0.0]));
+        assert_eq!(first["frames"][0]["entities"], json!(0));
+
+        // Two runs between samples (a frame the inspector slept through):
+        // the next frame holds both.
+        let before = totals(&schedule);
+        schedule.run(&mut world);
+        schedule.run(&mut world);
+        world.spawn(());
+        history.sample(3, &world, || [("update", &schedule)].into_iter());
+        let after = totals(&schedule);
+        let json = history.to_json(FRAMES);
+        assert_eq!(frame_numbers(&json["frames"]), [1, 3]);
+        assert_eq!(json["frames"][1]["times_us"], Value::Array(spent(&before, &after)));
+        assert_eq!(json["frames"][1]["entities"], json!(1));
+
+        // Eleven systems under three stages: the ring widens and keeps the
+        // frames it held.
+        let mut wide = Schedule::new();
+        wide.add_systems((a, b, c));
+        let mut last = (totals(&schedule), totals(&wide));
+        for frame in 4..4 + FRAMES as u64 + 5 {
+            schedule.run(&mut world);
+            wide.run(&mut world);
+            history.sample(frame, &world, || {
+                [("update", &schedule), ("one", &wide), ("two", &wide), ("three", &wide)].into_iter()
+            });
+            let now = (totals(&schedule), totals(&wide));
+            if frame > 4 {
+                let mut expected = spent(&last.0, &now.0);
+                for _ in 0..3 {
+                    expected.extend(spent(&last.1, &now.1));
+                }
+                let got = history.to_json(1);
+                assert_eq!(got["frames"][0]["times_us"], Value::Array(expected), "frame {frame}");
+            }
+            if frame == 4 {
+                // The first sample of the wide layout still holds frame 3.
+                assert_eq!(history.to_json(2)["frames"][0], json["frames"][1]);
+                assert_eq!(history.to_json(1)["frames"][0]["times_us"].as_array().unwrap().len(), 11);
+            }
+            last = now;
+        }
+        let all = history.to_json(FRAMES);
+        let numbers = frame_numbers(&all["frames"]);
+        assert_eq!((numbers.len(), numbers[0], *numbers.last().unwrap()), (FRAMES, 9, FRAMES as u64 + 8));
+        assert_eq!(all["systems"].as_array().unwrap().len(), 11);
+
+        // A watch's copy: the frames after 590 that are multiples of 4,
+        // written as `schedule.history` writes them.
+        let copy = history.after(590, 4);
+        let written: Vec<Value> = (0..copy.len()).map(|i| copy.to_json(i)).collect();
+        let expected: Vec<Value> = all["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["frame"].as_u64().is_some_and(|n| n > 590 && n % 4 == 0))
+            .cloned()
+            .collect();
+        assert_eq!(frame_numbers(&Value::Array(written.clone())), [592, 596, 600, 604, 608]);
+        assert_eq!(written, expected);
     }
 }

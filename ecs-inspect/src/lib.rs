@@ -61,7 +61,7 @@ use archetable_core::{GameLoop, Schedule, Stage, Time, World};
 use serde_json::Value;
 
 use crate::front::Front;
-use crate::history::{History, SampledStage, StageTimings};
+use crate::history::{History, StageTimings};
 use crate::methods::Ctx;
 use crate::server::{Job, Jobs, Limits, Shared};
 
@@ -223,9 +223,12 @@ pub struct Inspector {
     /// The game loop's stages as last seen (`Startup` first), with the
     /// names the chart and `schedule.list` show them by.
     stage_names: Vec<(Stage, String)>,
+    /// The world's component names, kept between frames while the world
+    /// has the same component types and serde registry.
+    names: Option<(methods::NamesKey, names::Names)>,
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
-    pending: Option<(server::Job, Vec<Result<Value, RpcError>>)>,
+    pending: Option<(server::Job, Vec<Result<methods::Answer, RpcError>>)>,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -283,6 +286,7 @@ impl Inspector {
             stepping: 0,
             history: History::default(),
             stage_names: Vec::new(),
+            names: None,
             pending: None,
         })
     }
@@ -340,16 +344,12 @@ impl Inspector {
         // is made only for a call that lists them (`schedule.list`).
         let calls = self.needs_timings();
         // `stage_names` follows `game.schedules()` (checked above).
-        let sampled: Vec<SampledStage> = self
-            .stage_names
-            .iter()
-            .zip(game.schedules())
-            .map(|((_, name), (_, schedule))| (name.as_str(), schedule))
-            .collect();
-        self.history.sample(self.frame, game.world(), &sampled);
+        let stage_names = &self.stage_names;
+        let sampled =
+            || stage_names.iter().zip(game.schedules()).map(|((_, name), (_, schedule))| (name.as_str(), schedule));
+        self.history.sample(self.frame, game.world(), sampled);
         let stages: Option<Vec<StageTimings>> =
-            calls.then(|| sampled.iter().map(|(name, schedule)| ((*name).to_owned(), schedule.timings())).collect());
-        drop(sampled);
+            calls.then(|| sampled().map(|(name, schedule)| (name.to_owned(), schedule.timings())).collect());
         self.serve(game.world_mut(), stages.as_deref());
     }
 
@@ -362,7 +362,7 @@ impl Inspector {
             return;
         }
         self.count_step(world);
-        self.history.sample(self.frame, world, schedules);
+        self.history.sample(self.frame, world, || schedules.iter().copied());
         let stages: Option<Vec<StageTimings>> =
             self.needs_timings().then(|| schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect());
         self.serve(world, stages.as_deref());
@@ -373,7 +373,7 @@ impl Inspector {
     pub fn update_world(&mut self, world: &mut World) {
         if self.wake() {
             self.count_step(world);
-            self.history.sample(self.frame, world, &[]);
+            self.history.sample(self.frame, world, std::iter::empty);
             // No schedules: `schedule.list` lists none.
             self.serve(world, Some(&[]));
         }
@@ -433,8 +433,8 @@ impl Inspector {
     fn serve(&mut self, world: &mut World, stages: Option<&[StageTimings]>) {
         // One call at a time, the budget checked after each: a batch's
         // calls spread over frames when they do not fit in one.
-        let started = Instant::now();
-        let mut names = None;
+        // The clock is read once there is a job: most frames have none.
+        let mut started = None;
         loop {
             let (job, mut answers) = match self.pending.take() {
                 Some(pending) => pending,
@@ -446,6 +446,7 @@ impl Inspector {
                     Err(_) => break,
                 },
             };
+            let started = *started.get_or_insert_with(Instant::now);
             if stages.is_none() && lists_timings(&job) {
                 self.pending = Some((job, answers));
                 break;
@@ -457,7 +458,7 @@ impl Inspector {
                 stepping: &mut self.stepping,
                 frame: self.frame,
                 shared: Some(&self.shared),
-                names: &mut names,
+                names: &mut self.names,
             };
             while let Some(call) = job.calls.get(answers.len()) {
                 answers.push(methods::call(&mut ctx, &call.method, &call.params));
@@ -520,8 +521,7 @@ pub fn answer_for_fuzzing(world: &mut World, body: &[u8]) -> Option<String> {
         .into_iter()
         .map(|entry| match entry {
             Ok(call) => {
-                rpc::response(call.id.unwrap_or(Value::Null), methods::call(&mut ctx, &call.method, &call.params))
-                    .to_string()
+                rpc::response_text(call.id.unwrap_or(Value::Null), methods::call(&mut ctx, &call.method, &call.params))
             }
             Err((id, error)) => rpc::response(id, Err(error)).to_string(),
         })

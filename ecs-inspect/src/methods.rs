@@ -4,7 +4,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
-use archetable_core::{ChildOf, Children, ComponentId, Entity, Name, Time, With, Without, World};
+use archetable_core::{
+    ChildOf, Children, ComponentId, ComponentTicks, Entity, Name, Time, With, Without, World, WorldId,
+};
 use archetable_serde::{EditError, SerdeRegistry, SerdeWorldExt};
 use serde_json::{json, Map, Value};
 
@@ -35,23 +37,44 @@ pub(crate) struct Ctx<'a> {
     pub frame: u64,
     /// `None` where no server runs (the fuzz entry point).
     pub shared: Option<&'a Shared>,
-    /// The world's component names, shared by the calls of a frame; built
-    /// again when a call adds a component type (keyed by their count).
-    pub names: &'a mut Option<(usize, Names)>,
+    /// The world's component names, kept from call to call; built again
+    /// when their key changes.
+    pub names: &'a mut Option<(NamesKey, Names)>,
 }
 
+/// What the world's component names are made of: which world, how many
+/// component types it has, and when its serde registry (a resource) was
+/// inserted and last written.
+pub(crate) type NamesKey = (WorldId, usize, Option<ComponentTicks>);
+
 /// The world's component names from `cache`, built when missing or stale.
-fn cached<'n>(cache: &'n mut Option<(usize, Names)>, world: &World, registry: &SerdeRegistry) -> &'n Names {
-    let count = world.components().len();
-    if cache.as_ref().is_none_or(|(n, _)| *n != count) {
-        *cache = Some((count, Names::of(world, registry)));
+fn cached<'n>(cache: &'n mut Option<(NamesKey, Names)>, world: &World, registry: &SerdeRegistry) -> &'n Names {
+    let key = (world.id(), world.components().len(), world.resource_ticks::<SerdeRegistry>());
+    if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+        *cache = Some((key, Names::of(world, registry)));
     }
     &cache.as_ref().expect("just filled").1
 }
 
+/// A call's result: a value, or its JSON text when the method writes it
+/// directly (`world.query`).
+#[derive(Clone, Debug)]
+pub(crate) enum Answer {
+    Value(Value),
+    Text(String),
+}
+
 /// Runs one call; a panic in user code is caught and becomes an error.
-pub(crate) fn call(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, RpcError> {
-    match catch_unwind(AssertUnwindSafe(|| dispatch(ctx, method, params))) {
+pub(crate) fn call(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Answer, RpcError> {
+    let answer = || {
+        if method == "world.query" {
+            let registry = ctx.world.serde_registry();
+            let spec = QuerySpec::from_params(params, 0)?;
+            return spec.run_text(ctx.world, &registry, cached(ctx.names, ctx.world, &registry)).map(Answer::Text);
+        }
+        dispatch(ctx, method, params).map(Answer::Value)
+    };
+    match catch_unwind(AssertUnwindSafe(answer)) {
         Ok(result) => result,
         Err(payload) => {
             let what = payload
@@ -68,10 +91,6 @@ fn dispatch(ctx: &mut Ctx<'_>, method: &str, params: &Value) -> Result<Value, Rp
     let registry = ctx.world.serde_registry();
     match method {
         "world.list_components" => Ok(list_components(ctx.world, cached(ctx.names, ctx.world, &registry))),
-        "world.query" => {
-            let spec = QuerySpec::from_params(params, 0)?;
-            spec.run_with(ctx.world, &registry, cached(ctx.names, ctx.world, &registry))
-        }
         "world.get_components" => get_components(ctx.world, &registry, cached(ctx.names, ctx.world, &registry), params),
         "world.insert_components" => insert_components(ctx.world, &registry, params),
         "world.remove_components" => remove_components(ctx.world, &registry, params),
@@ -203,8 +222,28 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
 }
 
+/// An entity as the protocol writes it: `{index}v{generation}`, as its
+/// `Display` writes it, without the formatting machinery.
 fn entity_json(entity: Entity) -> Value {
-    Value::String(entity.to_string())
+    let mut text = Vec::with_capacity(21);
+    push_entity(&mut text, entity);
+    Value::String(String::from_utf8(text).expect("digits and `v` are UTF-8"))
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 fn list_components(world: &World, names: &Names) -> Value {
@@ -271,8 +310,9 @@ impl QuerySpec {
         self.run_with(world, registry, &Names::of(world, registry))
     }
 
-    /// [`QuerySpec::run`] with the world's names at hand.
-    pub fn run_with(&self, world: &World, registry: &SerdeRegistry, names: &Names) -> Result<Value, RpcError> {
+    /// The matches on the page, in entity order, each with the index of
+    /// its table; and the components whose values are asked for.
+    fn page<'n>(&self, world: &World, names: &'n Names) -> Result<Page<'n>, RpcError> {
         let resolve =
             |list: &[String]| -> Result<Vec<&Known>, RpcError> { list.iter().map(|name| names.find(name)).collect() };
         let with = resolve(&self.with)?;
@@ -282,9 +322,10 @@ impl QuerySpec {
             return Err(read_only(k));
         }
         let named: Vec<ComponentId> = with.iter().chain(&without).chain(&values).map(|k| k.id).collect();
+        // Each match with the index of its table.
         let mut matched = matching(world, &with, &without, &named);
         if self.name.is_some() || self.name_contains.is_some() {
-            matched.retain(|&entity| {
+            matched.retain(|&(entity, _)| {
                 let Some(name) = world.get::<Name>(entity) else { return false };
                 self.name.as_deref().is_none_or(|wanted| name.as_str() == wanted)
                     && self.name_contains.as_deref().is_none_or(|part| name.to_lowercase().contains(part))
@@ -294,25 +335,35 @@ impl QuerySpec {
         // entities before it are moved to the front, then the page's.
         let offset = match self.page_of {
             // Pages start at multiples of `limit` (a limit of 0 has no pages).
-            Some(e) if self.limit > 0 && matched.contains(&e) => {
-                matched.iter().filter(|&&m| m < e).count() / self.limit * self.limit
+            Some(e) if self.limit > 0 && matched.iter().any(|&(m, _)| m == e) => {
+                matched.iter().filter(|&&(m, _)| m < e).count() / self.limit * self.limit
             }
             _ => self.offset,
         };
         let total = matched.len();
         if offset > 0 && offset < total {
-            matched.select_nth_unstable(offset);
+            matched.select_nth_unstable_by_key(offset, |&(e, _)| e);
         }
         let rest = &mut matched[offset.min(total)..];
         if self.limit < rest.len() {
-            rest.select_nth_unstable(self.limit);
+            rest.select_nth_unstable_by_key(self.limit, |&(e, _)| e);
         }
         let in_page = self.limit.min(rest.len());
         let page = &mut rest[..in_page];
-        page.sort_unstable();
-        let page: Vec<Value> = page
+        page.sort_unstable_by_key(|&(e, _)| e);
+        let rows = page.to_vec();
+        Ok(Page { total, offset, rows, values })
+    }
+
+    /// [`QuerySpec::run`] with the world's names at hand.
+    pub fn run_with(&self, world: &World, registry: &SerdeRegistry, names: &Names) -> Result<Value, RpcError> {
+        let Page { total, offset, rows, values } = self.page(world, names)?;
+        let tables = world.archetypes().as_slice();
+        // The names of each table's components, looked up once per table.
+        let mut table_names: Vec<(usize, Vec<&str>)> = Vec::new();
+        let page: Vec<Value> = rows
             .iter()
-            .map(|&entity| {
+            .map(|&(entity, table)| {
                 let mut components = Map::new();
                 for k in &values {
                     if let Ok(Some(value)) = registry.component_json(world, entity, &k.name) {
@@ -326,24 +377,138 @@ impl QuerySpec {
                     row.insert("name".to_owned(), Value::from(name.as_str()));
                 }
                 if self.component_names {
-                    let list = names.of_entity(world, entity).unwrap_or_default();
-                    row.insert("component_names".to_owned(), list.iter().map(|k| k.name.as_str()).collect());
+                    // In the order of the entity's view: its table's
+                    // components, then its sparse ones.
+                    let at = match table_names.iter().position(|(t, _)| *t == table) {
+                        Some(at) => at,
+                        None => {
+                            let list = tables[table].components().iter().filter_map(|&id| names.by_id(id));
+                            table_names.push((table, list.map(|k| k.name.as_str()).collect()));
+                            table_names.len() - 1
+                        }
+                    };
+                    let mut list: Vec<Value> = table_names[at].1.iter().map(|&n| Value::from(n)).collect();
+                    let sparse = world.sparse_sets().iter().filter(|s| s.contains(entity));
+                    list.extend(sparse.filter_map(|s| names.by_id(s.id())).map(|k| Value::from(k.name.as_str())));
+                    row.insert("component_names".to_owned(), Value::Array(list));
                 }
                 Value::Object(row)
             })
             .collect();
         Ok(object([("total", total.into()), ("offset", offset.into()), ("entities", page.into())]))
     }
+
+    /// [`QuerySpec::run_with`] written as JSON text, the same object but
+    /// for the order of its keys, without building its values: the answer
+    /// a call gets (the page's most frequent, and largest, call).
+    pub fn run_text(&self, world: &World, registry: &SerdeRegistry, names: &Names) -> Result<String, RpcError> {
+        let Page { total, offset, rows, values } = self.page(world, names)?;
+        let tables = world.archetypes().as_slice();
+        let mut out: Vec<u8> = Vec::with_capacity(64 + rows.len() * 96);
+        out.extend_from_slice(format!(r#"{{"total":{total},"offset":{offset},"entities":["#).as_bytes());
+        // Each table's component names, written once: `"A","B"`.
+        let mut table_names: Vec<(usize, Vec<u8>)> = Vec::new();
+        for (n, &(entity, table)) in rows.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#"{"entity":""#);
+            push_entity(&mut out, entity);
+            out.extend_from_slice(br#"","components":{"#);
+            let mut first = true;
+            for (i, k) in values.iter().enumerate() {
+                // A name asked for twice is one key, as in an object.
+                if values[..i].iter().any(|earlier| earlier.name == k.name) {
+                    continue;
+                }
+                if let Ok(Some(value)) = registry.component_json(world, entity, &k.name) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    push_json(&mut out, &k.name);
+                    out.push(b':');
+                    push_value(&mut out, &value);
+                }
+            }
+            out.push(b'}');
+            if let Some(name) = world.get::<Name>(entity) {
+                out.extend_from_slice(br#","name":"#);
+                push_json(&mut out, name.as_str());
+            }
+            if self.component_names {
+                // In the order of the entity's view: its table's
+                // components, then its sparse ones.
+                let at = match table_names.iter().position(|(t, _)| *t == table) {
+                    Some(at) => at,
+                    None => {
+                        let mut list = Vec::new();
+                        for k in tables[table].components().iter().filter_map(|&id| names.by_id(id)) {
+                            if !list.is_empty() {
+                                list.push(b',');
+                            }
+                            push_json(&mut list, &k.name);
+                        }
+                        table_names.push((table, list));
+                        table_names.len() - 1
+                    }
+                };
+                out.extend_from_slice(br#","component_names":["#);
+                let listed = &table_names[at].1;
+                out.extend_from_slice(listed);
+                let mut any = !listed.is_empty();
+                for s in world.sparse_sets().iter().filter(|s| s.contains(entity)) {
+                    if let Some(k) = names.by_id(s.id()) {
+                        if any {
+                            out.push(b',');
+                        }
+                        any = true;
+                        push_json(&mut out, &k.name);
+                    }
+                }
+                out.push(b']');
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
+    }
+}
+
+/// A query's page before it is written out.
+struct Page<'n> {
+    total: usize,
+    offset: usize,
+    rows: Vec<(Entity, usize)>,
+    values: Vec<&'n Known>,
+}
+
+/// Appends `text` as a JSON string.
+fn push_json(out: &mut Vec<u8>, text: &str) {
+    serde_json::to_writer(out, text).expect("writing JSON to memory cannot fail");
+}
+
+/// Appends `value` as JSON.
+fn push_value(out: &mut Vec<u8>, value: &Value) {
+    serde_json::to_writer(out, value).expect("writing JSON to memory cannot fail");
+}
+
+/// Appends an entity as its `Display` writes it: `{index}v{generation}`.
+fn push_entity(out: &mut Vec<u8>, entity: Entity) {
+    push_decimal(out, entity.index());
+    out.push(b'v');
+    push_decimal(out, entity.generation());
 }
 
 /// The entities with every `with` component and none of the `without`;
 /// those of tables holding a default-hiding component (`Disabled`) only if
-/// the query `named` it, as for the engine's queries.
-fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[ComponentId]) -> Vec<Entity> {
+/// the query `named` it, as for the engine's queries; each with the index
+/// of its table.
+fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[ComponentId]) -> Vec<(Entity, usize)> {
     let sparse = world.sparse_sets();
     let has_sparse = |k: &Known, e: Entity| sparse.get(k.id).is_some_and(|s| s.contains(e));
-    let mut out = Vec::new();
-    for table in world.archetypes().as_slice() {
+    let mut out = Vec::with_capacity(world.len());
+    for (index, table) in world.archetypes().as_slice().iter().enumerate() {
         if table.is_empty()
             || with.iter().any(|k| !k.sparse && !table.contains(k.id))
             || without.iter().any(|k| !k.sparse && table.contains(k.id))
@@ -357,9 +522,14 @@ fn matching(world: &World, with: &[&Known], without: &[&Known], named: &[Compone
         }
         let with_sparse: Vec<&&Known> = with.iter().filter(|k| k.sparse).collect();
         let without_sparse: Vec<&&Known> = without.iter().filter(|k| k.sparse).collect();
-        out.extend(world.table_entities(table).filter(|&e| {
-            with_sparse.iter().all(|k| has_sparse(k, e)) && !without_sparse.iter().any(|k| has_sparse(k, e))
-        }));
+        out.extend(
+            world
+                .table_entities(table)
+                .filter(|&e| {
+                    with_sparse.iter().all(|k| has_sparse(k, e)) && !without_sparse.iter().any(|k| has_sparse(k, e))
+                })
+                .map(|e| (e, index)),
+        );
     }
     out
 }
@@ -708,13 +878,15 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
                 }
                 let every = watch.every;
                 let due = |from: u64, to: u64| to / every - from / every;
-                let records: Vec<_> =
-                    history.after(watch.fed).filter(|r| r.frame.is_multiple_of(every)).cloned().collect();
-                let missed = due(watch.fed, frame).saturating_sub(records.len() as u64);
-                let kept = records.len().saturating_sub(crate::watch::MAX_ITEMS);
+                let frames = history.after(watch.fed, every);
+                let missed = due(watch.fed, frame).saturating_sub(frames.len() as u64);
+                let kept = frames.len().saturating_sub(crate::watch::MAX_ITEMS);
                 watch.skip(missed + kept as u64);
-                for record in records.into_iter().skip(kept) {
-                    watch.push(Item::Frame(record));
+                if frames.len() > kept {
+                    let frames = std::sync::Arc::new(frames);
+                    for i in kept..frames.len() {
+                        watch.push(Item::Frame(std::sync::Arc::clone(&frames), i));
+                    }
                     fed = true;
                 }
                 watch.fed = frame;
@@ -732,5 +904,129 @@ pub(crate) fn feed_watches(world: &World, history: &History, frame: u64, shared:
     crate::watch::expire(&mut watches, shared);
     if fed {
         shared.watch_signal.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use archetable_macros::Component;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, Clone, Copy)]
+    struct Spot {
+        x: f32,
+        label: char,
+    }
+
+    #[derive(Component, Serialize, Deserialize, Default, Debug, Clone, Copy)]
+    #[component(storage = "sparse")]
+    struct Mark(u8);
+
+    /// Not registered with serde.
+    #[derive(Component, Debug)]
+    struct Opaque;
+
+    #[test]
+    fn a_query_written_as_text_is_the_value_the_query_builds() {
+        let mut world = World::new();
+        world.register_serde::<Spot>("Spot").register_serde::<Mark>("Mark");
+        for i in 0..40u8 {
+            let spot = Spot { x: f32::from(i) * 0.1, label: char::from(b'a' + i % 26) };
+            let entity = match i % 4 {
+                0 => world.spawn((spot,)),
+                1 => world.spawn((spot, Mark(i))),
+                2 => world.spawn((spot, Opaque, Name::new(format!("spot \"{i}\"\n")))),
+                _ => world.spawn((Opaque,)),
+            };
+            if i % 5 == 0 {
+                world.despawn(entity).expect("just spawned");
+            }
+        }
+        let registry = world.serde_registry();
+        let names = Names::of(&world, &registry);
+        let queries = [
+            json!({ "component_names": true, "limit": 7, "offset": 3 }),
+            json!({ "component_names": true, "limit": 5, "offset": 2 }),
+            json!({ "with": ["Spot"], "components": ["Spot", "Mark", "Spot"], "component_names": true }),
+            json!({ "without": ["Mark"], "components": ["Spot"], "limit": 0 }),
+            json!({ "with": ["Mark"], "components": ["Mark"], "offset": 100 }),
+            json!({ "name_contains": "SPOT", "components": ["Spot"], "component_names": true, "limit": 2 }),
+        ];
+        for query in queries {
+            let spec = QuerySpec::from_params(&query, 0).unwrap();
+            let value = spec.run_with(&world, &registry, &names).unwrap();
+            let text = spec.run_text(&world, &registry, &names).unwrap();
+            let parsed: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(parsed, value, "{query}");
+        }
+        // Not vacuous: the first page lists sparse and named entities.
+        let spec = QuerySpec::from_params(&json!({ "component_names": true, "limit": 100 }), 0).unwrap();
+        let page = spec.run_with(&world, &registry, &names).unwrap();
+        assert_eq!(page["total"], json!(32));
+        let rows = page["entities"].as_array().unwrap();
+        assert!(rows.iter().any(|r| r["component_names"] == json!(["Spot", "Mark"])));
+        assert!(rows.iter().any(|r| r["name"] == json!("spot \"2\"\n")));
+        // Pages are slices of the matches in entity order.
+        let listed = |offset: usize, limit: usize| -> Vec<Value> {
+            let query = json!({ "offset": offset, "limit": limit });
+            let spec = QuerySpec::from_params(&query, 0).unwrap();
+            let page = spec.run_with(&world, &registry, &names).unwrap();
+            page["entities"].as_array().unwrap().iter().map(|r| r["entity"].clone()).collect()
+        };
+        let all = listed(0, 1000);
+        let bits = |v: &Value| {
+            let (index, generation) = v.as_str().unwrap().split_once('v').unwrap();
+            // Entities order by generation, then index.
+            (generation.parse::<u32>().unwrap(), index.parse::<u32>().unwrap())
+        };
+        assert!(all.windows(2).all(|w| bits(&w[0]) < bits(&w[1])));
+        assert_eq!(all.len(), 32);
+        for (offset, limit) in [(0, 5), (3, 4), (0, 8), (5, 3), (20, 12), (30, 10), (40, 1), (0, 0)] {
+            let end = (offset + limit).min(all.len());
+            assert_eq!(listed(offset, limit), all[offset.min(end)..end], "offset {offset}, limit {limit}");
+        }
+        // An unknown name is refused by both.
+        let spec = QuerySpec::from_params(&json!({ "with": ["Nope"] }), 0).unwrap();
+        let code = |e: RpcError| e.to_json()["code"].clone();
+        assert_eq!(
+            code(spec.run_text(&world, &registry, &names).unwrap_err()),
+            code(spec.run_with(&world, &registry, &names).unwrap_err())
+        );
+    }
+
+    #[test]
+    fn kept_names_follow_the_world_its_types_and_its_registry() {
+        let mut world = World::new();
+        world.spawn((Spot::default(),));
+        let mut cache = None;
+        let name_of_spot = |cache: &mut Option<(NamesKey, Names)>, world: &World| {
+            let names = cached(cache, world, &world.serde_registry());
+            names.by_id(world.components().id::<Spot>().unwrap()).unwrap().name.clone()
+        };
+        assert!(name_of_spot(&mut cache, &world).ends_with("::Spot"));
+        // Registered with serde since: the same types, another name.
+        world.register_serde::<Spot>("Spot");
+        assert_eq!(name_of_spot(&mut cache, &world), "Spot");
+        // Another world, as many types, registered as `Place`.
+        let mut other = World::new();
+        other.spawn((Spot::default(),));
+        other.register_serde::<Spot>("Place");
+        assert_eq!(name_of_spot(&mut cache, &other), "Place");
+        // A new type.
+        assert!(cached(&mut cache, &other, &other.serde_registry()).find("Mark").is_err());
+        other.spawn((Mark(1),));
+        assert!(cached(&mut cache, &other, &other.serde_registry()).find("Mark").is_ok());
+    }
+
+    #[test]
+    fn entities_are_written_as_their_display_writes_them() {
+        let g = |generation: u64, index: u64| (generation << 32) | index;
+        let bits = [g(1, 0), g(1, 9), g(10, 10), g(12_345, 99_999), g(7, 42), g(u32::MAX as u64, 1), u64::MAX];
+        for bits in bits {
+            let entity = Entity::from_bits(bits).expect("a generation above 0");
+            assert_eq!(entity_json(entity), Value::String(entity.to_string()));
+        }
+        assert_eq!(entity_json(Entity::from_bits(g(3, 1_000_000)).unwrap()), Value::from("1000000v3"));
     }
 }

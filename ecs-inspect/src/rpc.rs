@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::methods::Answer;
+
 /// The error codes the inspector answers with: the five of JSON-RPC 2.0,
 /// then its own, in the range JSON-RPC leaves to servers.
 pub mod codes {
@@ -163,6 +165,16 @@ pub(crate) fn response(id: Value, result: Result<Value, RpcError>) -> Value {
     match result {
         Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
         Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error.to_json() }),
+    }
+}
+
+/// A response's text: [`response`] written out, or, for an answer
+/// written as text, that text put in the response's place.
+pub(crate) fn response_text(id: Value, result: Result<Answer, RpcError>) -> String {
+    match result {
+        Ok(Answer::Text(text)) => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{text}}}"#),
+        Ok(Answer::Value(value)) => response(id, Ok(value)).to_string(),
+        Err(error) => response(id, Err(error)).to_string(),
     }
 }
 

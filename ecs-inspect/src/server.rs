@@ -18,6 +18,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::{oneshot, Notify};
 
+use crate::methods::Answer;
 use crate::rpc::{self, codes, Call, Parsed, RpcError};
 use crate::watch::{self, Watches};
 
@@ -100,7 +101,7 @@ impl Shared {
 /// Calls for the game thread, and where to send their answers.
 pub(crate) struct Job {
     pub calls: Vec<Call>,
-    pub reply: oneshot::Sender<Vec<Result<Value, RpcError>>>,
+    pub reply: oneshot::Sender<Vec<Result<Answer, RpcError>>>,
 }
 
 /// The game thread's end of the queue.
@@ -383,7 +384,7 @@ pub(crate) async fn answer(body: &[u8], shared: &Shared, jobs: &Sender) -> Optio
         Err(error) => return Some(rpc::response(Value::Null, Err(error)).to_string()),
     };
     // Each entry's answer, or its place in the game's job.
-    let mut results: Vec<Option<Result<Value, RpcError>>> = Vec::with_capacity(entries.len());
+    let mut results: Vec<Option<Result<Answer, RpcError>>> = Vec::with_capacity(entries.len());
     let mut ids: Vec<Option<Value>> = Vec::with_capacity(entries.len());
     let mut game_calls = Vec::new();
     let mut game_slots = Vec::new();
@@ -396,9 +397,11 @@ pub(crate) async fn answer(body: &[u8], shared: &Shared, jobs: &Sender) -> Optio
             Ok(call) => {
                 ids.push(call.id.clone());
                 match call.method.as_str() {
-                    "rpc.discover" => results.push(Some(Ok(rpc::discover()))),
-                    "watch.poll" => results.push(Some(watch::poll(shared, &call.params, start).await)),
-                    "watch.stop" => results.push(Some(watch::stop(shared, &call.params))),
+                    "rpc.discover" => results.push(Some(Ok(Answer::Value(rpc::discover())))),
+                    "watch.poll" => {
+                        results.push(Some(watch::poll(shared, &call.params, start).await.map(Answer::Value)))
+                    }
+                    "watch.stop" => results.push(Some(watch::stop(shared, &call.params).map(Answer::Value))),
                     _ => {
                         game_slots.push(results.len());
                         results.push(None);
@@ -420,7 +423,7 @@ pub(crate) async fn answer(body: &[u8], shared: &Shared, jobs: &Sender) -> Optio
     let max = shared.limits.max_response;
     for (id, result) in ids.into_iter().zip(results) {
         let (Some(id), Some(result)) = (id, result) else { continue };
-        let mut text = rpc::response(id.clone(), result).to_string();
+        let mut text = rpc::response_text(id.clone(), result);
         if size + text.len() + 1 > max {
             let error = RpcError::new(
                 codes::TOO_LARGE,
@@ -440,7 +443,7 @@ pub(crate) async fn answer(body: &[u8], shared: &Shared, jobs: &Sender) -> Optio
     }
 }
 
-async fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &Sender) -> Vec<Result<Value, RpcError>> {
+async fn ask_game(calls: Vec<Call>, shared: &Shared, jobs: &Sender) -> Vec<Result<Answer, RpcError>> {
     let n = calls.len();
     let all = |error: RpcError| vec![Err(error); n];
     let (reply, answers) = oneshot::channel();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::history::FrameRecord;
+use crate::history::Frames;
 use crate::methods::QuerySpec;
 use crate::rpc::{codes, RpcError};
 use crate::server::Shared;
@@ -27,18 +27,18 @@ pub(crate) enum WatchKind {
     Query(QuerySpec),
 }
 
-/// A watch's item as the game thread leaves it: a frame's figures are
-/// shared with the history and written as JSON by the poll, on the
-/// server's thread.
+/// A watch's item as the game thread leaves it: a frame's figures, in the
+/// frames copied from the history at one feed (shared by that feed's
+/// items), are written as JSON by the poll, on the server's thread.
 pub(crate) enum Item {
-    Frame(Arc<FrameRecord>),
+    Frame(Arc<Frames>, usize),
     Json(Value),
 }
 
 impl Item {
     fn to_json(&self) -> Value {
         match self {
-            Item::Frame(record) => record.to_json(),
+            Item::Frame(frames, i) => frames.to_json(*i),
             Item::Json(value) => value.clone(),
         }
     }

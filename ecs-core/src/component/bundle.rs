@@ -344,12 +344,23 @@ impl Bundles {
     fn register_new<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
         let mut ids = Vec::new();
         B::register_components(components, &mut |id| ids.push(id));
+        self.register_ids(components, ids, TypeId::of::<B>(), std::any::type_name::<B>())
+    }
+
+    /// The part of [`Bundles::register_new`] that does not depend on the
+    /// bundle type: one copy for every bundle type instead of one per type.
+    fn register_ids(
+        &mut self,
+        components: &Components,
+        ids: Vec<ComponentId>,
+        type_id: TypeId,
+        type_name: &'static str,
+    ) -> BundleId {
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
             panic!(
-                "bundle `{}` holds component `{}` twice; a bundle holds each component type at most once",
-                std::any::type_name::<B>(),
+                "bundle `{type_name}` holds component `{}` twice; a bundle holds each component type at most once",
                 components.name(w[0]),
             );
         }
@@ -358,13 +369,13 @@ impl Bundles {
         let (sorted, sparse) = split_storage(components, &ids, sorted);
         self.infos.push(BundleInfo {
             id,
-            type_id: TypeId::of::<B>(),
+            type_id,
             components: ids.into_boxed_slice(),
             sorted,
             sparse,
             required,
         });
-        self.by_type.insert(TypeId::of::<B>(), id);
+        self.by_type.insert(type_id, id);
         id
     }
 }

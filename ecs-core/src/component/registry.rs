@@ -475,13 +475,20 @@ impl Components {
 
     #[cold]
     fn register_new<T: Component>(&mut self) -> ComponentId {
-        // Walked first, so that a cycle panics before anything changes.
-        let closure = T::REQUIRES.map(crate::component::required::closure::<T>);
         let id = ComponentId(u32::try_from(self.infos.len()).expect("more than u32::MAX component types"));
-        self.infos.push(ComponentInfo::of::<T>(id));
-        self.by_type.insert(TypeId::of::<T>(), id);
-        self.cache.put(TypeId::of::<T>(), id);
-        if let Some(hooks) = T::ENGINE_HOOKS {
+        self.register_info(ComponentInfo::of::<T>(id), T::REQUIRES)
+    }
+
+    /// The part of [`Components::register_new`] that does not depend on the
+    /// type: one copy for every component type instead of one per type.
+    fn register_info(&mut self, info: ComponentInfo, requires: Option<fn(&mut crate::Requires)>) -> ComponentId {
+        // Walked first, so that a cycle panics before anything changes.
+        let closure = requires.map(|requires| crate::component::required::closure((info.type_id, info.name), requires));
+        let (id, type_id, hooks) = (info.id, info.type_id, info.engine_hooks);
+        self.infos.push(info);
+        self.by_type.insert(type_id, id);
+        self.cache.put(type_id, id);
+        if let Some(hooks) = hooks {
             self.pending_hooks.push(hooks);
         }
         if let Some(closure) = closure {

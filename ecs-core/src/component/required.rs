@@ -138,16 +138,18 @@ fn direct(requires: fn(&mut Requires)) -> Vec<Requirement> {
     found.found
 }
 
-/// The closure of `T`'s requirements, nearest first (breadth first, then
-/// in declaration order), each type once with its depth.
+/// The closure of the requirements of the type `of` (its `TypeId` and
+/// name), nearest first (breadth first, then in declaration order), each
+/// type once with its depth. Not generic: every component type shares this
+/// one copy.
 ///
 /// # Panics
 /// If the requirements form a cycle; nothing is registered then.
-pub(crate) fn closure<T: Component>(requires: fn(&mut Requires)) -> Vec<(Requirement, u32)> {
-    let mut path = vec![(TypeId::of::<T>(), type_name::<T>())];
+pub(crate) fn closure(of: (TypeId, &'static str), requires: fn(&mut Requires)) -> Vec<(Requirement, u32)> {
+    let mut path = vec![of];
     find_cycle(requires, &mut path, &mut HashSet::new());
 
-    let mut seen = HashSet::from([TypeId::of::<T>()]);
+    let mut seen = HashSet::from([of.0]);
     let mut out = Vec::new();
     let mut level = direct(requires);
     let mut depth = 1;

@@ -18,15 +18,14 @@ pub(crate) type LifecycleFn = fn(HookKind, &mut dyn FnMut(&dyn Any, &'static str
 
 /// The [`LifecycleFn`] of component type `T`.
 pub(crate) fn lifecycle_event<T: Component>(kind: HookKind, f: &mut dyn FnMut(&dyn Any, &'static str)) {
-    fn give<E: Any>(event: E, f: &mut dyn FnMut(&dyn Any, &'static str)) {
-        f(&event, type_name::<E>());
-    }
+    // Written out per kind, with no generic helper: this function has a
+    // copy per component type, and a helper would add five more.
     match kind {
-        HookKind::Add => give(OnAdd::<T>(PhantomData), f),
-        HookKind::Insert => give(OnInsert::<T>(PhantomData), f),
-        HookKind::Replace => give(OnReplace::<T>(PhantomData), f),
-        HookKind::Remove => give(OnRemove::<T>(PhantomData), f),
-        HookKind::Despawn => give(OnDespawn::<T>(PhantomData), f),
+        HookKind::Add => f(&OnAdd::<T>(PhantomData), type_name::<OnAdd<T>>()),
+        HookKind::Insert => f(&OnInsert::<T>(PhantomData), type_name::<OnInsert<T>>()),
+        HookKind::Replace => f(&OnReplace::<T>(PhantomData), type_name::<OnReplace<T>>()),
+        HookKind::Remove => f(&OnRemove::<T>(PhantomData), type_name::<OnRemove<T>>()),
+        HookKind::Despawn => f(&OnDespawn::<T>(PhantomData), type_name::<OnDespawn<T>>()),
     }
 }
 

@@ -428,7 +428,16 @@ impl Schedule {
     /// Adds a system, or returns the conflict between two of its parameters.
     pub fn try_add_system<M>(&mut self, system: impl IntoSystem<M>) -> Result<SystemConfig<'_>, ScheduleError> {
         let made_from = crate::system::io::made_from(&system);
-        let mut system = system.into_system();
+        self.try_add_boxed(system.into_system(), made_from)
+    }
+
+    /// The part of [`Schedule::try_add_system`] that does not depend on the
+    /// system's type: one copy for every system type.
+    fn try_add_boxed(
+        &mut self,
+        mut system: BoxedSystem,
+        made_from: Vec<TypeId>,
+    ) -> Result<SystemConfig<'_>, ScheduleError> {
         system.inner.initialize(&mut self.scratch).map_err(ScheduleError::Conflict)?;
         let mut config = self.push(system, false);
         config.entry().made_from = made_from;

@@ -198,7 +198,12 @@ crate::tuples::all_tuples!(impl_system_param_function);
 /// The name a schedule shows for function type `F`: the function's own
 /// name, or for a closure the function that defines it.
 pub(crate) fn function_name<F>() -> Cow<'static, str> {
-    let full = type_name::<F>();
+    name_of_function(type_name::<F>())
+}
+
+/// [`function_name`] from the type's full name: one copy for every function
+/// type.
+fn name_of_function(full: &'static str) -> Cow<'static, str> {
     match full.strip_suffix("::{{closure}}") {
         Some(owner) => Cow::Owned(format!("{}::{{{{closure}}}}", short_type_name(owner))),
         None => Cow::Owned(short_type_name(full)),
@@ -250,12 +255,19 @@ pub(crate) fn init_for_world<S>(
     if *initialized == Some(world.id()) {
         return Ok(());
     }
-    let mut fresh = SystemMeta::new(Cow::Owned(meta.name().to_string()));
-    fresh.reset_ticks(world);
+    let mut fresh = fresh_meta(world, meta);
     *state = Some(init(world, &mut fresh)?);
     *meta = fresh;
     *initialized = Some(world.id());
     Ok(())
+}
+
+/// A new meta for `world` with the name of `meta`: the part of
+/// [`init_for_world`] every system type shares.
+fn fresh_meta(world: &World, meta: &SystemMeta) -> SystemMeta {
+    let mut fresh = SystemMeta::new(Cow::Owned(meta.name().to_string()));
+    fresh.reset_ticks(world);
+    fresh
 }
 
 impl<M: 'static, F: SystemParamFunction<M>> AnySystem for FunctionSystem<M, F> {

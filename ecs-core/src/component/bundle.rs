@@ -367,14 +367,7 @@ impl Bundles {
         let id = BundleId(u32::try_from(self.infos.len()).expect("more than u32::MAX bundle types"));
         let required = crate::component::required::of_bundle(components, &ids);
         let (sorted, sparse) = split_storage(components, &ids, sorted);
-        self.infos.push(BundleInfo {
-            id,
-            type_id,
-            components: ids.into_boxed_slice(),
-            sorted,
-            sparse,
-            required,
-        });
+        self.infos.push(BundleInfo { id, type_id, components: ids.into_boxed_slice(), sorted, sparse, required });
         self.by_type.insert(type_id, id);
         id
     }

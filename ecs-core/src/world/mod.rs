@@ -587,7 +587,7 @@ impl World {
     /// position [`World::column_of`] gave): `None` if that column does not
     /// hold `T`s.
     #[cfg(feature = "hierarchy")]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get_in_column<T: Component>(&self, at: EntityLocation, column: usize) -> Option<&T> {
         self.archetypes[at.archetype].columns().get(column)?.get(at.row.index())
     }

@@ -885,7 +885,7 @@ impl Archetypes {
     }
 
     /// Two distinct archetypes, both mutable, and the edges out of the first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype, &Edges) {
         assert_ne!(a, b, "pair_mut needs two distinct archetypes");
         let edges = &self.edges[a.index()];

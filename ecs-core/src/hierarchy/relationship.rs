@@ -313,10 +313,11 @@ fn first_list_of_spawned<R: Relationship>(
     {
         return false;
     }
-    let before = world.relations().last_join;
+    let (before, known) = (world.relations().last_join, world.relations().list_bundle);
     let list = SourceList::with_first(source);
-    if world.insert_unhooked(target, R::Target::from_sources(list, EngineAccess::GRANTED)).is_err() {
-        return false;
+    match world.insert_unhooked_known(target, R::Target::from_sources(list, EngineAccess::GRANTED), known) {
+        Ok(bundle) => world.relations_mut().list_bundle = Some(bundle),
+        Err(_) => return false,
     }
     // The target moved to a table with a list: the next source spawned
     // under it joins through the places kept here. The previous first
@@ -343,16 +344,19 @@ fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at
     join_spawned_at::<R>(world, source, at, source_column, target, first)
 }
 
-/// The column of `R::Target` in the table at `at`: the one `hint` kept if
-/// that table is the same and the column holds `R::Target`s, else looked
-/// up.
+/// The column of `R::Target` in the table at `at`, if it has one. When
+/// `hint`'s list column holds `R::Target`s: that column if the table is the
+/// same, else the list's component looked up in the table by the id found
+/// there; otherwise looked up by type.
 #[inline(always)]
 fn list_column_in<R: Relationship>(world: &World, at: EntityLocation, hint: Option<LastJoin>) -> Option<usize> {
     if let Some(hint) = hint
-        && hint.target_at.archetype == at.archetype
-        && world.get_in_column::<R::Target>(at, hint.list_column as usize).is_some()
+        && let Some(list) = world.component_in_column::<R::Target>(hint.target_at.archetype, hint.list_column as usize)
     {
-        return Some(hint.list_column as usize);
+        if hint.target_at.archetype == at.archetype {
+            return Some(hint.list_column as usize);
+        }
+        return world.column_of_id(at, list);
     }
     world.column_of::<R::Target>(at)
 }

@@ -767,3 +767,71 @@ fn entity_bits_round_trip() {
     assert_eq!(Entity::from_bits(0), None);
     assert_eq!(Entity::from_bits(u64::from(u32::MAX)), None);
 }
+
+/// One component of each size class a row move copies differently: none,
+/// 1 to 3 bytes, 4 to 7, 8 to 15, 16 to 32, and above 32.
+mod sizes {
+    use archetable::prelude::*;
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Zero;
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Three(pub [u8; 3]);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Six(pub [u8; 6]);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Twelve(pub [u32; 3]);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Twenty(pub [u32; 5]);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Forty(pub [u64; 5]);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    pub struct Owned(pub String);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub struct Added(pub u16);
+}
+
+#[test]
+fn a_row_move_keeps_every_value_of_the_moved_row_and_of_the_one_filling_its_place() {
+    use sizes::*;
+    let mut world = World::new();
+    let value = |i: u8| {
+        (
+            Zero,
+            Three([i; 3]),
+            Six([i.wrapping_add(1); 6]),
+            Twelve([u32::from(i) * 3; 3]),
+            Twenty([u32::from(i) * 5; 5]),
+            Forty([u64::from(i) * 7; 5]),
+            Owned(format!("entity {i}")),
+        )
+    };
+    let entities: Vec<Entity> = (0..5).map(|i| world.spawn(value(i))).collect();
+    // From the middle (the last row fills the hole), then the last row.
+    world.insert(entities[1], Added(1)).unwrap();
+    world.insert(entities[3], Added(3)).unwrap();
+    world.insert(entities[1], Added(10)).unwrap();
+    for (i, &entity) in entities.iter().enumerate() {
+        let i = i as u8;
+        let (zero, three, six, twelve, twenty, forty, owned) = value(i);
+        assert_eq!(world.get::<Zero>(entity), Some(&zero));
+        assert_eq!(world.get::<Three>(entity), Some(&three));
+        assert_eq!(world.get::<Six>(entity), Some(&six));
+        assert_eq!(world.get::<Twelve>(entity), Some(&twelve));
+        assert_eq!(world.get::<Twenty>(entity), Some(&twenty));
+        assert_eq!(world.get::<Forty>(entity), Some(&forty));
+        assert_eq!(world.get::<Owned>(entity), Some(&owned));
+        let added = match i {
+            1 => Some(Added(10)),
+            3 => Some(Added(3)),
+            _ => None,
+        };
+        assert_eq!(world.get::<Added>(entity).copied(), added);
+    }
+    // Back out of the wider table, from its first row.
+    assert_eq!(world.remove::<Added>(entities[1]), Ok(Added(10)));
+    assert_eq!(world.get::<Owned>(entities[1]), Some(&Owned("entity 1".into())));
+    assert_eq!(world.get::<Forty>(entities[3]), Some(&Forty([21; 5])));
+    assert_eq!(world.get::<Added>(entities[3]), Some(&Added(3)));
+    world.check_invariants().unwrap();
+}

@@ -258,3 +258,39 @@ fn a_hook_that_despawns_the_parent_between_two_children_leaves_the_second_unlink
     assert!(!world.has::<ChildOf>(late), "a link to the despawned parent is refused");
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn a_tree_spawned_breadth_first_with_items_between_gets_every_list() {
+    let mut world = World::new();
+    let mut nodes = vec![world.spawn(Name("root"))];
+    let (mut children, mut held): (Vec<Vec<Entity>>, Vec<Vec<Entity>>) = (vec![Vec::new()], vec![Vec::new()]);
+    for i in 1..40 {
+        // Every node but the root shares one table with its parent: each
+        // parent's first child is spawned where the previous parent's
+        // children were, under another parent.
+        let parent = (i - 1) / 3;
+        let node = world.spawn((Name("node"), ChildOf(nodes[parent])));
+        nodes.push(node);
+        children.push(Vec::new());
+        held.push(Vec::new());
+        children[parent].push(node);
+        if i % 4 == 0 {
+            // Another relationship joins between two children.
+            let item = world.spawn((Name("item"), InInventory(nodes[parent])));
+            held[parent].push(item);
+        }
+        if i % 5 == 0 {
+            // A node that holds an item of its own: its table gains a list
+            // of another type than the children's.
+            let item = world.spawn((Name("item"), InInventory(node)));
+            held[i].push(item);
+        }
+    }
+    for (i, &node) in nodes.iter().enumerate() {
+        assert_eq!(world.children(node).to_vec(), children[i], "children of node {i}");
+        assert_eq!(items(&world, node), held[i], "items of node {i}");
+    }
+    assert_eq!(world.children(nodes[0]).len(), 3);
+    assert_eq!(nodes.iter().filter(|&&node| world.get::<Inventory>(node).is_some()).count(), 14);
+    world.check_invariants().unwrap();
+}

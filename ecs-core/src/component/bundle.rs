@@ -309,6 +309,14 @@ impl Bundles {
         id
     }
 
+    /// Whether `id` is registered as bundle type `B`: a kept id, checked
+    /// before use.
+    #[cfg(feature = "hierarchy")]
+    #[inline]
+    pub(crate) fn is_of<B: Bundle>(&self, id: BundleId) -> bool {
+        self.infos.get(id.index()).is_some_and(|info| info.type_id == TypeId::of::<B>())
+    }
+
     /// The info of a registered bundle.
     #[inline]
     pub fn get(&self, id: BundleId) -> &BundleInfo {

@@ -260,16 +260,23 @@ fn join_spawned<R: Relationship>(world: &mut World, source: Entity, at: EntityLo
 #[inline(always)]
 fn join_fresh<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation, first: bool) -> bool {
     // Another relationship's entry fails the column's type check.
-    if let Some(last) = world.relations().last_join
+    let last = world.relations().last_join;
+    if let Some(last) = last
         && last.source_table == at.archetype
-        && world.get_in_column::<R>(at, last.source_column as usize).map(R::target) == Some(last.target)
-        && let Some(list) =
-            world.get_mut_changed_in_column::<R::Target>(last.target, last.target_at, last.list_column as usize)
+        && let Some(target) = world.get_in_column::<R>(at, last.source_column as usize).map(R::target)
     {
-        // The target is alive (the entity table says it is where it was),
-        // so it is not the source, which was not alive before.
-        list.sources_mut(EngineAccess::GRANTED).push(source);
-        return true;
+        if target == last.target
+            && let Some(list) =
+                world.get_mut_changed_in_column::<R::Target>(last.target, last.target_at, last.list_column as usize)
+        {
+            // The target is alive (the entity table says it is where it
+            // was), so it is not the source, which was not alive before.
+            list.sources_mut(EngineAccess::GRANTED).push(source);
+            return true;
+        }
+        // Same table, another target (a parent's first child, or the
+        // source of another parent): the relationship's column is known.
+        return join_spawned_at::<R>(world, source, at, last.source_column as usize, target, first);
     }
     join_spawned_looked_up::<R>(world, source, at, first)
 }
@@ -306,14 +313,17 @@ fn first_list_of_spawned<R: Relationship>(
     {
         return false;
     }
+    let (before, known) = (world.relations().last_join, world.relations().list_bundle);
     let list = SourceList::with_first(source);
-    if world.insert_unhooked(target, R::Target::from_sources(list, EngineAccess::GRANTED)).is_err() {
-        return false;
+    match world.insert_unhooked_known(target, R::Target::from_sources(list, EngineAccess::GRANTED), known) {
+        Ok(bundle) => world.relations_mut().list_bundle = Some(bundle),
+        Err(_) => return false,
     }
     // The target moved to a table with a list: the next source spawned
-    // under it joins through the places kept here.
+    // under it joins through the places kept here. The previous first
+    // list often went to the same table: its column, if it holds lists.
     let Some(target_at) = world.location(target) else { return true };
-    if let Some(list_column) = world.column_of::<R::Target>(target_at) {
+    if let Some(list_column) = list_column_in::<R>(world, target_at, before) {
         world.relations_mut().last_join = Some(LastJoin {
             source_table: at.archetype,
             source_column: source_column as u32,
@@ -331,11 +341,42 @@ fn first_list_of_spawned<R: Relationship>(
 fn join_spawned_looked_up<R: Relationship>(world: &mut World, source: Entity, at: EntityLocation, first: bool) -> bool {
     let Some(source_column) = world.column_of::<R>(at) else { return false };
     let Some(target) = world.get_in_column::<R>(at, source_column).map(R::target) else { return false };
+    join_spawned_at::<R>(world, source, at, source_column, target, first)
+}
+
+/// The column of `R::Target` in the table at `at`, if it has one. When
+/// `hint`'s list column holds `R::Target`s: that column if the table is the
+/// same, else the list's component looked up in the table by the id found
+/// there; otherwise looked up by type.
+#[inline(always)]
+fn list_column_in<R: Relationship>(world: &World, at: EntityLocation, hint: Option<LastJoin>) -> Option<usize> {
+    if let Some(hint) = hint
+        && let Some(list) = world.component_in_column::<R::Target>(hint.target_at.archetype, hint.list_column as usize)
+    {
+        if hint.target_at.archetype == at.archetype {
+            return Some(hint.list_column as usize);
+        }
+        return world.column_of_id(at, list);
+    }
+    world.column_of::<R::Target>(at)
+}
+
+/// [`join_spawned_looked_up`] once the relationship's column
+/// (`source_column`) and `target` are known.
+#[inline(never)]
+fn join_spawned_at<R: Relationship>(
+    world: &mut World,
+    source: Entity,
+    at: EntityLocation,
+    source_column: usize,
+    target: Entity,
+    first: bool,
+) -> bool {
     if target == source {
         return false;
     }
     let Some(target_at) = world.location(target) else { return false };
-    let Some(list_column) = world.column_of::<R::Target>(target_at) else {
+    let Some(list_column) = list_column_in::<R>(world, target_at, world.relations().last_join) else {
         return first && first_list_of_spawned::<R>(world, source, at, source_column, target);
     };
     let Some(list) = world.get_mut_changed_in_column::<R::Target>(target, target_at, list_column) else {

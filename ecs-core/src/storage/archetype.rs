@@ -666,10 +666,12 @@ impl Archetype {
                 // SAFETY: the caller moved this value out already.
                 unsafe { column.swap_remove_forget(r) };
             } else {
-                // SAFETY: `r` is in bounds; the map sends this column to the
-                // target column of the same component (caller), which
-                // `move_to` re-checks in debug builds.
-                unsafe { column.move_to(r, &mut dst.columns[to as usize]) };
+                debug_assert!((to as usize) < dst.columns.len());
+                // SAFETY: `r` is in bounds; the map sends this column to a
+                // column of `dst` (so `to` is in bounds there) of the same
+                // component (caller), which `move_to` re-checks in debug
+                // builds.
+                unsafe { column.move_to(r, dst.columns.get_unchecked_mut(to as usize)) };
             }
         }
         (new_row, self.entities.get(r).copied())
@@ -883,7 +885,7 @@ impl Archetypes {
     }
 
     /// Two distinct archetypes, both mutable, and the edges out of the first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype, &Edges) {
         assert_ne!(a, b, "pair_mut needs two distinct archetypes");
         let edges = &self.edges[a.index()];

@@ -777,12 +777,27 @@ impl Column {
             let ticks = self.ticks.swap_remove(row);
             dst.ticks.push(ticks);
         }
-        // SAFETY: the value at `row` is valid and of `dst`'s type; after the
-        // copy it is treated as moved out and the hole is filled.
-        unsafe {
-            dst.push_value(self.ptr_at(row));
-            self.forget_value(row);
+        debug_assert!(row < self.len);
+        if dst.len == dst.capacity {
+            dst.grow(1);
         }
+        let last = self.len - 1;
+        let size = self.layout.size();
+        // SAFETY: `row` and `last` are in bounds here and row `dst.len` is
+        // part of `dst`'s allocation (the growth check); the two columns are
+        // distinct allocations. The value at `row` is valid and of `dst`'s
+        // type; after the copy it is treated as moved out and the hole is
+        // filled with the last value, whose old place is then past the end.
+        unsafe {
+            let (at, end) = (self.ptr_at(row), dst.ptr_at(dst.len));
+            if row == last {
+                copy_value(at, end, size);
+            } else {
+                move_and_fill(at, end, self.ptr_at(last), size);
+            }
+        }
+        dst.len += 1;
+        self.len = last;
     }
 
     /// The value at `row` as a `T`, if `row` is in bounds and `T` is the
@@ -938,6 +953,54 @@ unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
             8..=15 => two::<u64>(src, dst, size),
             16..=32 => two::<u128>(src, dst, size),
             _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
+}
+
+/// Copies the `size` bytes at `at` to `end`, then the `size` bytes at
+/// `last` to `at`: a row moved out of a column and its hole filled with
+/// the last row, with one dispatch on the size for both copies.
+///
+/// # Safety
+/// Each pointer is valid for `size` bytes; `end` overlaps neither `at`
+/// nor `last`, and `at` and `last` do not overlap.
+#[inline(always)]
+unsafe fn move_and_fill(at: *mut u8, end: *mut u8, last: *const u8, size: usize) {
+    /// Both copies through `[0, W)` and `[size - W, size)` windows: all of
+    /// `size` when `W <= size <= 2 * W`.
+    ///
+    /// # Safety
+    /// As for `move_and_fill`, with `W <= size`.
+    #[inline(always)]
+    unsafe fn two<W: Copy>(at: *mut u8, end: *mut u8, last: *const u8, size: usize) {
+        let w = std::mem::size_of::<W>();
+        // SAFETY: every window lies within the `size` valid bytes of its
+        // value; both windows of a value are read before either is written.
+        // The bytes travel as `MaybeUninit<W>`, unaligned, as in
+        // `copy_value`.
+        unsafe {
+            let head = at.cast::<MaybeUninit<W>>().read_unaligned();
+            let tail = at.add(size - w).cast::<MaybeUninit<W>>().read_unaligned();
+            end.cast::<MaybeUninit<W>>().write_unaligned(head);
+            end.add(size - w).cast::<MaybeUninit<W>>().write_unaligned(tail);
+            let head = last.cast::<MaybeUninit<W>>().read_unaligned();
+            let tail = last.add(size - w).cast::<MaybeUninit<W>>().read_unaligned();
+            at.cast::<MaybeUninit<W>>().write_unaligned(head);
+            at.add(size - w).cast::<MaybeUninit<W>>().write_unaligned(tail);
+        }
+    }
+    // SAFETY: each arm stays within `size` bytes of each value (caller's
+    // bounds), and copies `at` out before overwriting it.
+    unsafe {
+        match size {
+            0 => {}
+            4..=7 => two::<u32>(at, end, last, size),
+            8..=15 => two::<u64>(at, end, last, size),
+            16..=32 => two::<u128>(at, end, last, size),
+            _ => {
+                std::ptr::copy_nonoverlapping(at, end, size);
+                std::ptr::copy_nonoverlapping(last, at, size);
+            }
         }
     }
 }

@@ -192,7 +192,8 @@ pub(crate) fn spawn_into_at<B: Bundle>(
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
     let edge = edges.inserting(info.id());
     assert_eq!(edge.target, target, "spawn target is not the bundle's spawn archetype");
-    let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
+    // `None` when nothing is required: no vector to drop on the common path.
+    let required = if edge.required.is_empty() { None } else { Some(required_values(info, edge)) };
     // Grow first: once the row is started, nothing may panic.
     archetype.reserve(1);
     if info.has_sparse() {
@@ -202,7 +203,7 @@ pub(crate) fn spawn_into_at<B: Bundle>(
     let location = EntityLocation { archetype: target, row };
     let entity = entities.alloc(location);
     archetype.push_entity(entity);
-    if !required.is_empty() {
+    if let Some(required) = required {
         push_required(required, edge, archetype.columns_mut(), tick);
     }
     bundle.write_components(&mut PushColumns {
@@ -262,7 +263,8 @@ pub(crate) fn insert<B: Bundle>(
     }
     let (src, dst, edges) = archetypes.pair_mut(source, target);
     let edge = edges.inserting(info.id());
-    let required = if edge.required.is_empty() { Vec::new() } else { required_values(info, edge) };
+    // `None` when nothing is required: no vector to drop on the common path.
+    let required = if edge.required.is_empty() { None } else { Some(required_values(info, edge)) };
     // SAFETY: `location.row` is the entity's live row; the insert edge's map
     // sends every source column to the target column of the same component
     // (no `NO_COLUMN`: the target has every source component); the columns
@@ -272,7 +274,7 @@ pub(crate) fn insert<B: Bundle>(
     record_move(entities, entity, moved, location, EntityLocation { archetype: target, row });
     // Required values first: `overwrite` ends by dropping old values, whose
     // destructors may panic, and the row must be complete by then.
-    if !required.is_empty() {
+    if let Some(required) = required {
         push_required(required, edge, dst.columns_mut(), tick);
     }
     if edge.adds_only {

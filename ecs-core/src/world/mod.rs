@@ -352,6 +352,33 @@ impl World {
         Ok(())
     }
 
+    /// [`World::insert_unhooked`] of a bundle whose id the caller kept
+    /// (`known`, checked against `B`, looked up if it is not `B`'s),
+    /// leaving the bundle lookup's memory of the last bundles as it was:
+    /// for the engine's own inserts between spawns of another bundle.
+    /// Returns `B`'s id.
+    #[cfg(feature = "hierarchy")]
+    #[inline(always)]
+    pub(crate) fn insert_unhooked_known<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        known: Option<BundleId>,
+    ) -> Result<BundleId, EntityError> {
+        self.flush();
+        let location = self.entities.get(entity).ok_or(EntityError::NoSuchEntity(entity))?;
+        let tick = self.change_tick();
+        let id = match known.filter(|&id| self.bundles.is_of::<B>(id)) {
+            Some(id) => id,
+            None => self.bundles.register::<B>(&mut self.components).id(),
+        };
+        let info = self.bundles.get(id);
+        let (archetypes, entities, components) = (&mut self.archetypes, &mut self.entities, &self.components);
+        let (pools, sparse) = (&mut self.pools, &mut self.sparse);
+        structural::insert(bundle, info, archetypes, entities, components, entity, location, tick, pools, sparse);
+        Ok(id)
+    }
+
     /// Removes the components of bundle `B` (one component or several) from
     /// `entity` and returns them. The entity must have all of them.
     #[inline]
@@ -587,9 +614,31 @@ impl World {
     /// position [`World::column_of`] gave): `None` if that column does not
     /// hold `T`s.
     #[cfg(feature = "hierarchy")]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get_in_column<T: Component>(&self, at: EntityLocation, column: usize) -> Option<&T> {
         self.archetypes[at.archetype].columns().get(column)?.get(at.row.index())
+    }
+
+    /// The component of column `column` of table `table`, if `T` is the
+    /// one it holds: a remembered column, checked before use.
+    #[cfg(feature = "hierarchy")]
+    #[inline(always)]
+    pub(crate) fn component_in_column<T: Component>(
+        &self,
+        table: crate::entity::ArchetypeId,
+        column: usize,
+    ) -> Option<ComponentId> {
+        let table = self.archetypes.as_slice().get(table.index())?;
+        let held = table.columns().get(column)?.type_id() == std::any::TypeId::of::<T>();
+        held.then(|| table.components()[column])
+    }
+
+    /// The column of component `id` in the table at `at`, if it has one:
+    /// [`World::column_of`] for a caller that knows the id.
+    #[cfg(feature = "hierarchy")]
+    #[inline(always)]
+    pub(crate) fn column_of_id(&self, at: EntityLocation, id: ComponentId) -> Option<usize> {
+        self.archetypes[at.archetype].column_index(id)
     }
 
     /// [`World::get_mut_changed`] through a remembered place: `entity`'s

@@ -8,6 +8,7 @@ use std::any::TypeId;
 
 use hashbrown::{HashMap, HashSet};
 
+use crate::component::bundle::BundleId;
 use crate::entity::{ArchetypeId, Entity, EntityLocation};
 use crate::world::World;
 
@@ -68,6 +69,12 @@ pub(crate) struct Relations {
     /// relationship and the target's list, for the next one.
     #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
     pub(crate) last_join: Option<LastJoin>,
+    /// The bundle id of the last list a spawned source's join placed in
+    /// its target, checked against the list's type before use: the next
+    /// first list skips the bundle lookup, and the lookup's memory of the
+    /// last bundles keeps the spawned one.
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) list_bundle: Option<BundleId>,
     /// While a transaction is open: each target a source left, in order.
     /// A rollback gives a staying source that points at an entity taken
     /// back the last target it left that stays, at the place it left.

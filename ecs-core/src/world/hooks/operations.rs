@@ -103,12 +103,21 @@ impl World {
     /// engine's hook on a list's insert (the one that undoes a list
     /// inserted by hand) lets a list the engine places be.
     #[cfg(feature = "hierarchy")]
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn insert_of_new_runs_engine_only<B: Bundle>(&mut self) -> bool {
-        let kind = std::any::TypeId::of::<B>();
-        if let Some(only) = self.known_engine_only_insert(kind) {
-            return only;
+        match self.known_engine_only_insert(std::any::TypeId::of::<B>()) {
+            Some(only) => only,
+            None => self.work_out_engine_only_insert::<B>(),
         }
+    }
+
+    /// [`World::insert_of_new_runs_engine_only`] of a bundle type other
+    /// than the last one asked, or after a hook or an observer came or
+    /// went.
+    #[cfg(feature = "hierarchy")]
+    #[inline(never)]
+    fn work_out_engine_only_insert<B: Bundle>(&mut self) -> bool {
+        let kind = std::any::TypeId::of::<B>();
         let bundle = self.bundles.register::<B>(&mut self.components).id();
         let only = matches!(self.after_insert_plan(bundle), AfterInsert::Nothing | AfterInsert::Engine { .. });
         self.remember_engine_only_insert(kind, only);

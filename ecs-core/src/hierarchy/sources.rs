@@ -390,10 +390,9 @@ impl SourceList {
     /// Adds `source` at the end. The caller makes sure it is not listed.
     #[inline]
     pub(crate) fn push(&mut self, source: Entity) {
-        let at = self.slots.len();
         self.slots.push(Some(source));
         if let Some(index) = &mut self.index {
-            index.insert(source, at);
+            index.insert(source, self.slots.len() - 1);
         }
     }
 

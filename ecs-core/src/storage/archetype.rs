@@ -902,7 +902,7 @@ impl Archetypes {
     /// The table a spawn of `bundle` writes into, mutable, and the edge
     /// into it from the empty archetype, computed first if new: one edge
     /// lookup on the common path.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn spawn_table(
         &mut self,
         bundle: &BundleInfo,

@@ -294,3 +294,45 @@ fn a_tree_spawned_breadth_first_with_items_between_gets_every_list() {
     assert_eq!(nodes.iter().filter(|&&node| world.get::<Inventory>(node).is_some()).count(), 14);
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn first_lists_placed_out_of_one_table_never_cover_a_list_already_there() {
+    // Every target starts in one table ({Name}). The first list a spawned
+    // child places there takes its target to {Name, Children}; the next
+    // target found in {Name} gets its list without a lookup. In between:
+    // children of targets that have a list already (in the list's table,
+    // and in tables the other relationship's list took them to), and first
+    // items, whose lists leave {Name} for another table. No list may be
+    // placed over one that is there: every child and item stays listed.
+    let mut world = World::new();
+    let targets: Vec<Entity> = (0..12).map(|_| world.spawn(Name("target"))).collect();
+    let (mut children, mut held) = (vec![Vec::new(); 12], vec![Vec::new(); 12]);
+    for round in 0..3 {
+        for i in 0..12 {
+            if i % 3 == 0 && round == 0 {
+                // An item first: this target leaves {Name} for
+                // {Name, Inventory}, and gets its first child there.
+                held[i].push(world.spawn((Name("item"), InInventory(targets[i]))));
+            }
+            children[i].push(world.spawn((Name("child"), ChildOf(targets[i]))));
+            // A target with a list already, between two first lists.
+            let j = (i + 5) % 12;
+            if round > 0 || j < i {
+                children[j].push(world.spawn((Name("child"), ChildOf(targets[j]))));
+            }
+            if i % 4 == 1 {
+                // An item on a target that has children: {Name, Children}
+                // to {Name, Children, Inventory}.
+                held[i].push(world.spawn((Name("item"), InInventory(targets[i]))));
+            }
+        }
+    }
+    for (i, &target) in targets.iter().enumerate() {
+        assert_eq!(world.children(target).to_vec(), children[i], "children of target {i}");
+        assert_eq!(items(&world, target), held[i], "items of target {i}");
+    }
+    let counts: Vec<usize> = children.iter().map(Vec::len).collect();
+    assert_eq!(counts, [6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5]);
+    assert_eq!(held.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3, 0, 1, 0, 3, 1, 0, 0, 4, 0, 0]);
+    world.check_invariants().unwrap();
+}

@@ -39,7 +39,7 @@ use crate::component::Component;
 use crate::entity::{Entity, EntityLocation};
 use crate::storage::column::Panics;
 use crate::world::hooks::HookKind;
-use crate::world::relations::{Cut, LastJoin, Left, Place, Replaced, ReplacedList, Waiting};
+use crate::world::relations::{Cut, FirstList, LastJoin, Left, Place, Replaced, ReplacedList, Waiting};
 use crate::world::World;
 
 use super::sources::{EngineAccess, SourceList};
@@ -289,8 +289,8 @@ fn join_spawned_quick<R: Relationship>(world: &mut World, source: Entity, at: En
     join_fresh::<R>(world, source, at, true)
 }
 
-/// [`join_spawned_quick`] under a living target (not the source) that has
-/// no list yet: places the list, holding `source` alone, straight into the
+/// [`join_spawned_quick`] under a living target (not the source, found at
+/// `from`) that has no list yet: places the list, holding `source` alone, straight into the
 /// target, where the general path would have the source wait for a
 /// command to create it. Only when nothing else can tell the two apart: no
 /// source waits for a list, no lists were placed whole, the list is kept
@@ -305,6 +305,7 @@ fn first_list_of_spawned<R: Relationship>(
     at: EntityLocation,
     source_column: usize,
     target: Entity,
+    from: EntityLocation,
 ) -> bool {
     if <R::Target as Component>::STORAGE != crate::component::StorageType::Table
         || !world.relations().pending.is_empty()
@@ -323,7 +324,18 @@ fn first_list_of_spawned<R: Relationship>(
     // under it joins through the places kept here. The previous first
     // list often went to the same table: its column, if it holds lists.
     let Some(target_at) = world.location(target) else { return true };
-    if let Some(list_column) = list_column_in::<R>(world, target_at, before) {
+    let kind = TypeId::of::<R::Target>();
+    let list_column = match world.relations().first_list {
+        Some(first) if first.kind == kind && first.from == from.archetype && first.to == target_at.archetype => {
+            Some(first.column as usize)
+        }
+        _ => list_column_in::<R>(world, target_at, before),
+    };
+    if let Some(list_column) = list_column {
+        if from.archetype != target_at.archetype {
+            let (from, to, column) = (from.archetype, target_at.archetype, list_column as u32);
+            world.relations_mut().first_list = Some(FirstList { kind, from, to, column });
+        }
         world.relations_mut().last_join = Some(LastJoin {
             source_table: at.archetype,
             source_column: source_column as u32,
@@ -376,8 +388,17 @@ fn join_spawned_at<R: Relationship>(
         return false;
     }
     let Some(target_at) = world.location(target) else { return false };
+    // A target in the table the last first list was placed out of has no
+    // list ([`FirstList`]).
+    if let Some(known) = world.relations().first_list
+        && known.from == target_at.archetype
+        && known.kind == TypeId::of::<R::Target>()
+    {
+        debug_assert_eq!(world.column_of::<R::Target>(target_at), None);
+        return first && first_list_of_spawned::<R>(world, source, at, source_column, target, target_at);
+    }
     let Some(list_column) = list_column_in::<R>(world, target_at, world.relations().last_join) else {
-        return first && first_list_of_spawned::<R>(world, source, at, source_column, target);
+        return first && first_list_of_spawned::<R>(world, source, at, source_column, target, target_at);
     };
     let Some(list) = world.get_mut_changed_in_column::<R::Target>(target, target_at, list_column) else {
         return false;

@@ -31,9 +31,10 @@ use crate::world::relations::Place;
 const INDEXED_FROM: usize = 32;
 /// An indexed list compacted to fewer sources than this drops its index.
 const UNINDEXED_BELOW: usize = INDEXED_FROM / 2;
-/// The slots a list made by [`SourceList::with_first`] has room for: what
-/// its first push would have made room for.
-const FIRST_CAPACITY: usize = 4;
+/// The slots a list keeps in place, without a heap allocation: most
+/// targets have a few sources, and a list this short costs no allocation
+/// to create or free.
+const INLINE: usize = 4;
 /// The most holes [`SourceList::place_at`] walks back over.
 const PLACE_WALK: usize = 64;
 
@@ -73,13 +74,134 @@ const PLACE_WALK: usize = 64;
 /// ```
 pub struct SourceList {
     /// The sources in join order, with holes where some left.
-    slots: Vec<Option<Entity>>,
+    slots: Slots,
     /// The first slot that is not a hole (0 when there are no holes).
     head: usize,
     /// How many slots are holes. Only indexed lists have holes.
     holes: usize,
-    /// Source to slot, for lists of at least `INDEXED_FROM` slots.
-    index: Option<HashMap<Entity, usize>>,
+    /// Source to slot, for lists of at least `INDEXED_FROM` slots (boxed:
+    /// most lists have none, and every list's row carries the field).
+    index: Option<Box<HashMap<Entity, usize>>>,
+}
+
+/// The slots of a [`SourceList`]: up to [`INLINE`] in place, more on the
+/// heap. Reads see a slice either way.
+enum Slots {
+    /// The first `len` of `items`.
+    Inline { len: u8, items: [Option<Entity>; INLINE] },
+    /// A list that outgrew its place; it stays on the heap.
+    Heap(Vec<Option<Entity>>),
+}
+
+impl Slots {
+    /// No slots.
+    const fn new() -> Self {
+        Slots::Inline { len: 0, items: [None; INLINE] }
+    }
+
+    /// `slots` in this order: in place if they fit.
+    fn from_vec(slots: Vec<Option<Entity>>) -> Self {
+        if slots.len() <= INLINE {
+            let mut items = [None; INLINE];
+            items[..slots.len()].copy_from_slice(&slots);
+            Slots::Inline { len: slots.len() as u8, items }
+        } else {
+            Slots::Heap(slots)
+        }
+    }
+
+    /// Adds `slot` at the end.
+    #[inline]
+    fn push(&mut self, slot: Option<Entity>) {
+        match self {
+            Slots::Heap(slots) => slots.push(slot),
+            Slots::Inline { len, items } if (*len as usize) < INLINE => {
+                items[*len as usize] = slot;
+                *len += 1;
+            }
+            Slots::Inline { .. } => self.spill(slot),
+        }
+    }
+
+    /// [`push`](Self::push) onto full inline slots: they move to the heap,
+    /// with room for as many again.
+    #[cold]
+    fn spill(&mut self, slot: Option<Entity>) {
+        let mut slots = Vec::with_capacity(2 * INLINE);
+        slots.extend_from_slice(self);
+        slots.push(slot);
+        *self = Slots::Heap(slots);
+    }
+
+    /// Takes the last slot out.
+    #[inline]
+    fn pop(&mut self) -> Option<Option<Entity>> {
+        match self {
+            Slots::Heap(slots) => slots.pop(),
+            Slots::Inline { len: 0, .. } => None,
+            Slots::Inline { len, items } => {
+                *len -= 1;
+                Some(std::mem::take(&mut items[*len as usize]))
+            }
+        }
+    }
+
+    /// Takes slot `at` out, shifting the ones after it.
+    fn remove(&mut self, at: usize) -> Option<Entity> {
+        match self {
+            Slots::Heap(slots) => slots.remove(at),
+            Slots::Inline { len, items } => {
+                let n = *len as usize;
+                assert!(at < n, "removal index (is {at}) should be < len (is {n})");
+                let slot = items[at];
+                items.copy_within(at + 1..n, at);
+                items[n - 1] = None;
+                *len -= 1;
+                slot
+            }
+        }
+    }
+
+    /// Keeps the slots for which `keep` holds, in order.
+    fn retain(&mut self, mut keep: impl FnMut(&Option<Entity>) -> bool) {
+        match self {
+            Slots::Heap(slots) => slots.retain(keep),
+            Slots::Inline { len, items } => {
+                let mut kept = 0;
+                for at in 0..*len as usize {
+                    let slot = items[at];
+                    if keep(&slot) {
+                        items[kept] = slot;
+                        kept += 1;
+                    }
+                }
+                items[kept..].fill(None);
+                *len = kept as u8;
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for Slots {
+    type Target = [Option<Entity>];
+
+    #[inline]
+    fn deref(&self) -> &[Option<Entity>] {
+        match self {
+            Slots::Inline { len, items } => &items[..*len as usize],
+            Slots::Heap(slots) => slots,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Slots {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Option<Entity>] {
+        match self {
+            Slots::Inline { len, items } => &mut items[..*len as usize],
+            Slots::Heap(slots) => slots,
+        }
+    }
 }
 
 /// Proof that the caller is the engine: it alone can build one, so the
@@ -97,15 +219,15 @@ impl EngineAccess {
 impl SourceList {
     /// An empty list.
     pub(crate) const fn new() -> Self {
-        SourceList { slots: Vec::new(), head: 0, holes: 0, index: None }
+        SourceList { slots: Slots::new(), head: 0, holes: 0, index: None }
     }
 
-    /// A list of `source` alone, with room for a few more: a target's first
-    /// source, whose siblings usually follow.
+    /// A list of `source` alone, kept in place: a target's first source,
+    /// whose siblings usually follow.
     pub(crate) fn with_first(source: Entity) -> Self {
-        let mut slots = Vec::with_capacity(FIRST_CAPACITY);
-        slots.push(Some(source));
-        SourceList { slots, head: 0, holes: 0, index: None }
+        let mut items = [None; INLINE];
+        items[0] = Some(source);
+        SourceList { slots: Slots::Inline { len: 1, items }, head: 0, holes: 0, index: None }
     }
 
     /// A list of `sources` in this order, each kept once (the first time
@@ -119,7 +241,7 @@ impl SourceList {
     /// A list of `sources` in this order; the caller makes sure no entity
     /// is named twice.
     pub(crate) fn from_unique(sources: Vec<Entity>) -> Self {
-        SourceList { slots: sources.into_iter().map(Some).collect(), head: 0, holes: 0, index: None }
+        SourceList { slots: Slots::from_vec(sources.into_iter().map(Some).collect()), head: 0, holes: 0, index: None }
     }
 
     /// How many sources.
@@ -259,7 +381,7 @@ impl SourceList {
         emit(&mut staying.into_iter(), &mut order);
         emit(&mut at_end.into_iter(), &mut order);
         debug_assert_eq!(order.len(), self.len());
-        self.slots = order.into_iter().map(Some).collect();
+        self.slots = Slots::from_vec(order.into_iter().map(Some).collect());
         self.holes = 0;
         self.head = 0;
         self.reindex();
@@ -268,10 +390,9 @@ impl SourceList {
     /// Adds `source` at the end. The caller makes sure it is not listed.
     #[inline]
     pub(crate) fn push(&mut self, source: Entity) {
-        let at = self.slots.len();
         self.slots.push(Some(source));
         if let Some(index) = &mut self.index {
-            index.insert(source, at);
+            index.insert(source, self.slots.len() - 1);
         }
     }
 
@@ -363,7 +484,7 @@ impl SourceList {
     }
 
     fn build_index(&mut self) {
-        let index = self.index.get_or_insert_with(HashMap::new);
+        let index = self.index.get_or_insert_with(Box::default);
         index.clear();
         index.reserve(self.slots.len());
         index.extend(self.slots.iter().enumerate().filter_map(|(at, slot)| slot.map(|source| (source, at))));
@@ -656,6 +777,50 @@ mod tests {
         model.retain(|s| s.index() % 3 == 0);
         assert_eq!(list, model);
         list.check().unwrap();
+    }
+
+    #[test]
+    fn short_lists_kept_in_place_behave_as_long_ones_across_the_boundary() {
+        // Lists of up to `INLINE` slots live in place; the fifth push moves
+        // them to the heap. Each operation is checked on both sides.
+        let mut list = SourceList::with_first(e(0));
+        assert!(matches!(list.slots, Slots::Inline { len: 1, .. }));
+        for i in 1..INLINE as u32 {
+            list.push(e(i));
+        }
+        assert!(matches!(list.slots, Slots::Inline { len: 4, .. }));
+        assert_eq!(list, [e(0), e(1), e(2), e(3)]);
+        // Removal from the middle of an inline list shifts the rest.
+        assert!(list.remove(e(1)));
+        assert_eq!(list, [e(0), e(2), e(3)]);
+        assert_eq!((list.first(), list.last(), list.get(1)), (Some(&e(0)), Some(&e(3)), Some(&e(2))));
+        list.push(e(4));
+        list.push(e(5));
+        assert!(matches!(list.slots, Slots::Heap(_)), "the fifth source moves the list to the heap");
+        assert_eq!(list, [e(0), e(2), e(3), e(4), e(5)]);
+        assert!(list.remove(e(5)));
+        assert!(list.remove(e(0)));
+        assert!(!list.remove(e(0)));
+        assert_eq!(list, [e(2), e(3), e(4)]);
+        list.check().unwrap();
+        // Retain and removals from the end of an inline list.
+        let mut short = SourceList::from_unique(vec![e(7), e(8), e(9)]);
+        assert!(matches!(short.slots, Slots::Inline { len: 3, .. }));
+        short.retain(|s| s != e(8));
+        assert_eq!(short, [e(7), e(9)]);
+        assert!(short.remove(e(9)));
+        assert!(short.remove(e(7)));
+        assert!(short.is_empty());
+        assert_eq!(short.last(), None);
+        short.push(e(6));
+        assert_eq!(short, [e(6)]);
+        short.check().unwrap();
+        // Putting back rebuilds the slots, in place when they fit.
+        let mut back = SourceList::from_unique(vec![e(1), e(3)]);
+        back.push(e(2));
+        back.put_back(&[(e(2), Place::After(e(1)))]);
+        assert_eq!(back, [e(1), e(2), e(3)]);
+        assert!(matches!(back.slots, Slots::Inline { len: 3, .. }));
     }
 
     #[test]

@@ -8,13 +8,13 @@ use std::ptr::NonNull;
 
 use hashbrown::HashMap;
 
-use crate::component::bundle::Bundles;
+use crate::component::bundle::{BundleInfo, Bundles};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 pub use crate::entity::{ArchetypeId, Row};
 use crate::storage::bitset::BitSet;
 use crate::storage::column::{for_each_unwinding, CloneColumnFn, Column};
-use crate::storage::graph::{Edges, NO_COLUMN};
+use crate::storage::graph::{Edges, InsertEdge, NO_COLUMN};
 use crate::storage::pool::Pools;
 
 /// The table of every entity that has exactly one set of component types.
@@ -897,6 +897,27 @@ impl Archetypes {
             let (lo, hi) = self.archetypes.split_at_mut(a);
             (&mut hi[0], &mut lo[b], edges)
         }
+    }
+
+    /// The table a spawn of `bundle` writes into, mutable, and the edge
+    /// into it from the empty archetype, computed first if new: one edge
+    /// lookup on the common path.
+    #[inline(always)]
+    pub(crate) fn spawn_table(
+        &mut self,
+        bundle: &BundleInfo,
+        components: &Components,
+    ) -> (&mut Archetype, &InsertEdge) {
+        let empty = ArchetypeId::EMPTY.index();
+        let at = match self.edges[empty].insert_position(bundle.id()) {
+            Some(at) => at,
+            None => {
+                self.insert_edge(ArchetypeId::EMPTY, bundle, components);
+                self.edges[empty].insert_position(bundle.id()).expect("insert edge computed first")
+            }
+        };
+        let edge = self.edges[empty].inserting_at(at);
+        (&mut self.archetypes[edge.target.index()], edge)
     }
 
     /// Archetype `table`, mutable, and the edges out of archetype `from`

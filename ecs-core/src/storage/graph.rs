@@ -67,6 +67,15 @@ impl<E> Sparse<E> {
     }
 
     /// The computed edges with their bundle indices.
+    /// Where `bundle`'s edge is among `edges`, if it has one.
+    #[inline]
+    fn position(&self, bundle: BundleId) -> Option<usize> {
+        match self.slots.get(bundle.index()) {
+            Some(&slot) if slot != 0 => Some(slot as usize - 1),
+            _ => None,
+        }
+    }
+
     fn iter(&self) -> impl Iterator<Item = (usize, &E)> {
         self.slots
             .iter()
@@ -96,6 +105,19 @@ impl Edges {
     #[inline]
     pub fn inserting(&self, bundle: BundleId) -> &InsertEdge {
         self.insert.get(bundle).expect("insert edge computed first")
+    }
+
+    /// Where the edge for inserting `bundle` is, if it was computed: for
+    /// [`Edges::inserting_at`].
+    #[inline]
+    pub(crate) fn insert_position(&self, bundle: BundleId) -> Option<usize> {
+        self.insert.position(bundle)
+    }
+
+    /// The insert edge at `at`, a position [`Edges::insert_position`] gave.
+    #[inline]
+    pub(crate) fn inserting_at(&self, at: usize) -> &InsertEdge {
+        &self.insert.edges[at]
     }
 
     /// The edge for removing `bundle`; it must have been computed.

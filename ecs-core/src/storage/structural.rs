@@ -12,7 +12,7 @@ use crate::component::required::RequiredValue;
 use crate::component::{Component, ComponentId, Components, StorageType};
 use crate::entity::error::ComponentError;
 use crate::entity::{Entities, Entity, EntityLocation};
-use crate::storage::archetype::{ArchetypeId, Archetypes, Row};
+use crate::storage::archetype::{Archetype, ArchetypeId, Archetypes, Row};
 use crate::storage::builder::EntityBuilder;
 use crate::storage::column::{Column, Panics};
 use crate::storage::graph::{InsertEdge, SPARSE_COLUMN};
@@ -168,8 +168,8 @@ pub(crate) fn spawn_at<B: Bundle>(
     sparse: &mut SparseSets,
     tick: Tick,
 ) -> (Entity, EntityLocation) {
-    let target = archetypes.insert_edge(ArchetypeId::EMPTY, info, components);
-    spawn_into_at(bundle, info, archetypes, entities, components, sparse, target, tick)
+    let (archetype, edge) = archetypes.spawn_table(info, components);
+    spawn_along(bundle, info, archetype, edge, entities, components, sparse, tick)
 }
 
 /// Spawns `bundle` into `target`, which must be its spawn archetype (from
@@ -188,10 +188,31 @@ pub(crate) fn spawn_into_at<B: Bundle>(
     target: ArchetypeId,
     tick: Tick,
 ) -> (Entity, EntityLocation) {
-    debug_assert_eq!(info.type_id(), TypeId::of::<B>());
     let (archetype, edges) = archetypes.table_and_edges(target, ArchetypeId::EMPTY);
     let edge = edges.inserting(info.id());
     assert_eq!(edge.target, target, "spawn target is not the bundle's spawn archetype");
+    spawn_along(bundle, info, archetype, edge, entities, components, sparse, tick)
+}
+
+/// Spawns `bundle` into `archetype` along `edge`, the bundle's insert edge
+/// out of the empty archetype, which leads there; returns the new entity
+/// and where it is.
+// As for `insert`: the world's parts travel separately.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn spawn_along<B: Bundle>(
+    bundle: B,
+    info: &BundleInfo,
+    archetype: &mut Archetype,
+    edge: &InsertEdge,
+    entities: &mut Entities,
+    components: &Components,
+    sparse: &mut SparseSets,
+    tick: Tick,
+) -> (Entity, EntityLocation) {
+    debug_assert_eq!(info.type_id(), TypeId::of::<B>());
+    debug_assert_eq!(archetype.id(), edge.target);
+    let target = edge.target;
     // `None` when nothing is required: no vector to drop on the common path.
     let required = if edge.required.is_empty() { None } else { Some(required_values(info, edge)) };
     // Grow first: once the row is started, nothing may panic.

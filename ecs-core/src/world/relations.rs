@@ -75,6 +75,10 @@ pub(crate) struct Relations {
     /// last bundles keeps the spawned one.
     #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
     pub(crate) list_bundle: Option<BundleId>,
+    /// The last table a spawned source's join placed a first list out of,
+    /// and where that took its target ([`FirstList`]).
+    #[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+    pub(crate) first_list: Option<FirstList>,
     /// While a transaction is open: each target a source left, in order.
     /// A rollback gives a staying source that points at an entity taken
     /// back the last target it left that stays, at the place it left.
@@ -120,6 +124,23 @@ pub(crate) struct ReplacedList {
     pub kind: TypeId,
     pub target: Entity,
     pub sources: Vec<Entity>,
+}
+
+/// A move a target made when a spawned source's join placed its first
+/// list: out of table `from`, into table `to`, whose column `column` holds
+/// the lists. Since `to` differs from `from`, `from` has no column of the
+/// list's component (an insert of a component a table has keeps the entity
+/// in place); a table's components never change and its id is never
+/// reused, so that stays true for the world's life. The next target found
+/// in `from` gets its first list without looking for one.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "hierarchy"), allow(dead_code))]
+pub(crate) struct FirstList {
+    /// The list component's type.
+    pub kind: TypeId,
+    pub from: ArchetypeId,
+    pub to: ArchetypeId,
+    pub column: u32,
 }
 
 /// The places a spawned source's join looked up, kept so that the next

@@ -331,14 +331,10 @@ impl Inspector {
         }
         self.count_step(game.world_mut());
         let known = || std::iter::once(&Stage::Startup).chain(game.stages());
-        if known().count() != self.stage_names.len() || !known().zip(&self.stage_names).all(|(a, (b, _))| a == b) {
-            self.stage_names = std::iter::once(Stage::Startup)
-                .chain(game.stages().cloned())
-                .map(|stage| {
-                    let name = stage.to_string();
-                    (stage, name)
-                })
-                .collect();
+        let same_names =
+            known().count() == self.stage_names.len() && known().zip(&self.stage_names).all(|(a, (b, _))| a == b);
+        if !same_names {
+            self.name_stages(game);
         }
         // The chart reads the timings where they are, every frame; a copy
         // is made only for a call that lists them (`schedule.list`).
@@ -347,10 +343,23 @@ impl Inspector {
         let stage_names = &self.stage_names;
         let sampled =
             || stage_names.iter().zip(game.schedules()).map(|((_, name), (_, schedule))| (name.as_str(), schedule));
-        self.history.sample(self.frame, game.world(), sampled);
+        self.history.sample(self.frame, game.world(), same_names, sampled);
         let stages: Option<Vec<StageTimings>> =
             calls.then(|| sampled().map(|(name, schedule)| (name.to_owned(), schedule.timings())).collect());
         self.serve(game.world_mut(), stages.as_deref());
+    }
+
+    /// Keeps the game loop's stages (`Startup` first) and their names.
+    #[cold]
+    #[inline(never)]
+    fn name_stages(&mut self, game: &GameLoop) {
+        self.stage_names = std::iter::once(Stage::Startup)
+            .chain(game.stages().cloned())
+            .map(|stage| {
+                let name = stage.to_string();
+                (stage, name)
+            })
+            .collect();
     }
 
     /// Answers the requests that arrived, for a game that runs a world with
@@ -362,7 +371,7 @@ impl Inspector {
             return;
         }
         self.count_step(world);
-        self.history.sample(self.frame, world, || schedules.iter().copied());
+        self.history.sample(self.frame, world, false, || schedules.iter().copied());
         let stages: Option<Vec<StageTimings>> =
             self.needs_timings().then(|| schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect());
         self.serve(world, stages.as_deref());
@@ -373,7 +382,7 @@ impl Inspector {
     pub fn update_world(&mut self, world: &mut World) {
         if self.wake() {
             self.count_step(world);
-            self.history.sample(self.frame, world, std::iter::empty);
+            self.history.sample(self.frame, world, false, std::iter::empty);
             // No schedules: `schedule.list` lists none.
             self.serve(world, Some(&[]));
         }
@@ -387,12 +396,23 @@ impl Inspector {
     /// the next frame (see [`Inspector::serve`]).
     fn needs_timings(&mut self) -> bool {
         if self.pending.is_none()
+            && self.job_sent()
             && let Ok(job) = self.jobs.try_recv()
         {
             let answers = Vec::with_capacity(job.calls.len());
             self.pending = Some((job, answers));
         }
         self.pending.as_ref().is_some_and(|(job, _)| lists_timings(job))
+    }
+
+    /// Whether a job may be in the queue: the server counted one that is
+    /// not answered yet. Two counters are read, so that a frame without a
+    /// job leaves the queue (its code and its memory) alone. The server
+    /// counts a job before it queues it: one counted and not queued yet is
+    /// taken at a later frame.
+    #[inline]
+    fn job_sent(&self) -> bool {
+        self.shared.jobs_sent.load(Ordering::Acquire) != self.shared.jobs_done.load(Ordering::Acquire)
     }
 
     /// Counts the frame; whether there is anything to do: a request since
@@ -438,6 +458,7 @@ impl Inspector {
         loop {
             let (job, mut answers) = match self.pending.take() {
                 Some(pending) => pending,
+                None if !self.job_sent() => break,
                 None => match self.jobs.try_recv() {
                     Ok(job) => {
                         let answers = Vec::with_capacity(job.calls.len());

@@ -146,6 +146,8 @@ pub(crate) struct History {
     /// Each stage as `columns` was last checked against it: while the
     /// names and stamps stay, a sample skips matching systems by name.
     checked: Vec<Checked>,
+    /// The stamps of `checked`, side by side, to compare with a copy's.
+    stamps: Vec<u64>,
     /// The ring of frame heads: `len` of them, the oldest at `first`.
     heads: Vec<Head>,
     first: usize,
@@ -176,12 +178,7 @@ impl History {
         if self.heads.len() < FRAMES {
             self.allocate_heads();
         }
-        let slot = (self.first + self.len) % FRAMES;
-        if self.len == FRAMES {
-            self.first = (self.first + 1) % FRAMES;
-        } else {
-            self.len += 1;
-        }
+        let slot = self.next_slot();
         let width = self.systems.len();
         let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
         // A schedule that has not run since the last sample (the startup
@@ -215,6 +212,47 @@ impl History {
                 row[c] = 0;
             }
         }
+        self.write_head(slot, frame, world);
+    }
+
+    /// Records a frame from a copy of every system's total, side by side
+    /// ([`GameLoop::system_totals`](archetable_core::GameLoop::system_totals)):
+    /// `stamps`, each stage's stamp, and `ns`, the totals. Only when the
+    /// copy lists the layout last checked (the same stamps, under stage
+    /// names the caller kept), in order: then the frame reads one slice
+    /// and none of the schedules. `false`, and nothing recorded, otherwise
+    /// (the caller then samples the schedules).
+    pub fn sample_copied(&mut self, frame: u64, world: &World, stamps: &[u64], ns: &[u64]) -> bool {
+        let width = self.systems.len();
+        if !self.in_order || self.stamps != stamps || ns.len() != width || self.heads.len() < FRAMES {
+            return false;
+        }
+        let slot = self.next_slot();
+        let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
+        for ((time, last), &total) in row.iter_mut().zip(&mut self.totals).zip(ns) {
+            *time = total.saturating_sub(*last);
+            *last = total;
+        }
+        self.write_head(slot, frame, world);
+        true
+    }
+
+    /// The place of the next frame in the rings: after the newest, over
+    /// the oldest once they are full.
+    #[inline]
+    fn next_slot(&mut self) -> usize {
+        let slot = (self.first + self.len) % FRAMES;
+        if self.len == FRAMES {
+            self.first = (self.first + 1) % FRAMES;
+        } else {
+            self.len += 1;
+        }
+        slot
+    }
+
+    /// Writes the frame's head in place `slot`.
+    #[inline]
+    fn write_head(&mut self, slot: usize, frame: u64, world: &World) {
         let time = world.get_resource::<Time>();
         self.heads[slot] = Head {
             frame,
@@ -223,7 +261,7 @@ impl History {
             paused: time.is_some_and(Time::is_paused),
             scale: time.map_or(1.0, Time::scale),
             layout: self.layout,
-            width,
+            width: self.systems.len(),
         };
     }
 
@@ -277,6 +315,8 @@ impl History {
             width: schedule.system_timings().count(),
             runs: u64::MAX,
         }));
+        self.stamps.clear();
+        self.stamps.extend(self.checked.iter().map(|c| c.stamp));
     }
 
     /// Maps the systems sampled now to columns, adding new ones; a system
@@ -532,6 +572,43 @@ mod tests {
         expected.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(got.len(), 6);
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn a_frame_read_from_the_loops_copy_of_the_totals_is_the_frame_read_from_the_schedules() {
+        use archetable_core::{GameLoop, Stage};
+        let mut game = GameLoop::new();
+        game.add_systems(Stage::Update, (a, b));
+        game.add_systems(Stage::LateUpdate, (c,));
+        game.keep_system_totals(true);
+        let mut history = History::default();
+        let names: Vec<String> = game.schedules().map(|(stage, _)| stage.to_string()).collect();
+        let each = |game: &GameLoop| -> Vec<Duration> {
+            game.schedules().flat_map(|(_, s)| s.system_timings().map(|t| t.total())).collect()
+        };
+        game.advance(Duration::from_millis(20));
+        // The first frame (a fixed step too, so every schedule has its
+        // plan) checks the layout on the schedules.
+        let (stamps, ns) = game.system_totals().unwrap();
+        assert!(!history.sample_copied(1, game.world(), stamps, ns));
+        history.sample(1, game.world(), true, || names.iter().zip(game.schedules()).map(|(n, (_, s))| (n.as_str(), s)));
+        for frame in 2..=4 {
+            let before = each(&game);
+            game.advance(Duration::from_millis(20));
+            let (stamps, ns) = game.system_totals().unwrap();
+            assert!(history.sample_copied(frame, game.world(), stamps, ns), "frame {frame}");
+            let got = history.to_json(1);
+            assert_eq!(got["frames"][0]["frame"], json!(frame));
+            assert_eq!(got["frames"][0]["times_us"], Value::Array(spent(&before, &each(&game))), "frame {frame}");
+        }
+        // A system added: the copy lists another layout, which the
+        // schedules are read for.
+        game.add_systems(Stage::Update, (c,));
+        game.advance(Duration::from_millis(20));
+        let (stamps, ns) = game.system_totals().unwrap();
+        assert_eq!(ns.len(), 4);
+        assert!(!history.sample_copied(5, game.world(), stamps, ns));
+        assert_eq!(history.to_json(1)["frames"][0]["frame"], json!(4));
     }
 
     #[test]

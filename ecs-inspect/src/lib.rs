@@ -229,6 +229,9 @@ pub struct Inspector {
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
     pending: Option<(server::Job, Vec<Result<methods::Answer, RpcError>>)>,
+    /// Whether `update` turned on the game loop's copy of its systems'
+    /// totals ([`GameLoop::keep_system_totals`]).
+    keeps_totals: bool,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -288,6 +291,7 @@ impl Inspector {
             stage_names: Vec::new(),
             names: None,
             pending: None,
+            keeps_totals: false,
         })
     }
 
@@ -324,7 +328,10 @@ impl Inspector {
 
     /// Answers the calls that arrived, within the budget
     /// ([`InspectorConfig::budget`]), for a game on a [`GameLoop`]:
-    /// call it once per frame, after [`GameLoop::advance`].
+    /// call it once per frame, after [`GameLoop::advance`]. Once a client
+    /// has come, it turns on the loop's copy of its systems' totals
+    /// ([`GameLoop::keep_system_totals`]), which the chart's per-frame
+    /// figures are then read from.
     pub fn update(&mut self, game: &mut GameLoop) {
         if !self.wake() {
             return;
@@ -336,6 +343,10 @@ impl Inspector {
         if !same_names {
             self.name_stages(game);
         }
+        if !self.keeps_totals {
+            game.keep_system_totals(true);
+            self.keeps_totals = true;
+        }
         // The chart reads the timings where they are, every frame; a copy
         // is made only for a call that lists them (`schedule.list`).
         let calls = self.needs_timings();
@@ -343,7 +354,15 @@ impl Inspector {
         let stage_names = &self.stage_names;
         let sampled =
             || stage_names.iter().zip(game.schedules()).map(|((_, name), (_, schedule))| (name.as_str(), schedule));
-        self.history.sample(self.frame, game.world(), same_names, sampled);
+        // The loop's copy of its systems' totals, read as one slice, while
+        // it lists the systems last checked; else the schedules are read.
+        let copied = same_names
+            && game
+                .system_totals()
+                .is_some_and(|(stamps, ns)| self.history.sample_copied(self.frame, game.world(), stamps, ns));
+        if !copied {
+            self.history.sample(self.frame, game.world(), same_names, sampled);
+        }
         let stages: Option<Vec<StageTimings>> =
             calls.then(|| sampled().map(|(name, schedule)| (name.to_owned(), schedule.timings())).collect());
         self.serve(game.world_mut(), stages.as_deref());

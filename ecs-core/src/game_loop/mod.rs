@@ -188,10 +188,7 @@ impl LoopTotals {
         self.ns.clear();
         for schedule in schedules {
             self.stamps.push(schedule.timings_layout());
-            self.ns.extend(schedule.system_timings().map(|t| {
-                let total = t.total();
-                total.as_secs().saturating_mul(1_000_000_000).saturating_add(u64::from(total.subsec_nanos()))
-            }));
+            schedule.push_totals_ns(&mut self.ns);
         }
     }
 }

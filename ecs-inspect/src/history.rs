@@ -51,10 +51,38 @@ impl Head {
     }
 }
 
-/// A duration's nanoseconds as an integer (wraps after 584 years).
+/// A duration's nanoseconds as an integer (saturating after 584 years).
 #[inline]
 fn nanos(d: Duration) -> u64 {
-    d.as_secs().wrapping_mul(1_000_000_000).wrapping_add(u64::from(d.subsec_nanos()))
+    d.as_secs().saturating_mul(1_000_000_000).saturating_add(u64::from(d.subsec_nanos()))
+}
+
+/// Where a stage's systems' times go in a frame's row.
+enum Places<'a> {
+    /// The columns are in order: the stage's are these.
+    Range(std::ops::Range<usize>),
+    /// The column of each of its systems.
+    Columns(&'a [usize]),
+}
+
+/// Writes each system's time since the last sample, from its total now,
+/// into its place in `row`, and keeps the total in `last`.
+#[inline]
+fn spend(totals: impl Iterator<Item = u64>, row: &mut [u64], last: &mut [u64], places: Places) {
+    match places {
+        Places::Range(range) => {
+            for (total, (time, last)) in totals.zip(row[range.clone()].iter_mut().zip(&mut last[range])) {
+                *time = total.saturating_sub(*last);
+                *last = total;
+            }
+        }
+        Places::Columns(columns) => {
+            for (total, &c) in totals.zip(columns) {
+                row[c] = total.saturating_sub(last[c]);
+                last[c] = total;
+            }
+        }
+    }
 }
 
 /// Nanoseconds as the microseconds the protocol reports.
@@ -84,6 +112,21 @@ impl Frames {
     }
 }
 
+/// A stage as the layout was last checked against it.
+struct Checked {
+    /// The stage's name.
+    name: String,
+    /// Its schedule's [`Schedule::timings_layout`] stamp.
+    stamp: u64,
+    /// How many systems it lists: its columns are that many, after the
+    /// stages before it.
+    width: usize,
+    /// Its schedule's [`Schedule::frames`] at the last sample that read
+    /// its timings (`u64::MAX` before the first): while the schedule has
+    /// not run since, its systems took no time and are not read.
+    runs: u64,
+}
+
 /// The figures of the last [`FRAMES`] frames.
 #[derive(Default)]
 pub(crate) struct History {
@@ -93,15 +136,18 @@ pub(crate) struct History {
     totals: Vec<u64>,
     /// Column of each system in the last sample's flat order.
     columns: Vec<usize>,
+    /// The columns that no schedule lists now.
+    unsampled: Vec<usize>,
     /// Whether `columns` is `0, 1, ..` up to the last system: every
     /// column is sampled, in order.
     in_order: bool,
     /// Bumped when `systems` or `columns` change.
     layout: u64,
-    /// The stage names and [`Schedule::timings_layout`] stamps that
-    /// `columns` was last checked against: while they stay, a sample
-    /// skips matching systems by name.
-    checked: Vec<(String, u64)>,
+    /// Each stage as `columns` was last checked against it: while the
+    /// names and stamps stay, a sample skips matching systems by name.
+    checked: Vec<Checked>,
+    /// The stamps of `checked`, side by side, to compare with a copy's.
+    stamps: Vec<u64>,
     /// The ring of frame heads: `len` of them, the oldest at `first`.
     heads: Vec<Head>,
     first: usize,
@@ -116,50 +162,97 @@ impl History {
     /// Records a frame: copies its figures into the rings. Allocates
     /// nothing once the rings are allocated and the schedules keep their
     /// systems: the layout is checked by its stamps, and the oldest frame's
-    /// place is reused.
-    pub fn sample<'s, I>(&mut self, frame: u64, world: &World, stages: impl Fn() -> I)
+    /// place is reused. `same_names`: the stages' names are the texts of
+    /// the last sample's, in the same order, if they are as many (the
+    /// caller keeps them), so only the stamps are compared.
+    pub fn sample<'s, I>(&mut self, frame: u64, world: &World, same_names: bool, stages: impl Fn() -> I)
     where
         I: Iterator<Item = SampledStage<'s>>,
     {
-        if !self.same_layout(&stages) {
+        if !self.same_layout(same_names, &stages) {
             self.relayout(&stages);
         }
         if self.stride < self.systems.len() {
             self.restride();
         }
         if self.heads.len() < FRAMES {
-            self.heads.resize(FRAMES, Head::default());
+            self.allocate_heads();
         }
+        let slot = self.next_slot();
+        let width = self.systems.len();
+        let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
+        // A schedule that has not run since the last sample (the startup
+        // schedule after the first frame, a fixed step that did not come
+        // due) is not read: its systems took no time. Only the schedules
+        // that ran are walked, so a frame touches little of the engine's
+        // memory beyond what it just ran.
+        let mut at = 0;
+        for ((_, schedule), checked) in stages().zip(self.checked.iter_mut()) {
+            let end = at + checked.width;
+            let runs = schedule.frames();
+            if runs == checked.runs {
+                if self.in_order {
+                    row[at..end].fill(0);
+                } else {
+                    for &c in &self.columns[at..end] {
+                        row[c] = 0;
+                    }
+                }
+            } else {
+                checked.runs = runs;
+                let places =
+                    if self.in_order { Places::Range(at..end) } else { Places::Columns(&self.columns[at..end]) };
+                spend(schedule.system_timings().map(|t| nanos(t.total())), row, &mut self.totals, places);
+            }
+            at = end;
+        }
+        if !self.in_order {
+            // A column no schedule runs now took no time this frame.
+            for &c in &self.unsampled {
+                row[c] = 0;
+            }
+        }
+        self.write_head(slot, frame, world);
+    }
+
+    /// Records a frame from a copy of every system's total, side by side
+    /// ([`GameLoop::system_totals`](archetable_core::GameLoop::system_totals)):
+    /// `stamps`, each stage's stamp, and `ns`, the totals. Only when the
+    /// copy lists the layout last checked (the same stamps, under stage
+    /// names the caller kept), in order: then the frame reads one slice
+    /// and none of the schedules. `false`, and nothing recorded, otherwise
+    /// (the caller then samples the schedules).
+    pub fn sample_copied(&mut self, frame: u64, world: &World, stamps: &[u64], ns: &[u64]) -> bool {
+        let width = self.systems.len();
+        if !self.in_order || self.stamps != stamps || ns.len() != width || self.heads.len() < FRAMES {
+            return false;
+        }
+        let slot = self.next_slot();
+        let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
+        for ((time, last), &total) in row.iter_mut().zip(&mut self.totals).zip(ns) {
+            *time = total.saturating_sub(*last);
+            *last = total;
+        }
+        self.write_head(slot, frame, world);
+        true
+    }
+
+    /// The place of the next frame in the rings: after the newest, over
+    /// the oldest once they are full.
+    #[inline]
+    fn next_slot(&mut self) -> usize {
         let slot = (self.first + self.len) % FRAMES;
         if self.len == FRAMES {
             self.first = (self.first + 1) % FRAMES;
         } else {
             self.len += 1;
         }
-        let width = self.systems.len();
-        let row = &mut self.times_ns[slot * self.stride..slot * self.stride + width];
-        if self.in_order {
-            // Column `i` is the `i`th system sampled: no lookup.
-            let mut places = row.iter_mut().zip(self.totals.iter_mut());
-            for (_, schedule) in stages() {
-                for (t, (time, last)) in schedule.system_timings().zip(&mut places) {
-                    let total = nanos(t.total());
-                    *time = total.saturating_sub(*last);
-                    *last = total;
-                }
-            }
-        } else {
-            // A column no schedule runs now took no time this frame.
-            row.fill(0);
-            let mut columns = self.columns.iter();
-            for (_, schedule) in stages() {
-                for (t, &c) in schedule.system_timings().zip(&mut columns) {
-                    let total = nanos(t.total());
-                    row[c] = total.saturating_sub(self.totals[c]);
-                    self.totals[c] = total;
-                }
-            }
-        }
+        slot
+    }
+
+    /// Writes the frame's head in place `slot`.
+    #[inline]
+    fn write_head(&mut self, slot: usize, frame: u64, world: &World) {
         let time = world.get_resource::<Time>();
         self.heads[slot] = Head {
             frame,
@@ -168,25 +261,33 @@ impl History {
             paused: time.is_some_and(Time::is_paused),
             scale: time.map_or(1.0, Time::scale),
             layout: self.layout,
-            width,
+            width: self.systems.len(),
         };
     }
 
     /// Whether the schedules' systems are the layout's columns, in order:
     /// by the stamps when they are the last check's, else by name (and the
     /// stamps are then kept for the next frames).
-    fn same_layout<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) -> bool {
+    fn same_layout<'s, I: Iterator<Item = SampledStage<'s>>>(
+        &mut self,
+        same_names: bool,
+        stages: impl Fn() -> I,
+    ) -> bool {
         let mut checked = self.checked.iter();
         let stamped = stages().all(|(stage, schedule)| {
-            checked.next().is_some_and(|(name, stamp)| {
-                // The same text is usually at the same address.
-                *stamp == schedule.timings_layout()
-                    && ((name.as_ptr() == stage.as_ptr() && name.len() == stage.len()) || name.as_str() == stage)
+            checked.next().is_some_and(|Checked { name, stamp, .. }| {
+                *stamp == schedule.timings_layout() && (same_names || name.as_str() == stage)
             })
         }) && checked.next().is_none();
-        if stamped {
-            return true;
-        }
+        stamped || self.same_names_and_columns(stages)
+    }
+
+    /// Whether the schedules' systems are the layout's columns, in order,
+    /// by name; if so, their stamps are kept for the next frames. Off the
+    /// per-frame path: only after a stamp changed.
+    #[cold]
+    #[inline(never)]
+    fn same_names_and_columns<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) -> bool {
         let mut columns = self.columns.iter();
         for (stage, schedule) in stages() {
             for t in schedule.system_timings() {
@@ -200,13 +301,28 @@ impl History {
         if columns.next().is_some() {
             return false;
         }
-        self.checked.clear();
-        self.checked.extend(stages().map(|(stage, schedule)| (stage.to_owned(), schedule.timings_layout())));
+        self.check(stages);
         true
+    }
+
+    /// Keeps each stage's name, stamp and width for the next frames'
+    /// checks; each stage's timings are read at the next sample.
+    fn check<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) {
+        self.checked.clear();
+        self.checked.extend(stages().map(|(stage, schedule)| Checked {
+            name: stage.to_owned(),
+            stamp: schedule.timings_layout(),
+            width: schedule.system_timings().count(),
+            runs: u64::MAX,
+        }));
+        self.stamps.clear();
+        self.stamps.extend(self.checked.iter().map(|c| c.stamp));
     }
 
     /// Maps the systems sampled now to columns, adding new ones; a system
     /// met for the first time counts from its current total.
+    #[cold]
+    #[inline(never)]
     fn relayout<'s, I: Iterator<Item = SampledStage<'s>>>(&mut self, stages: impl Fn() -> I) {
         self.columns.clear();
         for (stage, schedule) in stages() {
@@ -231,14 +347,23 @@ impl History {
                 self.columns.push(column);
             }
         }
-        self.checked.clear();
-        self.checked.extend(stages().map(|(stage, schedule)| (stage.to_owned(), schedule.timings_layout())));
+        self.check(stages);
+        self.unsampled = (0..self.systems.len()).filter(|c| !self.columns.contains(c)).collect();
         self.in_order =
             self.columns.len() == self.systems.len() && self.columns.iter().enumerate().all(|(i, &c)| i == c);
         self.layout += 1;
     }
 
+    /// Allocates the ring of frame heads, at the first sample.
+    #[cold]
+    #[inline(never)]
+    fn allocate_heads(&mut self) {
+        self.heads.resize(FRAMES, Head::default());
+    }
+
     /// Widens the times' ring to hold every system, keeping the frames.
+    #[cold]
+    #[inline(never)]
     fn restride(&mut self) {
         let stride = self.systems.len().next_multiple_of(8);
         let mut times = vec![0; FRAMES * stride];
@@ -312,13 +437,13 @@ mod tests {
         let mut first = Schedule::new();
         first.add_systems((a, b));
         first.run(&mut world);
-        history.sample(1, &world, || [("update", &first)].into_iter());
+        history.sample(1, &world, false, || [("update", &first)].into_iter());
         assert_eq!(names(&history), ["update/a", "update/b"]);
         let layout = history.layout;
 
         // The same stamp: the same columns, no new layout.
         first.run(&mut world);
-        history.sample(2, &world, || [("update", &first)].into_iter());
+        history.sample(2, &world, false, || [("update", &first)].into_iter());
         assert_eq!((names(&history), history.layout), (vec!["update/a".into(), "update/b".into()], layout));
 
         // Another schedule with the same names in another order: its stamp
@@ -326,12 +451,12 @@ mod tests {
         let mut second = Schedule::new();
         second.add_systems((b, a, c));
         second.run(&mut world);
-        history.sample(3, &world, || [("update", &second)].into_iter());
+        history.sample(3, &world, false, || [("update", &second)].into_iter());
         assert_eq!(names(&history), ["update/b", "update/a", "update/c"]);
         assert_eq!(history.heads[history.len - 1].width, 3);
 
         // The same schedule under another stage name: matched again too.
-        history.sample(4, &world, || [("late_update", &second)].into_iter());
+        history.sample(4, &world, false, || [("late_update", &second)].into_iter());
         assert_eq!(names(&history), ["late_update/b", "late_update/a", "late_update/c"]);
         assert_eq!(history.systems.len(), 6);
     }
@@ -350,6 +475,143 @@ mod tests {
     }
 
     #[test]
+    fn a_schedule_that_did_not_run_since_the_last_sample_took_no_time_and_keeps_its_total() {
+        let mut world = World::new();
+        let mut history = History::default();
+        let mut startup = Schedule::new();
+        startup.add_systems((a,));
+        startup.run(&mut world);
+        let mut update = Schedule::new();
+        update.add_systems((b, c));
+        let mut fixed = Schedule::new();
+        fixed.add_systems((a, b));
+        fixed.run(&mut world);
+        let zeros = |n: usize| vec![json!(0.0); n];
+        let mut last = (totals(&update), totals(&fixed));
+        for frame in 1..=7 {
+            update.run(&mut world);
+            // The fixed step comes due twice at frame 3 and once at 6.
+            let fixed_runs = [0, 0, 2, 0, 0, 1, 0][frame - 1];
+            for _ in 0..fixed_runs {
+                fixed.run(&mut world);
+            }
+            history.sample(frame as u64, &world, false, || {
+                [("startup", &startup), ("update", &update), ("fixed", &fixed)].into_iter()
+            });
+            let now = (totals(&update), totals(&fixed));
+            let times = &history.to_json(1)["frames"][0]["times_us"];
+            if frame == 1 {
+                // Systems met for the first time count from their totals.
+                assert_eq!(*times, Value::Array(zeros(5)));
+            } else {
+                let mut expected = zeros(1);
+                expected.extend(spent(&last.0, &now.0));
+                expected.extend(if fixed_runs > 0 { spent(&last.1, &now.1) } else { zeros(2) });
+                assert_eq!(*times, Value::Array(expected), "frame {frame}");
+            }
+            if fixed_runs > 0 {
+                // Its times are its runs since its last read, not since
+                // the last frame.
+                assert!(spent(&last.1, &now.1).iter().all(|t| t.as_f64().unwrap() > 0.0), "frame {frame}");
+            }
+            last = now;
+        }
+
+        // Another order (columns out of order): a stage that did not run
+        // still writes zeros into its own columns, wherever they are.
+        for frame in 8..=10 {
+            update.run(&mut world);
+            if frame == 10 {
+                fixed.run(&mut world);
+            }
+            history.sample(frame, &world, false, || [("fixed", &fixed), ("update", &update)].into_iter());
+            assert!(!history.in_order);
+            let now = (totals(&update), totals(&fixed));
+            let mut expected = zeros(1);
+            expected.extend(spent(&last.0, &now.0));
+            expected.extend(if frame == 10 { spent(&last.1, &now.1) } else { zeros(2) });
+            let times = &history.to_json(1)["frames"][0]["times_us"];
+            assert_eq!(*times, Value::Array(expected), "frame {frame}");
+            last = now;
+        }
+
+        // A system added after its schedule ran: a new layout, where the
+        // new one counts from its total and the others did not run.
+        fn d() {}
+        fixed.add_systems((d,));
+        let before: Vec<(String, Duration)> = [("update", &update), ("fixed", &fixed)]
+            .iter()
+            .flat_map(|(stage, s)| s.system_timings().map(move |t| (format!("{stage}/{}", t.name()), t.total())))
+            .collect();
+        history.sample(11, &world, false, || [("fixed", &fixed), ("update", &update)].into_iter());
+        let json = history.to_json(1);
+        assert_eq!(json["frames"][0]["times_us"], Value::Array(zeros(6)));
+        // Then both run: each system's time by its name.
+        update.run(&mut world);
+        fixed.run(&mut world);
+        history.sample(12, &world, false, || [("fixed", &fixed), ("update", &update)].into_iter());
+        let json = history.to_json(1);
+        let mut got: Vec<(String, Value)> = json["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(json["frames"][0]["times_us"].as_array().unwrap())
+            .map(|(s, t)| (format!("{}/{}", s["stage"].as_str().unwrap(), s["name"].as_str().unwrap()), t.clone()))
+            .collect();
+        let mut expected: Vec<(String, Value)> = [("update", &update), ("fixed", &fixed)]
+            .iter()
+            .flat_map(|(stage, s)| s.system_timings().map(move |t| (format!("{stage}/{}", t.name()), t.total())))
+            .map(|(name, now)| {
+                let was = before.iter().find(|(n, _)| *n == name).map_or(Duration::ZERO, |(_, t)| *t);
+                let time = spent(&[was], &[now]).remove(0);
+                (name, time)
+            })
+            .collect();
+        expected.push(("startup/a".into(), json!(0.0)));
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(got.len(), 6);
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn a_frame_read_from_the_loops_copy_of_the_totals_is_the_frame_read_from_the_schedules() {
+        use archetable_core::{GameLoop, Stage};
+        let mut game = GameLoop::new();
+        game.add_systems(Stage::Update, (a, b));
+        game.add_systems(Stage::LateUpdate, (c,));
+        game.keep_system_totals(true);
+        let mut history = History::default();
+        let names: Vec<String> = game.schedules().map(|(stage, _)| stage.to_string()).collect();
+        let each = |game: &GameLoop| -> Vec<Duration> {
+            game.schedules().flat_map(|(_, s)| s.system_timings().map(|t| t.total())).collect()
+        };
+        game.advance(Duration::from_millis(20));
+        // The first frame (a fixed step too, so every schedule has its
+        // plan) checks the layout on the schedules.
+        let (stamps, ns) = game.system_totals().unwrap();
+        assert!(!history.sample_copied(1, game.world(), stamps, ns));
+        history.sample(1, game.world(), true, || names.iter().zip(game.schedules()).map(|(n, (_, s))| (n.as_str(), s)));
+        for frame in 2..=4 {
+            let before = each(&game);
+            game.advance(Duration::from_millis(20));
+            let (stamps, ns) = game.system_totals().unwrap();
+            assert!(history.sample_copied(frame, game.world(), stamps, ns), "frame {frame}");
+            let got = history.to_json(1);
+            assert_eq!(got["frames"][0]["frame"], json!(frame));
+            assert_eq!(got["frames"][0]["times_us"], Value::Array(spent(&before, &each(&game))), "frame {frame}");
+        }
+        // A system added: the copy lists another layout, which the
+        // schedules are read for.
+        game.add_systems(Stage::Update, (c,));
+        game.advance(Duration::from_millis(20));
+        let (stamps, ns) = game.system_totals().unwrap();
+        assert_eq!(ns.len(), 4);
+        assert!(!history.sample_copied(5, game.world(), stamps, ns));
+        assert_eq!(history.to_json(1)["frames"][0]["frame"], json!(4));
+    }
+
+    #[test]
     fn a_frame_holds_each_systems_time_since_the_last_sample_and_the_ring_the_last_frames() {
         let mut world = World::new();
         let mut history = History::default();
@@ -357,7 +619,7 @@ mod tests {
         schedule.add_systems((a, b));
         schedule.run(&mut world);
         // A system met for the first time counts from its current total.
-        history.sample(1, &world, || [("update", &schedule)].into_iter());
+        history.sample(1, &world, false, || [("update", &schedule)].into_iter());
         let first = history.to_json(FRAMES);
         assert_eq!(first["frames"][0]["times_us"], json!([0.0, 0.0]));
         assert_eq!(first["frames"][0]["entities"], json!(0));
@@ -368,7 +630,7 @@ mod tests {
         schedule.run(&mut world);
         schedule.run(&mut world);
         world.spawn(());
-        history.sample(3, &world, || [("update", &schedule)].into_iter());
+        history.sample(3, &world, false, || [("update", &schedule)].into_iter());
         let after = totals(&schedule);
         let json = history.to_json(FRAMES);
         assert_eq!(frame_numbers(&json["frames"]), [1, 3]);
@@ -383,7 +645,7 @@ mod tests {
         for frame in 4..4 + FRAMES as u64 + 5 {
             schedule.run(&mut world);
             wide.run(&mut world);
-            history.sample(frame, &world, || {
+            history.sample(frame, &world, false, || {
                 [("update", &schedule), ("one", &wide), ("two", &wide), ("three", &wide)].into_iter()
             });
             let now = (totals(&schedule), totals(&wide));

@@ -229,6 +229,9 @@ pub struct Inspector {
     /// A batch whose calls are answered over several frames, and the
     /// answers so far.
     pending: Option<(server::Job, Vec<Result<methods::Answer, RpcError>>)>,
+    /// Whether `update` turned on the game loop's copy of its systems'
+    /// totals ([`GameLoop::keep_system_totals`]).
+    keeps_totals: bool,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -288,6 +291,7 @@ impl Inspector {
             stage_names: Vec::new(),
             names: None,
             pending: None,
+            keeps_totals: false,
         })
     }
 
@@ -324,21 +328,24 @@ impl Inspector {
 
     /// Answers the calls that arrived, within the budget
     /// ([`InspectorConfig::budget`]), for a game on a [`GameLoop`]:
-    /// call it once per frame, after [`GameLoop::advance`].
+    /// call it once per frame, after [`GameLoop::advance`]. Once a client
+    /// has come, it turns on the loop's copy of its systems' totals
+    /// ([`GameLoop::keep_system_totals`]), which the chart's per-frame
+    /// figures are then read from.
     pub fn update(&mut self, game: &mut GameLoop) {
         if !self.wake() {
             return;
         }
         self.count_step(game.world_mut());
         let known = || std::iter::once(&Stage::Startup).chain(game.stages());
-        if known().count() != self.stage_names.len() || !known().zip(&self.stage_names).all(|(a, (b, _))| a == b) {
-            self.stage_names = std::iter::once(Stage::Startup)
-                .chain(game.stages().cloned())
-                .map(|stage| {
-                    let name = stage.to_string();
-                    (stage, name)
-                })
-                .collect();
+        let same_names =
+            known().count() == self.stage_names.len() && known().zip(&self.stage_names).all(|(a, (b, _))| a == b);
+        if !same_names {
+            self.name_stages(game);
+        }
+        if !self.keeps_totals {
+            game.keep_system_totals(true);
+            self.keeps_totals = true;
         }
         // The chart reads the timings where they are, every frame; a copy
         // is made only for a call that lists them (`schedule.list`).
@@ -347,10 +354,31 @@ impl Inspector {
         let stage_names = &self.stage_names;
         let sampled =
             || stage_names.iter().zip(game.schedules()).map(|((_, name), (_, schedule))| (name.as_str(), schedule));
-        self.history.sample(self.frame, game.world(), sampled);
+        // The loop's copy of its systems' totals, read as one slice, while
+        // it lists the systems last checked; else the schedules are read.
+        let copied = same_names
+            && game
+                .system_totals()
+                .is_some_and(|(stamps, ns)| self.history.sample_copied(self.frame, game.world(), stamps, ns));
+        if !copied {
+            self.history.sample(self.frame, game.world(), same_names, sampled);
+        }
         let stages: Option<Vec<StageTimings>> =
             calls.then(|| sampled().map(|(name, schedule)| (name.to_owned(), schedule.timings())).collect());
         self.serve(game.world_mut(), stages.as_deref());
+    }
+
+    /// Keeps the game loop's stages (`Startup` first) and their names.
+    #[cold]
+    #[inline(never)]
+    fn name_stages(&mut self, game: &GameLoop) {
+        self.stage_names = std::iter::once(Stage::Startup)
+            .chain(game.stages().cloned())
+            .map(|stage| {
+                let name = stage.to_string();
+                (stage, name)
+            })
+            .collect();
     }
 
     /// Answers the requests that arrived, for a game that runs a world with
@@ -362,7 +390,7 @@ impl Inspector {
             return;
         }
         self.count_step(world);
-        self.history.sample(self.frame, world, || schedules.iter().copied());
+        self.history.sample(self.frame, world, false, || schedules.iter().copied());
         let stages: Option<Vec<StageTimings>> =
             self.needs_timings().then(|| schedules.iter().map(|(name, s)| ((*name).to_owned(), s.timings())).collect());
         self.serve(world, stages.as_deref());
@@ -373,7 +401,7 @@ impl Inspector {
     pub fn update_world(&mut self, world: &mut World) {
         if self.wake() {
             self.count_step(world);
-            self.history.sample(self.frame, world, std::iter::empty);
+            self.history.sample(self.frame, world, false, std::iter::empty);
             // No schedules: `schedule.list` lists none.
             self.serve(world, Some(&[]));
         }
@@ -387,12 +415,23 @@ impl Inspector {
     /// the next frame (see [`Inspector::serve`]).
     fn needs_timings(&mut self) -> bool {
         if self.pending.is_none()
+            && self.job_sent()
             && let Ok(job) = self.jobs.try_recv()
         {
             let answers = Vec::with_capacity(job.calls.len());
             self.pending = Some((job, answers));
         }
         self.pending.as_ref().is_some_and(|(job, _)| lists_timings(job))
+    }
+
+    /// Whether a job may be in the queue: the server counted one that is
+    /// not answered yet. Two counters are read, so that a frame without a
+    /// job leaves the queue (its code and its memory) alone. The server
+    /// counts a job before it queues it: one counted and not queued yet is
+    /// taken at a later frame.
+    #[inline]
+    fn job_sent(&self) -> bool {
+        self.shared.jobs_sent.load(Ordering::Acquire) != self.shared.jobs_done.load(Ordering::Acquire)
     }
 
     /// Counts the frame; whether there is anything to do: a request since
@@ -438,6 +477,7 @@ impl Inspector {
         loop {
             let (job, mut answers) = match self.pending.take() {
                 Some(pending) => pending,
+                None if !self.job_sent() => break,
                 None => match self.jobs.try_recv() {
                     Ok(job) => {
                         let answers = Vec::with_capacity(job.calls.len());

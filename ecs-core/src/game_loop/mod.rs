@@ -166,6 +166,31 @@ pub struct GameLoop {
     /// startup ([`LoopStarted`] false): startup runs as in a fresh game,
     /// and the loaded states are entered then.
     resumed_before_startup: bool,
+    /// Each schedule's system totals, copied at the end of each frame
+    /// while [`GameLoop::keep_system_totals`] is on.
+    totals: Option<Box<LoopTotals>>,
+}
+
+/// The systems' totals of every schedule of a loop, side by side (see
+/// [`GameLoop::system_totals`]).
+#[derive(Default)]
+struct LoopTotals {
+    /// Each schedule's [`Schedule::timings_layout`] at the copy, startup
+    /// first.
+    stamps: Vec<u64>,
+    /// Each system's total in nanoseconds, schedule after schedule.
+    ns: Vec<u64>,
+}
+
+impl LoopTotals {
+    fn copy<'a>(&mut self, schedules: impl Iterator<Item = &'a Schedule>) {
+        self.stamps.clear();
+        self.ns.clear();
+        for schedule in schedules {
+            self.stamps.push(schedule.timings_layout());
+            schedule.push_totals_ns(&mut self.ns);
+        }
+    }
 }
 
 impl Default for GameLoop {
@@ -234,6 +259,7 @@ impl GameLoop {
             state_schedules: Vec::new(),
             resumed: false,
             resumed_before_startup: false,
+            totals: None,
         }
     }
 
@@ -855,6 +881,52 @@ impl GameLoop {
                 schedule.check_ticks(now);
             }
         }
+        if let Some(totals) = &mut self.totals {
+            totals.copy(std::iter::once(&self.startup).chain(self.stages.iter().map(|(_, s)| s)));
+        }
+    }
+
+    /// Keeps (or stops keeping) a copy of every system's total time, made
+    /// at the end of each [`GameLoop::advance`] while the timings are in
+    /// cache, side by side in one buffer: for a reader that samples the
+    /// systems' times every frame (a profiler's chart), which then reads
+    /// one slice instead of visiting each schedule and system. Off by
+    /// default; a frame costs a few nanoseconds per system more while on.
+    pub fn keep_system_totals(&mut self, on: bool) -> &mut Self {
+        self.totals = on.then(Box::default);
+        self
+    }
+
+    /// The copy kept by [`GameLoop::keep_system_totals`], as of the end of
+    /// the last frame: each schedule's [`Schedule::timings_layout`] stamp
+    /// (startup first, then the stages in run order, as
+    /// [`GameLoop::schedules`] lists them), and each system's total time
+    /// in nanoseconds (saturating), schedule after schedule, each in the
+    /// order of [`Schedule::system_timings`]. `None` while off, or before
+    /// the first frame since it was turned on. The copy stays as it was
+    /// until the next frame: a reader compares the stamps with the
+    /// schedules' own to know it lists the systems they list.
+    ///
+    /// ```
+    /// # use archetable::{GameLoop, Stage};
+    /// # use std::time::Duration;
+    /// let mut game = GameLoop::new();
+    /// game.add_systems(Stage::Update, (|| {}, || {}));
+    /// game.keep_system_totals(true);
+    /// assert!(game.system_totals().is_none());
+    /// game.advance(Duration::from_millis(16));
+    /// let (stamps, totals) = game.system_totals().unwrap();
+    /// let mine: Vec<u64> = game.schedules().map(|(_, s)| s.timings_layout()).collect();
+    /// assert_eq!(stamps, &mine[..]);
+    /// let each: Vec<u64> = game
+    ///     .schedules()
+    ///     .flat_map(|(_, s)| s.system_timings().map(|t| t.total().as_nanos() as u64))
+    ///     .collect();
+    /// assert_eq!((totals.len(), totals), (2, &each[..]));
+    /// ```
+    pub fn system_totals(&self) -> Option<(&[u64], &[u64])> {
+        let totals = self.totals.as_deref()?;
+        (!totals.stamps.is_empty()).then_some((&totals.stamps[..], &totals.ns[..]))
     }
 
     fn run_stage(&mut self, i: usize) {

@@ -959,6 +959,25 @@ impl Schedule {
         planned.into_iter().flatten().copied().chain(0..unplanned).map(move |i| &self.entries[i].timing)
     }
 
+    /// Appends each system's total time in nanoseconds (saturating), in
+    /// the order of [`Schedule::system_timings`], to `out`.
+    pub(crate) fn push_totals_ns(&self, out: &mut Vec<u64>) {
+        let nanos = |e: &Entry| {
+            let total = e.timing.total;
+            total.as_secs().saturating_mul(1_000_000_000).saturating_add(u64::from(total.subsec_nanos()))
+        };
+        match &self.plan {
+            Some(plan) => {
+                let order = plan.order();
+                out.reserve(order.len());
+                for &i in order {
+                    out.push(nanos(&self.entries[i]));
+                }
+            }
+            None => out.extend(self.entries.iter().map(nanos)),
+        }
+    }
+
     /// Number of runs so far.
     pub fn frames(&self) -> u64 {
         self.frames

@@ -961,6 +961,7 @@ impl Schedule {
 
     /// Appends each system's total time in nanoseconds (saturating), in
     /// the order of [`Schedule::system_timings`], to `out`.
+    #[cfg(feature = "game-loop")]
     pub(crate) fn push_totals_ns(&self, out: &mut Vec<u64>) {
         let nanos = |e: &Entry| {
             let total = e.timing.total;

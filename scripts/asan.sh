@@ -25,12 +25,18 @@ jobs=${JOBS:-2}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1}
 export CARGO_TERM_COLOR=never
 
+# The test targets (`--tests`: unit tests of libraries and binaries,
+# integration tests), then the doc tests, on the same build. Examples are
+# left out: `cargo test` would only build them, and a build proves nothing
+# the sanitizer checks (CI runs every example in the normal build).
 run() {
-    local name=$1 flags=$2
+    local name=$1 flags=$2 what
     echo "== $name: RUSTFLAGS=\"$flags\""
-    RUSTFLAGS="$flags" RUSTDOCFLAGS="$flags" CARGO_TARGET_DIR="target/$name" \
-        cargo +nightly test --workspace --exclude archetable-ui --exclude archetable-bench \
-        --target "$target" -j "$jobs"
+    for what in --tests --doc; do
+        RUSTFLAGS="$flags" RUSTDOCFLAGS="$flags" CARGO_TARGET_DIR="target/$name" \
+            cargo +nightly test --workspace --exclude archetable-ui --exclude archetable-bench \
+            --target "$target" -j "$jobs" "$what"
+    done
 }
 
 case ${1:-all} in

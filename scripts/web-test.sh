@@ -19,13 +19,38 @@
 # Every run of a module, of the browser and of npm is bounded in time.
 # FRAMES (default 300) sets the scripted run's length; SHOT=path saves a
 # screenshot of the page there.
+#
+#   scripts/web-test.sh            checks and figures (the native side
+#                                  optimised, as measured for the report)
+#   scripts/web-test.sh --check    the same checks, none of the figures'
+#                                  costs (CI): the native reference in the
+#                                  dev profile (the engine's unoptimised
+#                                  build, which the test stages already
+#                                  made; the same arithmetic, so the same
+#                                  checksums), checks.wasm not shrunk (it is
+#                                  not shipped); the wasm figures are
+#                                  printed but not kept, the native ones not
+#                                  measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+case ${1:-} in
+    --check) check_only=yes ;;
+    "") check_only=no ;;
+    *) echo "unknown option: $1 (--check, or nothing)" >&2; exit 2 ;;
+esac
 frames=${FRAMES:-300}
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 
-scripts/web.sh --checks
+if [ "$check_only" = yes ]; then
+    scripts/web.sh --checks-unshrunk
+    profile_args=()
+    native=target/debug/fireworks-native
+else
+    scripts/web.sh --checks
+    profile_args=(--release)
+    native=target/release/fireworks-native
+fi
 
 # Chromium, Node and playwright-core: installed when missing, never skipped.
 playwright_core=$(scripts/browser-deps.sh | tail -n 1)
@@ -34,9 +59,8 @@ echo "== the native reference and its tests"
 # The crate's own tests: the script gives the same world on one thread and
 # many, clicks count only while playing, the picture is drawn, every layer
 # answers.
-cargo test --release -p archetable-web
-cargo build --release -p archetable-web --bin fireworks-native
-native=target/release/fireworks-native
+cargo test "${profile_args[@]}" -p archetable-web
+cargo build "${profile_args[@]}" -p archetable-web --bin fireworks-native
 wasm=target/web/site/fireworks.wasm
 
 fail=0
@@ -72,9 +96,15 @@ PLAYWRIGHT_CORE="$playwright_core" \
 echo "== figures"
 # Also kept in target/web/figures.txt, which the benchmark report reads
 # into its section on the browser (`cargo run -p archetable-bench --release
-# --bin report`).
+# --bin report`); not with --check, whose native side is unoptimised.
 figures=target/web/figures.txt
-native_figures=$(timeout 300 "$native" figures)
+if [ "$check_only" = yes ]; then
+    figures=$(mktemp)
+    trap 'rm -f "$browser_out" "$figures"' EXIT
+    native_figures="figures not measured (--check: the native reference is unoptimised)"
+else
+    native_figures=$(timeout 300 "$native" figures)
+fi
 wasm_figures=$(timeout 300 node ecs-web/tests/node.mjs "$wasm" figures)
 {
     echo "date $(date -u '+%Y-%m-%d %H:%M') UTC"
@@ -84,13 +114,17 @@ wasm_figures=$(timeout 300 node ecs-web/tests/node.mjs "$wasm" figures)
     echo "wasm_built_bytes $(stat -c %s target/web/wasm32-unknown-unknown/release/archetable_web.wasm)"
     echo "wasm_bytes $(stat -c %s "$wasm")"
     echo "wasm_gzip_bytes $(gzip -9 -c "$wasm" | wc -c)"
-    echo "checks_wasm_bytes $(stat -c %s target/web/checks.wasm)"
+    echo "checks_wasm_bytes $(stat -c %s target/web/checks.wasm)$([ "$check_only" = yes ] && echo " (not shrunk)")"
     echo "$native_figures" | sed 's/^/native_/'
     echo "$wasm_figures" | sed 's/^/wasm_/'
     grep '^figure: ' "$browser_out" | sed 's/^figure: /page_frame /' || true
 } >"$figures"
 sed 's/^/  /' "$figures"
-echo "(written to $figures)"
+if [ "$check_only" = yes ]; then
+    echo "(not kept: --check)"
+else
+    echo "(written to $figures)"
+fi
 
 if [ "$fail" -ne 0 ]; then
     echo "error: the web checks failed" >&2

@@ -14,6 +14,10 @@
 #   scripts/web.sh --checks        also target/web/checks.wasm, the module
 #                                  with the pass over every layer exported
 #                                  (the `checks` feature), for the tests
+#   scripts/web.sh --checks-unshrunk
+#                                  the same, without binaryen's pass over
+#                                  checks.wasm (it is not shipped: the page's
+#                                  module is the one shrunk and served)
 #   python3 -m http.server -b 127.0.0.1 8000 -d target/web/site
 #                                  then open http://127.0.0.1:8000/
 set -euo pipefail
@@ -54,10 +58,11 @@ mkdir -p "$out"
 # module.
 built=target/web/wasm32-unknown-unknown/release/archetable_web.wasm
 
-# build OUTPUT [CARGO ARGS]: builds the module and shrinks it into OUTPUT.
+# build OUTPUT SHRINK [CARGO ARGS]: builds the module and, when SHRINK is
+# yes, shrinks it into OUTPUT (otherwise copies it there).
 build() {
-    local output=$1
-    shift
+    local output=$1 shrink=$2
+    shift 2
     echo "== building archetable-web $* for wasm32-unknown-unknown ($(/usr/bin/rustc --version))"
     env RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
         CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld \
@@ -65,6 +70,11 @@ build() {
         /usr/bin/cargo build --release -p archetable-web --lib "$@" \
         --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort -Zbuild-std-features= \
         --target-dir target/web
+    if [ "$shrink" != yes ]; then
+        cp "$built" "$output"
+        echo "== $output: $(stat -c %s "$output") bytes (not shrunk)"
+        return
+    fi
     # -O3 keeps the frame time (-Oz saves 4% more); the features are those
     # rustc's wasm32 target turns on, which binaryen does not assume.
     wasm-opt -O3 --strip-debug --strip-producers \
@@ -74,8 +84,11 @@ build() {
     echo "== $output: $(stat -c %s "$output") bytes (before wasm-opt $(stat -c %s "$built"))"
 }
 
-if [ "${1:-}" = "--checks" ]; then
-    build target/web/checks.wasm --features checks
-fi
-build "$out/fireworks.wasm"
+case ${1:-} in
+    --checks) build target/web/checks.wasm yes --features checks ;;
+    --checks-unshrunk) build target/web/checks.wasm no --features checks ;;
+    "") ;;
+    *) echo "unknown option: $1 (--checks, --checks-unshrunk, or nothing)" >&2; exit 2 ;;
+esac
+build "$out/fireworks.wasm" yes
 cp ecs-web/page/index.html "$out/index.html"

@@ -16,6 +16,10 @@
 #
 # JOBS sets the build's parallelism (default 2); PROPTEST_CASES is passed
 # through to the model test.
+#
+# Reports name functions; for file and line numbers too, run it again with
+# CARGO_PROFILE_DEV_DEBUG=line-tables-only (the dev profile has no debug
+# info, see Cargo.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

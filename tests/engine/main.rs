@@ -30,7 +30,6 @@ mod glob_import;
 mod hook_plans;
 mod hooks;
 mod insert_batch;
-mod many_types;
 mod names;
 mod pool_allocations;
 mod pools;

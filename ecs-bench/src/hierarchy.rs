@@ -339,12 +339,34 @@ pub fn wide_spawn_bevy() -> Box<dyn Routine> {
     }))
 }
 
-/// `wide_spawn_100k` on the floor: the children's list and their locals.
+/// A handle on the floor: 8 bytes, as an entity handle is in every engine
+/// measured here.
+type Handle = u64;
+
+/// `wide_spawn_100k` on the floor: what a child spawn stores beyond
+/// `flat_spawn_100k`'s locals, in plain `Vec`s at their final size: each
+/// child's parent, the added and changed ticks of that parent (`ChildOf`
+/// tracks changes), and the parent's list of children.
 pub fn wide_spawn_raw() -> Box<dyn Routine> {
     Box::new(Build::new(|| {
+        let parent: Handle = WIDE as Handle;
         let locals: Vec<Local> = (0..WIDE).map(local).collect();
-        let children: Vec<u32> = (0..WIDE as u32).collect();
-        (locals, children)
+        let parents: Vec<Handle> = vec![parent; WIDE];
+        let ticks: Vec<[u32; 2]> = vec![[1, 1]; WIDE];
+        let children: Vec<Handle> = (0..WIDE as Handle).collect();
+        (locals, parents, ticks, children)
+    }))
+}
+
+/// `wide_user_spawn_100k` on the floor: `wide_spawn_raw` without the
+/// ticks (the user's relationship does not track changes).
+pub fn wide_user_spawn_raw() -> Box<dyn Routine> {
+    Box::new(Build::new(|| {
+        let target: Handle = WIDE as Handle;
+        let locals: Vec<Local> = (0..WIDE).map(local).collect();
+        let targets: Vec<Handle> = vec![target; WIDE];
+        let sources: Vec<Handle> = (0..WIDE as Handle).collect();
+        (locals, targets, sources)
     }))
 }
 

@@ -648,7 +648,7 @@ fn suite() -> Vec<Workload> {
             baseline: Some("flat_spawn_100k"),
             routine: |i| match i {
                 Implementation::Ours => Some(hierarchy::wide_user_spawn_ours()),
-                Implementation::Raw => Some(hierarchy::wide_spawn_raw()),
+                Implementation::Raw => Some(hierarchy::wide_user_spawn_raw()),
                 Implementation::Bevy | Implementation::Hecs => None,
             },
         },

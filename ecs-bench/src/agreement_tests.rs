@@ -454,6 +454,36 @@ fn the_user_relationship_lists_every_source_and_the_flat_tree_has_no_parents() {
 }
 
 #[test]
+fn a_cleared_world_takes_the_same_children_again() {
+    use crate::hierarchy::{flat_fill_bevy, flat_fill_ours, wide_fill_bevy, wide_fill_ours};
+    let mut world = archetable::World::new();
+    for _ in 0..2 {
+        world.clear();
+        let root = wide_fill_ours(&mut world, 1_000);
+        assert_eq!(world.len(), 1_001);
+        assert_eq!(world.children(root).len(), 1_000);
+        let children: Vec<archetable::Entity> = world.children(root).iter().copied().collect();
+        assert!(children.iter().all(|&child| world.parent(child) == Some(root)));
+        world.clear();
+        let root = flat_fill_ours(&mut world, 1_000);
+        assert_eq!(world.len(), 1_001);
+        assert!(world.children(root).is_empty());
+    }
+    let mut world = bevy_ecs::world::World::new();
+    for _ in 0..2 {
+        world.clear_entities();
+        let root = wide_fill_bevy(&mut world, 1_000);
+        assert_eq!(world.query::<&crate::hierarchy::Local>().iter(&world).count(), 1_001);
+        let children = world.get::<bevy_ecs::hierarchy::Children>(root).expect("a parent");
+        assert_eq!(children.len(), 1_000);
+        world.clear_entities();
+        let root = flat_fill_bevy(&mut world, 1_000);
+        assert_eq!(world.query::<&crate::hierarchy::Local>().iter(&world).count(), 1_001);
+        assert!(world.get::<bevy_ecs::hierarchy::Children>(root).is_none());
+    }
+}
+
+#[test]
 fn hierarchy_propagation_agrees_and_despawn_takes_the_whole_tree() {
     use crate::hierarchy::{self, TREE_SIZE};
     let mut ours = hierarchy::ours::Tree::new();

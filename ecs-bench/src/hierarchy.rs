@@ -4,7 +4,7 @@
 //! `ChildOf`/`Children`, and on a `Vec`-based tree as the floor. hecs has
 //! no hierarchy.
 
-use crate::routine::{Build, Prepared, Steady};
+use crate::routine::{Build, Prepared, Refill, Steady};
 use crate::Routine;
 
 /// Entities in the tree.
@@ -367,6 +367,107 @@ pub fn wide_user_spawn_raw() -> Box<dyn Routine> {
         let targets: Vec<Handle> = vec![target; WIDE];
         let sources: Vec<Handle> = (0..WIDE as Handle).collect();
         (locals, targets, sources)
+    }))
+}
+
+/// Spawns a root and `n` entities beside it, with the locals of
+/// `flat_spawn_100k`; returns the root.
+pub fn flat_fill_ours(world: &mut archetable::World, n: usize) -> archetable::Entity {
+    let root = world.spawn(local(0));
+    for i in 0..n {
+        world.spawn(local(i));
+    }
+    root
+}
+
+/// [`flat_fill_ours`] on bevy_ecs.
+pub fn flat_fill_bevy(world: &mut bevy_ecs::world::World, n: usize) -> bevy_ecs::entity::Entity {
+    let root = world.spawn(local(0)).id();
+    for i in 0..n {
+        world.spawn(local(i));
+    }
+    root
+}
+
+/// Spawns a root and `n` children of it, with the locals of
+/// `wide_spawn_100k`; returns the root.
+pub fn wide_fill_ours(world: &mut archetable::World, n: usize) -> archetable::Entity {
+    let root = world.spawn(local(0));
+    for i in 0..n {
+        world.spawn((local(i), archetable::ChildOf(root)));
+    }
+    root
+}
+
+/// [`wide_fill_ours`] on bevy_ecs.
+pub fn wide_fill_bevy(world: &mut bevy_ecs::world::World, n: usize) -> bevy_ecs::entity::Entity {
+    let root = world.spawn(local(0)).id();
+    for i in 0..n {
+        world.spawn((local(i), bevy_ecs::hierarchy::ChildOf(root)));
+    }
+    root
+}
+
+/// `flat_respawn_100k` on archetable: `flat_spawn_100k` into a world
+/// cleared before each run (outside the timing), whose tables keep their
+/// memory: the spawns' own work, without the allocator's.
+pub fn flat_respawn_ours() -> Box<dyn Routine> {
+    Box::new(Refill::new(archetable::World::new(), archetable::World::clear, |world| {
+        flat_fill_ours(world, WIDE);
+    }))
+}
+
+/// `flat_respawn_100k` on bevy_ecs (`World::clear_entities`).
+pub fn flat_respawn_bevy() -> Box<dyn Routine> {
+    Box::new(Refill::new(bevy_ecs::world::World::new(), bevy_ecs::world::World::clear_entities, |world| {
+        flat_fill_bevy(world, WIDE);
+    }))
+}
+
+/// `flat_respawn_100k` on the floor: the locals, pushed into a `Vec` that
+/// keeps its capacity.
+pub fn flat_respawn_raw() -> Box<dyn Routine> {
+    Box::new(Refill::new(Vec::new(), Vec::clear, |locals: &mut Vec<Local>| {
+        locals.extend((0..WIDE).map(local));
+    }))
+}
+
+/// `wide_respawn_100k` on archetable: `wide_spawn_100k` into a world
+/// cleared before each run, as [`flat_respawn_ours`].
+pub fn wide_respawn_ours() -> Box<dyn Routine> {
+    Box::new(Refill::new(archetable::World::new(), archetable::World::clear, |world| {
+        wide_fill_ours(world, WIDE);
+    }))
+}
+
+/// `wide_respawn_100k` on bevy_ecs.
+pub fn wide_respawn_bevy() -> Box<dyn Routine> {
+    Box::new(Refill::new(bevy_ecs::world::World::new(), bevy_ecs::world::World::clear_entities, |world| {
+        wide_fill_bevy(world, WIDE);
+    }))
+}
+
+/// The floor's stores of a child spawn, as [`wide_spawn_raw`]'s: locals,
+/// parents, the parents' ticks and the parent's list.
+type WideFloor = (Vec<Local>, Vec<Handle>, Vec<[u32; 2]>, Vec<Handle>);
+
+/// `wide_respawn_100k` on the floor: [`wide_spawn_raw`]'s stores, pushed
+/// into `Vec`s that keep their capacity.
+pub fn wide_respawn_raw() -> Box<dyn Routine> {
+    let empty = |(locals, parents, ticks, children): &mut WideFloor| {
+        locals.clear();
+        parents.clear();
+        ticks.clear();
+        children.clear();
+    };
+    Box::new(Refill::new(WideFloor::default(), empty, |(locals, parents, ticks, children)| {
+        let parent: Handle = WIDE as Handle;
+        for i in 0..WIDE {
+            locals.push(local(i));
+            parents.push(parent);
+            ticks.push([1, 1]);
+            children.push(i as Handle);
+        }
     }))
 }
 

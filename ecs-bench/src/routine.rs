@@ -145,6 +145,37 @@ impl<S> Routine for Prepared<S> {
     }
 }
 
+/// A routine that fills state emptied before each run, outside the timing:
+/// spawning into a world cleared for the next level, whose tables keep the
+/// memory the last run grew them to.
+pub struct Refill<S> {
+    state: S,
+    empty: Step<S>,
+    fill: Step<S>,
+}
+
+impl<S> Refill<S> {
+    /// Before each run `empty`s the state, then runs `fill` on it (through
+    /// a [`Step`]).
+    pub fn new(state: S, empty: impl FnMut(&mut S) + 'static, fill: impl FnMut(&mut S) + 'static) -> Self {
+        Refill { state, empty: Box::new(empty), fill: Box::new(fill) }
+    }
+}
+
+impl<S> Routine for Refill<S> {
+    fn per_run_setup(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self) {
+        (self.empty)(&mut self.state);
+    }
+
+    fn run(&mut self) {
+        (black_box(&mut self.fill))(black_box(&mut self.state));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +195,11 @@ mod tests {
         let mut routine = Steady::new(0, |runs| *runs += 1);
         time_runs(&mut routine, 3);
         assert_eq!(routine.state, 3);
+
+        let mut routine = Refill::new(Vec::new(), |v: &mut Vec<u32>| v.clear(), |v| v.extend([1, 2, 3]));
+        time_runs(&mut routine, 2);
+        assert_eq!(routine.state, [1, 2, 3], "emptied before each run");
+        assert!(routine.state.capacity() >= 3);
 
         let mut routine = Build::new(|| vec![1, 2, 3]);
         time_runs(&mut routine, 2);

@@ -653,6 +653,36 @@ fn suite() -> Vec<Workload> {
             },
         },
         Workload {
+            name: "flat_respawn_100k",
+            about: "flat_spawn_100k into a world cleared before each run, whose tables keep their memory \
+                    (wide_respawn_100k's baseline)",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::flat_respawn_ours()),
+                Implementation::Bevy => Some(hierarchy::flat_respawn_bevy()),
+                Implementation::Raw => Some(hierarchy::flat_respawn_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
+            name: "wide_respawn_100k",
+            about: "wide_spawn_100k into a world cleared before each run: a child spawn's own work, without the \
+                    allocator's",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: Some("flat_respawn_100k"),
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::wide_respawn_ours()),
+                Implementation::Bevy => Some(hierarchy::wide_respawn_bevy()),
+                Implementation::Raw => Some(hierarchy::wide_respawn_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
             name: "wide_despawn_recursive_100k",
             about: "despawn that parent with its 100,000 children",
             iteration: false,

@@ -447,6 +447,43 @@ pub fn wide_respawn_bevy() -> Box<dyn Routine> {
     }))
 }
 
+/// `wide_clear_100k` on archetable: `World::clear` of a parent and its
+/// [`WIDE`] children, built before each run (outside the timing).
+pub fn wide_clear_ours() -> Box<dyn Routine> {
+    let build = || {
+        let mut world = archetable::World::new();
+        wide_fill_ours(&mut world, WIDE);
+        world
+    };
+    Box::new(Prepared::new(build, archetable::World::clear))
+}
+
+/// `wide_clear_100k` on bevy_ecs (`World::clear_entities`).
+pub fn wide_clear_bevy() -> Box<dyn Routine> {
+    let build = || {
+        let mut world = bevy_ecs::world::World::new();
+        wide_fill_bevy(&mut world, WIDE);
+        world
+    };
+    Box::new(Prepared::new(build, bevy_ecs::world::World::clear_entities))
+}
+
+/// `wide_clear_100k` on the floor: [`wide_spawn_raw`]'s stores emptied,
+/// keeping their memory.
+pub fn wide_clear_raw() -> Box<dyn Routine> {
+    let build = || {
+        let parent: Handle = WIDE as Handle;
+        let locals: Vec<Local> = (0..WIDE).map(local).collect();
+        (locals, vec![parent; WIDE], vec![[1u32, 1]; WIDE], (0..WIDE as Handle).collect::<Vec<_>>())
+    };
+    Box::new(Prepared::new(build, |(locals, parents, ticks, children): &mut WideFloor| {
+        locals.clear();
+        parents.clear();
+        ticks.clear();
+        children.clear();
+    }))
+}
+
 /// The floor's stores of a child spawn, as [`wide_spawn_raw`]'s: locals,
 /// parents, the parents' ticks and the parent's list.
 type WideFloor = (Vec<Local>, Vec<Handle>, Vec<[u32; 2]>, Vec<Handle>);

@@ -683,6 +683,20 @@ fn suite() -> Vec<Workload> {
             },
         },
         Workload {
+            name: "wide_clear_100k",
+            about: "clear the world of a parent and its 100,000 children, for the next level",
+            iteration: false,
+            parallel: false,
+            section: Section::Suite,
+            baseline: None,
+            routine: |i| match i {
+                Implementation::Ours => Some(hierarchy::wide_clear_ours()),
+                Implementation::Bevy => Some(hierarchy::wide_clear_bevy()),
+                Implementation::Raw => Some(hierarchy::wide_clear_raw()),
+                Implementation::Hecs => None,
+            },
+        },
+        Workload {
             name: "wide_despawn_recursive_100k",
             about: "despawn that parent with its 100,000 children",
             iteration: false,

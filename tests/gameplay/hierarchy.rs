@@ -503,3 +503,47 @@ fn indexing_a_children_list_past_its_end_panics_as_a_slice_does() {
     world.spawn(ChildOf(parent));
     let _ = world.children(parent)[2];
 }
+
+#[test]
+fn clear_passes_over_the_engines_upkeep_runs_the_users_hooks_and_the_next_level_starts_clean() {
+    let mut world = World::new();
+    let [root, a, ..] = tree(&mut world);
+    world.clear();
+    assert!(world.is_empty());
+    assert!(!world.contains(root) && !world.contains(a));
+    let [root, a, b, a1, b1] = tree(&mut world);
+    assert_eq!(world.children(root), [a, b]);
+    assert_eq!(world.children(a), [a1]);
+    assert_eq!(world.parent(b1), Some(b));
+    world.check_invariants().unwrap();
+
+    // A hook of the user's on the link's removal sees every child go.
+    let removed: Arc<std::sync::Mutex<Vec<Entity>>> = Arc::default();
+    let log = removed.clone();
+    world.register_component_hooks::<ChildOf>().on_remove(move |_, child| log.lock().unwrap().push(child));
+    world.clear();
+    let seen: std::collections::HashSet<Entity> = removed.lock().unwrap().iter().copied().collect();
+    assert_eq!(seen, [a, b, a1, b1].into_iter().collect());
+    assert_eq!(removed.lock().unwrap().len(), 4);
+    assert!(world.is_empty());
+    let [root, a, b, ..] = tree(&mut world);
+    assert_eq!(world.children(root), [a, b]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+#[cfg(feature = "observers")]
+fn clear_shows_a_removal_observer_every_child() {
+    let mut world = World::new();
+    let [_, a, b, a1, b1] = tree(&mut world);
+    let left: Arc<std::sync::Mutex<Vec<Entity>>> = Arc::default();
+    let log = left.clone();
+    world.observe(move |t: Trigger<OnRemove<ChildOf>>| log.lock().unwrap().push(t.target().unwrap()));
+    world.clear();
+    let seen: std::collections::HashSet<Entity> = left.lock().unwrap().iter().copied().collect();
+    assert_eq!(seen, [a, b, a1, b1].into_iter().collect());
+    assert_eq!(left.lock().unwrap().len(), 4);
+    let [root, a, b, ..] = tree(&mut world);
+    assert_eq!(world.children(root), [a, b]);
+    world.check_invariants().unwrap();
+}

@@ -388,20 +388,24 @@ impl World {
         })
     }
 
-    /// [`World::clear`] with hooks registered: the despawn hooks of every
-    /// entity that has a hooked component, then the clear.
+    /// [`World::clear`] with hooks registered: the despawn hooks of the
+    /// user's (and observers) of every entity that has a component they
+    /// watch, then the clear.
     #[cold]
     #[inline(never)]
     pub(crate) fn clear_hooked(&mut self) {
         self.flush();
         self.with_hooks(|world| {
+            // Only what the user watches: the engine's hooks (a
+            // relationship's upkeep) are not run, every list going with its
+            // owner, so a table of children is passed over whole.
+            let reacts = |world: &World, id| world.reacts_to_user(id, &REMOVAL);
             // A sparse component belongs to no archetype: if one reacts,
             // every entity may have it.
-            let sparse_reacts =
-                world.sparse_sets().iter().any(|set| !set.is_empty() && world.reacts_to(set.id(), &REMOVAL));
+            let sparse_reacts = world.sparse_sets().iter().any(|set| !set.is_empty() && reacts(world, set.id()));
             for a in 0..world.archetypes().len() {
                 let archetype = &world.archetypes().as_slice()[a];
-                if !sparse_reacts && !archetype.components().iter().any(|&id| world.reacts_to(id, &REMOVAL)) {
+                if !sparse_reacts && !archetype.components().iter().any(|&id| reacts(world, id)) {
                     continue;
                 }
                 let id = archetype.id();

@@ -209,6 +209,13 @@ impl World {
         kinds.iter().any(|&kind| self.hooks.has(id, kind)) || self.observes(id, kinds)
     }
 
+    /// [`World::reacts_to`] leaving out the engine's own hooks: whether a
+    /// hook of the user's of one of `kinds` or an observer of the matching
+    /// events watches component `id`.
+    pub(crate) fn reacts_to_user(&self, id: ComponentId, kinds: &[HookKind]) -> bool {
+        kinds.iter().any(|&kind| self.hooks.has_user(id, kind)) || self.observes(id, kinds)
+    }
+
     /// Whether an observer watches the lifecycle events of `kinds` of
     /// component `id`.
     fn observes(&self, id: ComponentId, kinds: &[HookKind]) -> bool {

@@ -620,6 +620,8 @@ impl Entities {
     /// Frees every live slot, as if each live entity were despawned.
     pub fn clear(&mut self) {
         debug_assert_eq!(*self.reserved.get_mut(), 0, "reserved entities must be flushed first");
+        // Every live slot goes on the free list: grown once, not by doubling.
+        self.free.reserve(self.live as usize);
         for (index, slot) in self.slots.iter_mut().enumerate() {
             if slot.location == EntityLocation::VACANT {
                 continue;

@@ -57,20 +57,46 @@ fn main() -> ExitCode {
     for workload in selected.iter().copied() {
         let present: Vec<Implementation> =
             Implementation::ALL.into_iter().filter(|&which| (workload.routine)(which).is_some()).collect();
-        let budget = report::BUDGET / (report::ROUNDS * present.len()) as u32;
+        // A variant's baseline on archetable takes its turn too, so that
+        // the ratio the goal reads is taken round by round.
+        let in_turn = workload.baseline.filter(|_| present.contains(&Implementation::Ours));
+        let slots = present.len() + usize::from(in_turn.is_some());
+        let budget = report::BUDGET / (report::ROUNDS * slots) as u32;
         let mut samples: Vec<Vec<Samples>> = vec![Vec::new(); present.len()];
+        let mut rounds_in_turn: Vec<(Samples, Samples)> = Vec::new();
         let workload_started = Instant::now();
         for round in 0..report::ROUNDS {
             if round >= report::MIN_ROUNDS && workload_started.elapsed() > report::WORKLOAD_CAP {
                 break;
             }
-            for k in 0..present.len() {
-                let k = (k + round) % present.len();
+            let (mut ours, mut base) = (None, None);
+            for k in 0..slots {
+                let k = (k + round) % slots;
+                if k == present.len() {
+                    let baseline = in_turn.expect("a slot for the baseline only with one");
+                    match time_in_child(&exe, baseline, Implementation::Ours, budget) {
+                        Ok(s) => base = Some(s),
+                        Err(why) => eprintln!("{baseline} (in turn with {}): {why}", workload.name),
+                    }
+                    continue;
+                }
                 match time_in_child(&exe, workload.name, present[k], budget) {
-                    Ok(s) => samples[k].push(s),
+                    Ok(s) => {
+                        if present[k] == Implementation::Ours {
+                            ours = Some(s.clone());
+                        }
+                        samples[k].push(s)
+                    }
                     Err(why) => eprintln!("{} {}: {why}", workload.name, present[k].name()),
                 }
             }
+            if let (Some(ours), Some(base)) = (ours, base) {
+                rounds_in_turn.push((ours, base));
+            }
+        }
+        let in_turn = in_turn.and_then(|_| report::in_turn_ratio(&rounds_in_turn));
+        if let (Some(baseline), Some(ratio)) = (workload.baseline, in_turn) {
+            eprintln!("{:<28} / {baseline} on archetable, in turn: {ratio:.2}x", workload.name);
         }
         let mut timings = [None; 4];
         for (which, samples) in present.into_iter().zip(samples) {
@@ -96,6 +122,7 @@ fn main() -> ExitCode {
             section: workload.section,
             baseline: workload.baseline,
             timings,
+            in_turn,
         });
     }
 

@@ -118,26 +118,22 @@ fn runs_per_sample(routine: &mut dyn Routine) -> u64 {
     ((SAMPLE_TARGET.as_secs_f64() / one.max(1e-9)) as u64).max(1)
 }
 
-/// A variant over its baseline from samples taken in turn: per round, the
-/// median run of the variant's samples over the median run of the
-/// baseline's; the median of those ratios. `None` without a round that has
-/// both.
+/// A variant over its baseline from samples taken in turn: the median run
+/// of the variant's samples over the median run of the baseline's, both
+/// pooled over the rounds that have both, so that each side covers the
+/// same stretch of the machine's time. `None` without such a round.
 pub fn in_turn_ratio(rounds: &[(Samples, Samples)]) -> Option<f64> {
-    let middle = |s: &Samples| {
-        let mut runs = s.per_run.clone();
+    let pooled = |side: &dyn Fn(&(Samples, Samples)) -> &Samples| {
+        let mut runs: Vec<f64> = rounds
+            .iter()
+            .filter(|(variant, baseline)| !variant.per_run.is_empty() && !baseline.per_run.is_empty())
+            .flat_map(|round| side(round).per_run.iter().copied())
+            .collect();
         runs.sort_by(f64::total_cmp);
         (!runs.is_empty()).then(|| median(&runs))
     };
-    let mut ratios: Vec<f64> = rounds
-        .iter()
-        .filter_map(|(variant, baseline)| Some(middle(variant)? / middle(baseline)?))
-        .filter(|r| r.is_finite())
-        .collect();
-    if ratios.is_empty() {
-        return None;
-    }
-    ratios.sort_by(f64::total_cmp);
-    Some(median(&ratios))
+    let ratio = pooled(&|round| &round.0)? / pooled(&|round| &round.1)?;
+    ratio.is_finite().then_some(ratio)
 }
 
 fn median(sorted: &[f64]) -> f64 {
@@ -382,8 +378,8 @@ pub fn markdown(
         "Written by `cargo run -p archetable-bench --release --bin report` (a short run: median of a few samples per \
          cell, each implementation in {} fresh processes taking turns with the others' (at least \
          {MIN_ROUNDS} for workloads whose rounds pass {} s); {:.0} s in all). A variant's baseline on archetable \
-         takes a turn in the variant's rounds too, and the variant's line below divides the two round by round, so \
-         that the machine's drift between rows stays out of it. For careful numbers run `cargo bench -p \
+         takes a turn in the variant's rounds too, and the variant's line below divides the two as timed in those \
+         rounds, so that the machine's drift between rows stays out of it. For careful numbers run `cargo bench -p \
          archetable-bench`, which times the same routines with criterion.\n",
         ROUNDS,
         WORKLOAD_CAP.as_secs(),
@@ -1184,13 +1180,16 @@ mod tests {
     #[test]
     fn a_variant_timed_in_turn_is_judged_by_the_ratio_of_its_rounds() {
         let samples = |runs: &[f64]| Samples { runs_per_sample: 1, per_run: runs.to_vec() };
-        // Per round: 4/2, 9/3 and 10/2 (medians of each side): 2, 3 and 5.
+        // Pooled: the variant's runs 3, 4, 5, 9, 10 (median 5), the
+        // baseline's 2, 2, 2, 3, 4 (median 2); the last round has no
+        // baseline and counts on neither side.
         let rounds = [
             (samples(&[4.0, 5.0, 3.0]), samples(&[2.0])),
             (samples(&[9.0]), samples(&[3.0, 2.0, 4.0])),
             (samples(&[10.0]), samples(&[2.0])),
+            (samples(&[100.0]), samples(&[])),
         ];
-        assert_eq!(in_turn_ratio(&rounds), Some(3.0));
+        assert_eq!(in_turn_ratio(&rounds), Some(2.5));
         assert_eq!(in_turn_ratio(&[]), None);
         assert_eq!(in_turn_ratio(&[(samples(&[1.0]), samples(&[]))]), None, "a round without a baseline");
 

@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         let present: Vec<Implementation> =
             Implementation::ALL.into_iter().filter(|&which| (workload.routine)(which).is_some()).collect();
         // A variant's baseline on archetable takes its turn too, so that
-        // the ratio the goal reads is taken round by round.
+        // the ratio the goal reads covers the same rounds.
         let in_turn = workload.baseline.filter(|_| present.contains(&Implementation::Ours));
         let slots = present.len() + usize::from(in_turn.is_some());
         let budget = report::BUDGET / (report::ROUNDS * slots) as u32;

@@ -348,14 +348,29 @@ type Handle = u64;
 /// child's parent, the added and changed ticks of that parent (`ChildOf`
 /// tracks changes), and the parent's list of children.
 pub fn wide_spawn_raw() -> Box<dyn Routine> {
-    Box::new(Build::new(|| {
-        let parent: Handle = WIDE as Handle;
-        let locals: Vec<Local> = (0..WIDE).map(local).collect();
-        let parents: Vec<Handle> = vec![parent; WIDE];
-        let ticks: Vec<[u32; 2]> = vec![[1, 1]; WIDE];
-        let children: Vec<Handle> = (0..WIDE as Handle).collect();
-        (locals, parents, ticks, children)
-    }))
+    Box::new(Build::new(wide_floor))
+}
+
+/// The floor's stores of a child spawn: locals, parents, the parents'
+/// ticks and the parent's list.
+type WideFloor = (Vec<Local>, Vec<Handle>, Vec<[u32; 2]>, Vec<Handle>);
+
+/// [`WIDE`] children's stores on the floor, each `Vec` at its final size.
+fn wide_floor() -> WideFloor {
+    let parent: Handle = WIDE as Handle;
+    let locals: Vec<Local> = (0..WIDE).map(local).collect();
+    let parents: Vec<Handle> = vec![parent; WIDE];
+    let ticks: Vec<[u32; 2]> = vec![[1, 1]; WIDE];
+    let children: Vec<Handle> = (0..WIDE as Handle).collect();
+    (locals, parents, ticks, children)
+}
+
+/// Empties the floor's stores, keeping their memory.
+fn empty_wide_floor((locals, parents, ticks, children): &mut WideFloor) {
+    locals.clear();
+    parents.clear();
+    ticks.clear();
+    children.clear();
 }
 
 /// `wide_user_spawn_100k` on the floor: `wide_spawn_raw` without the
@@ -471,33 +486,13 @@ pub fn wide_clear_bevy() -> Box<dyn Routine> {
 /// `wide_clear_100k` on the floor: [`wide_spawn_raw`]'s stores emptied,
 /// keeping their memory.
 pub fn wide_clear_raw() -> Box<dyn Routine> {
-    let build = || {
-        let parent: Handle = WIDE as Handle;
-        let locals: Vec<Local> = (0..WIDE).map(local).collect();
-        (locals, vec![parent; WIDE], vec![[1u32, 1]; WIDE], (0..WIDE as Handle).collect::<Vec<_>>())
-    };
-    Box::new(Prepared::new(build, |(locals, parents, ticks, children): &mut WideFloor| {
-        locals.clear();
-        parents.clear();
-        ticks.clear();
-        children.clear();
-    }))
+    Box::new(Prepared::new(wide_floor, empty_wide_floor))
 }
-
-/// The floor's stores of a child spawn, as [`wide_spawn_raw`]'s: locals,
-/// parents, the parents' ticks and the parent's list.
-type WideFloor = (Vec<Local>, Vec<Handle>, Vec<[u32; 2]>, Vec<Handle>);
 
 /// `wide_respawn_100k` on the floor: [`wide_spawn_raw`]'s stores, pushed
 /// into `Vec`s that keep their capacity.
 pub fn wide_respawn_raw() -> Box<dyn Routine> {
-    let empty = |(locals, parents, ticks, children): &mut WideFloor| {
-        locals.clear();
-        parents.clear();
-        ticks.clear();
-        children.clear();
-    };
-    Box::new(Refill::new(WideFloor::default(), empty, |(locals, parents, ticks, children)| {
+    Box::new(Refill::new(WideFloor::default(), empty_wide_floor, |(locals, parents, ticks, children)| {
         let parent: Handle = WIDE as Handle;
         for i in 0..WIDE {
             locals.push(local(i));

@@ -388,9 +388,9 @@ impl World {
         })
     }
 
-    /// [`World::clear`] with hooks registered: the despawn hooks of the
-    /// user's (and observers) of every entity that has a component they
-    /// watch, then the clear.
+    /// [`World::clear`] with hooks registered: the user's despawn hooks and
+    /// observers of every entity that has a component they watch, then the
+    /// clear.
     #[cold]
     #[inline(never)]
     pub(crate) fn clear_hooked(&mut self) {

@@ -189,6 +189,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[inline(always)]
     pub(crate) unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
         let archetypes = world.archetypes().as_slice();
+        // Read once: the stamp a fetch writes on each table's column could
+        // be `self` for all the compiler knows, so it would read them again.
+        let ticks = self.ticks;
         for &(id, cache) in &self.matched {
             // SAFETY: `matched` lists archetypes of this world, which never
             // removes one (`update` checked the world).
@@ -198,10 +201,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // this world, which passes `F` (`update` ran); the access is the
             // caller's.
             let (mut fetch, mut filter) = unsafe {
-                (
-                    Q::init_fetch(&self.q_state, cache, table, self.ticks),
-                    F::init_fetch(&self.f_state, table, self.ticks),
-                )
+                (Q::init_fetch(&self.q_state, cache, table, ticks), F::init_fetch(&self.f_state, table, ticks))
             };
             // The rows left are counted down apart from the row index: with
             // a `0..len` range the compiler leaves, after the vector part, a

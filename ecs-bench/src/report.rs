@@ -83,6 +83,23 @@ pub fn sample(routine: &mut dyn Routine, budget: Duration) -> Samples {
     Samples { runs_per_sample, per_run }
 }
 
+/// Times `first` and `second` in turn in this one process: warms each up
+/// and sizes its samples, then takes a sample of one, then of the other,
+/// until `budget` has passed (each at least [`MIN_SAMPLES`], at most
+/// [`MAX_SAMPLES`] samples), so that the two see the same stretch of the
+/// machine's time and the same process.
+pub fn sample_in_turn(first: &mut dyn Routine, second: &mut dyn Routine, budget: Duration) -> [Samples; 2] {
+    let started = Instant::now();
+    let runs = [runs_per_sample(first), runs_per_sample(second)];
+    let mut per_run = [Vec::with_capacity(MAX_SAMPLES), Vec::with_capacity(MAX_SAMPLES)];
+    while per_run[0].len() < MIN_SAMPLES || (per_run[0].len() < MAX_SAMPLES && started.elapsed() < budget) {
+        per_run[0].push(time_runs(first, runs[0]).as_secs_f64() / runs[0] as f64);
+        per_run[1].push(time_runs(second, runs[1]).as_secs_f64() / runs[1] as f64);
+    }
+    let [a, b] = per_run;
+    [Samples { runs_per_sample: runs[0], per_run: a }, Samples { runs_per_sample: runs[1], per_run: b }]
+}
+
 /// The median of all the samples that the processes of one routine took.
 ///
 /// # Panics
@@ -234,6 +251,12 @@ pub struct Row {
     /// the machine's drift between the two rows' turns does not enter the
     /// ratio. `None` when not measured so.
     pub in_turn: Option<f64>,
+    /// For an iteration workload: archetable over the raw floor, the two
+    /// timed in turn inside the same processes ([`sample_in_turn`], pooled
+    /// as [`in_turn_ratio`] pools), so that neither a process's luck nor
+    /// the machine's drift between two processes enters the ratio. `None`
+    /// when not measured so.
+    pub floor_in_turn: Option<f64>,
 }
 
 impl Row {
@@ -253,9 +276,12 @@ impl Row {
         Some(self.time(Implementation::Ours)?.as_secs_f64() / self.best_peer()?.1.as_secs_f64())
     }
 
-    /// Ours divided by the raw floor.
+    /// Ours divided by the raw floor: timed in turn when it was
+    /// ([`Row::floor_in_turn`]), else the two cells' medians.
     pub fn vs_floor(&self) -> Option<f64> {
-        Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Raw)?.as_secs_f64())
+        self.floor_in_turn.or_else(|| {
+            Some(self.time(Implementation::Ours)?.as_secs_f64() / self.time(Implementation::Raw)?.as_secs_f64())
+        })
     }
 
     /// Ours divided by hecs.
@@ -328,6 +354,16 @@ const SLOWER: f64 = 1.005;
 /// The goal for iteration workloads: at most this multiple of the raw
 /// floor; also the goal for change tracking over untracked iteration.
 pub const ITERATION_GOAL: f64 = 1.2;
+
+/// The most an iteration workload may take over the raw floor: the
+/// [`ITERATION_GOAL`], and less for `frag_iter`, whose floor is the same
+/// nested loop the engine runs, table after table.
+pub fn floor_goal(name: &str) -> f64 {
+    match name {
+        "frag_iter" => 1.15,
+        _ => ITERATION_GOAL,
+    }
+}
 
 /// The most a variant may take over its baseline row, for the variants
 /// with a goal: a plain `for` loop against `for_each` (1.15x on dense
@@ -413,7 +449,10 @@ pub fn markdown(
     let _ = writeln!(
         w,
         "Lower is better. *archetable / best peer* below 1 means archetable is faster than both peers; *archetable / raw* is the \
-         price of the engine over plain `Vec`s (the goal for iteration workloads, marked †, is at most 1.2x).\n"
+         price of the engine over plain `Vec`s (the goal for iteration workloads, marked †, is at most 1.2x, and 1.15x for \
+         `frag_iter`). For the † rows it is not the two cells divided: archetable and the floor take turns inside the \
+         same processes as well, and the ratio is of those turns, which the machine's drift and each process's luck \
+         reach alike.\n"
     );
     let _ = writeln!(
         w,
@@ -462,11 +501,14 @@ pub fn markdown(
     let above_floor: Vec<String> = suite
         .iter()
         .filter(|row| row.iteration)
-        .filter_map(|row| row.vs_floor().filter(|&r| r > ITERATION_GOAL).map(|r| format!("`{}` ({r:.2}x)", row.name)))
+        .filter_map(|row| {
+            let goal = floor_goal(row.name);
+            row.vs_floor().filter(|&r| r > goal).map(|r| format!("`{}` ({r:.2}x, goal {goal}x)", row.name))
+        })
         .collect();
     let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(", ") };
     let _ = writeln!(w, "- archetable slower than the best peer: {}.", list(slower));
-    let _ = writeln!(w, "- iteration workloads above 1.2x the raw floor: {}.", list(above_floor));
+    let _ = writeln!(w, "- iteration workloads above their goal over the raw floor: {}.", list(above_floor));
     for row in suite.iter().filter(|r| r.baseline.is_some()) {
         let baseline = row.baseline.unwrap_or_default();
         let ratio = row.vs_baseline(rows);
@@ -1068,6 +1110,7 @@ mod tests {
             baseline: None,
             timings: times_us.map(timing),
             in_turn: None,
+            floor_in_turn: None,
         }
     }
 
@@ -1207,6 +1250,53 @@ mod tests {
             page.contains(
                 "- `wide_spawn_100k` / `flat_spawn_100k` on archetable: 1.60x, the two timed in turn (goal: at most \
                  1.5x, missed); the raw floor written the same way: 1.50x."
+            ),
+            "{page}"
+        );
+    }
+
+    /// Logs each run of a routine by its letter; its runs have set-up, so
+    /// that a sample is one run and the log shows each sample.
+    struct Logged(char, std::rc::Rc<std::cell::RefCell<String>>);
+
+    impl Routine for Logged {
+        fn per_run_setup(&self) -> bool {
+            true
+        }
+
+        fn run(&mut self) {
+            self.1.borrow_mut().push(self.0);
+        }
+    }
+
+    #[test]
+    fn two_routines_timed_in_turn_alternate_sample_by_sample() {
+        let log = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+        let (mut a, mut b) = (Logged('a', log.clone()), Logged('b', log.clone()));
+        let [first, second] = sample_in_turn(&mut a, &mut b, Duration::ZERO);
+        // One warm-up run each, then a sample of one, then of the other.
+        assert_eq!(log.borrow().as_str(), "abababab");
+        assert_eq!((first.runs_per_sample, first.per_run.len()), (1, MIN_SAMPLES));
+        assert_eq!((second.runs_per_sample, second.per_run.len()), (1, MIN_SAMPLES));
+    }
+
+    #[test]
+    fn an_iteration_row_timed_in_turn_with_the_floor_is_judged_by_that_ratio() {
+        // The cells say 1.10x; the turns say 1.17x, over frag_iter's 1.15x
+        // goal and under every other row's 1.2x.
+        let mut frag = row([Some(110), Some(150), Some(200), Some(100)]);
+        frag.name = "frag_iter";
+        let mut other = frag.clone();
+        other.name = "iter_10k";
+        assert_eq!(frag.vs_floor(), Some(1.1));
+        frag.floor_in_turn = Some(1.17);
+        other.floor_in_turn = Some(1.17);
+        assert_eq!(frag.vs_floor(), Some(1.17));
+        let page = markdown(&test_machine(), &[frag, other], &[], &[], None, "report.svg", Duration::from_secs(1));
+        assert!(page.contains("| frag_iter † | 110 µs | **150 µs** | 200 µs | 100 µs | 0.73x | 1.17x |"), "{page}");
+        assert!(
+            page.contains(
+                "- iteration workloads above their goal over the raw floor: `frag_iter` (1.17x, goal 1.15x)."
             ),
             "{page}"
         );

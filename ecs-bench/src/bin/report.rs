@@ -26,6 +26,9 @@ const MEMORY_CHILD: &str = "--memory-child";
 /// timed in a fresh process, so that no implementation inherits another's
 /// heap (the allocator's state changes the cost of the spawn workloads).
 const TIME_CHILD: &str = "--time-child";
+/// The argument that makes this program a child timing archetable and the
+/// raw floor of one workload in turn ([`report::sample_in_turn`]).
+const TURNS_CHILD: &str = "--turns-child";
 const CHART: &str = "report.svg";
 
 fn main() -> ExitCode {
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some(MEMORY_CHILD) => return memory_child(&args[1..]),
         Some(TIME_CHILD) => return time_child(&args[1..]),
+        Some(TURNS_CHILD) => return turns_child(&args[1..]),
         _ => {}
     }
     let all = workloads();
@@ -60,10 +64,16 @@ fn main() -> ExitCode {
         // A variant's baseline on archetable takes its turn too, so that
         // the ratio the goal reads covers the same rounds.
         let in_turn = workload.baseline.filter(|_| present.contains(&Implementation::Ours));
-        let slots = present.len() + usize::from(in_turn.is_some());
+        // An iteration workload's ratio to the floor is read from the two
+        // timed in turn in one process, in a slot of its own.
+        let with_floor =
+            workload.iteration && present.contains(&Implementation::Ours) && present.contains(&Implementation::Raw);
+        let floor_slot = present.len() + usize::from(in_turn.is_some());
+        let slots = floor_slot + usize::from(with_floor);
         let budget = report::BUDGET / (report::ROUNDS * slots) as u32;
         let mut samples: Vec<Vec<Samples>> = vec![Vec::new(); present.len()];
         let mut rounds_in_turn: Vec<(Samples, Samples)> = Vec::new();
+        let mut floor_rounds: Vec<(Samples, Samples)> = Vec::new();
         let workload_started = Instant::now();
         for round in 0..report::ROUNDS {
             if round >= report::MIN_ROUNDS && workload_started.elapsed() > report::WORKLOAD_CAP {
@@ -72,6 +82,13 @@ fn main() -> ExitCode {
             let (mut ours, mut base) = (None, None);
             for k in 0..slots {
                 let k = (k + round) % slots;
+                if with_floor && k == floor_slot {
+                    match turns_in_child(&exe, workload.name, budget) {
+                        Ok(pair) => floor_rounds.push(pair),
+                        Err(why) => eprintln!("{} with the floor in turn: {why}", workload.name),
+                    }
+                    continue;
+                }
                 if k == present.len() {
                     let baseline = in_turn.expect("a slot for the baseline only with one");
                     match time_in_child(&exe, baseline, Implementation::Ours, budget) {
@@ -98,6 +115,10 @@ fn main() -> ExitCode {
         if let (Some(baseline), Some(ratio)) = (workload.baseline, in_turn) {
             eprintln!("{:<28} / {baseline} on archetable, in turn: {ratio:.2}x", workload.name);
         }
+        let floor_in_turn = report::in_turn_ratio(&floor_rounds);
+        if let Some(ratio) = floor_in_turn {
+            eprintln!("{:<28} archetable / raw, in turn: {ratio:.2}x", workload.name);
+        }
         let mut timings = [None; 4];
         for (which, samples) in present.into_iter().zip(samples) {
             if samples.is_empty() {
@@ -123,6 +144,7 @@ fn main() -> ExitCode {
             baseline: workload.baseline,
             timings,
             in_turn,
+            floor_in_turn,
         });
     }
 
@@ -199,6 +221,46 @@ fn time_in_child(exe: &Path, workload: &str, which: Implementation, budget: Dura
         .lines()
         .find_map(Samples::from_line)
         .ok_or_else(|| "printed no samples".into())
+}
+
+/// Runs `exe --turns-child WORKLOAD MILLISECONDS` and reads the two lines
+/// of samples it prints: archetable's, then the floor's.
+fn turns_in_child(exe: &Path, workload: &str, budget: Duration) -> Result<(Samples, Samples), String> {
+    let output = Command::new(exe)
+        .args([TURNS_CHILD, workload, &budget.as_millis().to_string()])
+        .output()
+        .map_err(|error| format!("cannot run {}: {error}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!("failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut lines = text.lines().filter_map(Samples::from_line);
+    match (lines.next(), lines.next()) {
+        (Some(ours), Some(raw)) => Ok((ours, raw)),
+        _ => Err("printed fewer than two lines of samples".into()),
+    }
+}
+
+/// `--turns-child WORKLOAD MILLISECONDS`: sample archetable and the raw
+/// floor of one workload in turn in this fresh process, and print the
+/// samples of each on a line, archetable's first.
+fn turns_child(args: &[String]) -> ExitCode {
+    let [workload, millis] = args else {
+        eprintln!("usage: report {TURNS_CHILD} WORKLOAD MILLISECONDS");
+        return ExitCode::FAILURE;
+    };
+    let routines = workloads()
+        .into_iter()
+        .find(|w| w.name == workload.as_str())
+        .and_then(|w| Some(((w.routine)(Implementation::Ours)?, (w.routine)(Implementation::Raw)?)));
+    let (Some((mut ours, mut raw)), Ok(millis)) = (routines, millis.parse()) else {
+        eprintln!("no routines `{workload}` on archetable and the floor, or a bad budget `{millis}`");
+        return ExitCode::FAILURE;
+    };
+    for samples in report::sample_in_turn(ours.as_mut(), raw.as_mut(), Duration::from_millis(millis)) {
+        println!("{}", samples.to_line());
+    }
+    ExitCode::SUCCESS
 }
 
 /// `--time-child WORKLOAD IMPLEMENTATION MILLISECONDS`: sample one routine

@@ -89,10 +89,14 @@ fn in_turns(workload: &archetable_bench::Workload, first: &str, second: &str, se
     };
     let (na, nb) = (per_turn(ra.as_mut()), per_turn(rb.as_mut()));
     let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    // At least one turn each, whatever the seconds.
     let started = Instant::now();
-    while started.elapsed().as_secs_f64() < seconds {
+    loop {
         ta.push(time_runs(ra.as_mut(), na).as_secs_f64() / na as f64);
         tb.push(time_runs(rb.as_mut(), nb).as_secs_f64() / nb as f64);
+        if started.elapsed().as_secs_f64() >= seconds {
+            break;
+        }
     }
     let median = |mut runs: Vec<f64>| {
         runs.sort_by(f64::total_cmp);

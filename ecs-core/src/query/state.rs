@@ -174,13 +174,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.for_each_unchecked(world, f) }
     }
 
-    /// The loop of `for_each`: each matched table's rows in a plain loop,
-    /// which the compiler can vectorize.
+    /// The loop of `for_each`: each matched table's rows in blocks of four
+    /// and then the rest, in row order, which the compiler can vectorize.
     ///
     /// The next table is opened only when this one's rows are done: opening
     /// it ahead (to start its chain of dependent loads early) was measured
     /// slower over 26 tables of 20 rows, 1.22x-1.34x the nested `Vec` loop
-    /// against 0.99x-1.09x for this plain form, since the extra fetch kept
+    /// against 0.99x-1.09x for opening each in turn, since the extra fetch kept
     /// alive across the rows costs more than the out-of-order core already
     /// hides of the chain.
     ///
@@ -203,14 +203,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let (mut fetch, mut filter) = unsafe {
                 (Q::init_fetch(&self.q_state, cache, table, ticks), F::init_fetch(&self.f_state, table, ticks))
             };
-            // The rows left are counted down apart from the row index: with
-            // a `0..len` range the compiler leaves, after the vector part, a
-            // scalar loop that tests the end at its top and jumps back from
-            // its bottom, two branches a row; this form gets one. Over 26
-            // tables of 20 rows that was most of the gap to nested `Vec`s;
-            // the chain of loads that opens each table was not.
+            // The rows go in blocks of four, then the last zero to three,
+            // in order. A block is a fixed count of calls, which the compiler
+            // can turn into one vector step, and the loop over blocks gets
+            // its own wide vector loop: a table of 20 four-byte values is
+            // then a step of 16 and one of 4, where a plain loop over the
+            // rows does two vector steps of 8 and then 4 rows one by one. Over
+            // 26 tables of 20 rows, 1,373 instructions a run against 1,866
+            // for that plain loop and 1,737 for nested `Vec`s; 10,000 tables
+            // of one row pay 4 instructions a table for the test of a block.
             let (mut row, mut left) = (0, archetype.len());
-            while left != 0 {
+            let mut visit = |row: usize| {
                 // SAFETY: `row` is below the table's length, which the
                 // world's borrow keeps unchanged; each row is fetched once.
                 unsafe {
@@ -220,8 +223,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         f(Q::fetch(&mut fetch, row));
                     }
                 }
-                row += 1;
-                left -= 1;
+            };
+            while left >= 4 {
+                for i in 0..4 {
+                    visit(row + i);
+                }
+                row += 4;
+                left -= 4;
+            }
+            // `% 4` tells the compiler the count is below four.
+            for i in 0..left % 4 {
+                visit(row + i);
             }
         }
     }

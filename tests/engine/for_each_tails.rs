@@ -1,6 +1,7 @@
 //! `QueryState::for_each` over many small tables whose lengths are not
-//! multiples of the vector width: every row of every table is visited once,
-//! in table order, and an emptied table is skipped.
+//! multiples of the vector width, nor of the engine's blocks of four rows
+//! (every remainder from zero to three): every row of every table is
+//! visited once, in table order, and an emptied table is skipped.
 
 use archetable::prelude::*;
 
@@ -16,11 +17,11 @@ macro_rules! tags {
     };
 }
 
-tags!(T0 T1 T2 T3 T4 T5 T6);
+tags!(T0 T1 T2 T3 T4 T5 T6 T7 T8 T9);
 
 /// One table per tag, with these many rows; the table of `T1` is emptied
 /// after it is filled.
-const LENGTHS: [usize; 7] = [1, 5, 7, 8, 9, 20, 33];
+const LENGTHS: [usize; 10] = [1, 5, 7, 8, 9, 20, 33, 2, 6, 3];
 
 fn world() -> (World, Vec<Vec<Entity>>) {
     let mut world = World::new();
@@ -37,6 +38,9 @@ fn world() -> (World, Vec<Vec<Entity>>) {
         (0..LENGTHS[4]).map(|_| world.spawn((T4, value()))).collect(),
         (0..LENGTHS[5]).map(|_| world.spawn((T5, value()))).collect(),
         (0..LENGTHS[6]).map(|_| world.spawn((T6, value()))).collect(),
+        (0..LENGTHS[7]).map(|_| world.spawn((T7, value()))).collect(),
+        (0..LENGTHS[8]).map(|_| world.spawn((T8, value()))).collect(),
+        (0..LENGTHS[9]).map(|_| world.spawn((T9, value()))).collect(),
     ];
     for &entity in &tables[1] {
         world.despawn(entity).unwrap();
